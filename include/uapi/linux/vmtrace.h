@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * vmtrace ABI: everything that crosses the kernel/user boundary.
+ *
+ * The kernel module, the collector and the BPF programs all include this file;
+ * no layout here is written anywhere else. Every struct is made of __u8/__u16/
+ * __u32/__u64 fields, naturally aligned, with no implicit padding, so the same
+ * bytes mean the same thing to 32- and 64-bit readers, and carries reserved
+ * space that must be zero.
+ */
+#ifndef _UAPI_LINUX_VMTRACE_H
+#define _UAPI_LINUX_VMTRACE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Bumped when a layout below changes incompatibly. */
+#define VMT_ABI_VERSION		1
+
+/* ---- Records ---------------------------------------------------------- */
+
+/* Every record is this many bytes; a ring holds a power-of-two number of them. */
+#define VMT_RECORD_SIZE		64
+
+enum vmt_record_type {
+	VMT_REC_NONE		= 0,
+	VMT_REC_LOST		= 1,	/* records dropped before this point */
+	VMT_REC_REFERENCE	= 2,	/* a traced memory reference */
+	VMT_REC_EVICT		= 3,	/* a page left the enabled set */
+	VMT_REC_MARKER		= 4,	/* a user marker */
+};
+
+/* Common to all records: 24 bytes. */
+struct vmt_record_header {
+	__u64 time_ns;		/* ktime_get_mono_fast_ns(): ordered across CPUs */
+	__u32 pid;		/* thread group id, in the initial pid namespace */
+	__u32 tid;
+	__u16 type;		/* enum vmt_record_type */
+	__u16 cpu;
+	__u32 reserved;
+};
+
+/* VMT_REC_LOST: the producer dropped @count records since the previous one. */
+struct vmt_lost {
+	__u64 count;
+	__u64 reserved[4];
+};
+
+/* Access type bits of struct vmt_reference.access. */
+#define VMT_ACCESS_READ		0x1
+#define VMT_ACCESS_WRITE	0x2
+#define VMT_ACCESS_EXEC		0x4
+
+enum vmt_fault_cause {
+	VMT_CAUSE_PROTECTION	= 0,	/* a page vmtrace protected */
+	VMT_CAUSE_DEMAND	= 1,	/* first touch of a not-present page */
+	VMT_CAUSE_COW		= 2,	/* write to a copy-on-write page */
+	VMT_CAUSE_OTHER		= 3,
+};
+
+/* VMT_REC_REFERENCE and VMT_REC_EVICT. */
+struct vmt_reference {
+	__u64 vaddr;		/* faulting byte address (page address for EVICT) */
+	__u64 pfn;		/* physical frame, or 0 when not known */
+	__u64 ip;		/* user instruction pointer; 0 for a kernel-mode access */
+	__u32 error_code;	/* x86 page-fault error code */
+	__u8 access;		/* VMT_ACCESS_* */
+	__u8 kernel_mode;	/* 1 when the access came from kernel mode */
+	__u8 cause;		/* enum vmt_fault_cause */
+	__u8 evict_flags;	/* VMT_EVICT_*: EVICT records only */
+};
+
+#define VMT_EVICT_DIRTY		0x1	/* written while enabled */
+#define VMT_EVICT_ACCESSED	0x2	/* re-referenced while enabled */
+
+struct vmt_record {
+	struct vmt_record_header hdr;
+	union {
+		struct vmt_lost lost;
+		struct vmt_reference ref;
+		__u64 raw[5];
+	};
+};
+
+/* ---- Ring buffers ----------------------------------------------------- */
+
+/*
+ * Each CPU has one ring: a control page (struct vmt_ring_meta) followed by
+ * nr_records records. The kernel is the only producer, one reader consumes.
+ *
+ * Memory ordering:
+ *   producer: write records, then smp_store_release(&meta->head, new_head)
+ *   reader:   head = smp_load_acquire(&meta->head); read records [tail, head);
+ *             then smp_store_release(&meta->tail, new_tail)
+ *   producer: tail = smp_load_acquire(&meta->tail) before reusing a slot.
+ * head and tail count records since the ring was created and never wrap; the
+ * slot of record n is n & (nr_records - 1).
+ *
+ * The kernel keeps its own copy of head: a reader that writes anything but
+ * tail only confuses itself.
+ */
+#define VMT_RING_OVERWRITE	0x1	/* flight recorder: oldest records are overwritten */
+
+struct vmt_ring_meta {
+	__u32 meta_size;	/* sizeof(struct vmt_ring_meta), for growth */
+	__u32 abi_version;	/* VMT_ABI_VERSION */
+	__u32 record_size;	/* VMT_RECORD_SIZE */
+	__u32 nr_records;	/* a power of two */
+	__u32 cpu;
+	__u32 flags;		/* VMT_RING_* */
+	__u64 head;		/* written by the kernel: records produced, LOST records included */
+	__u64 tail;		/* written by the reader: records consumed */
+	__u64 lost;		/* records dropped because the ring was full */
+	__u64 written;		/* records accepted, LOST records excluded */
+	__u64 reserved[8];
+};
+
+/* ---- ioctl ------------------------------------------------------------ */
+
+#define VMT_IOC_MAGIC		0xB7
+
+struct vmt_version {
+	__u32 abi_version;	/* out: VMT_ABI_VERSION */
+	__u32 record_size;	/* out: VMT_RECORD_SIZE */
+	__u32 meta_size;	/* out: sizeof(struct vmt_ring_meta) */
+	__u32 nr_cpus;		/* out: possible CPUs, one ring each */
+	__u64 reserved[4];
+};
+
+#define VMT_IOC_VERSION		_IOR(VMT_IOC_MAGIC, 0x00, struct vmt_version)
+
+#endif /* _UAPI_LINUX_VMTRACE_H */

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the scripts in this folder: where caches live and how kernels are named.
+# Source it; it defines variables and functions only.
+
+VMTRACE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Caches live outside the repo so that a fresh clone reuses them.
+VMTRACE_CACHE=${VMTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vmtrace}
+KERNELS_DIR=$VMTRACE_CACHE/kernels
+ROOTFS_DIR=$VMTRACE_CACHE/rootfs
+
+# The Debian meta packages that name the current ABI of each test kernel.
+# Debian bumps the ABI with every security update and drops old ones, so the
+# concrete package is resolved from these at setup time, never written down.
+declare -A KERNEL_IMAGE_META=([6.1]=linux-image-amd64 [6.12]=linux-image-6.12-amd64)
+declare -A KERNEL_HEADERS_META=([6.1]=linux-headers-amd64 [6.12]=linux-headers-6.12-amd64)
+
+die() { echo "${0##*/}: $*" >&2; exit 1; }
+say() { [ -n "${QUIET:-}" ] || echo "${0##*/}: $*" >&2; }
+
+# resolve_meta PKG: print the package a Debian meta package depends on now.
+resolve_meta() {
+	apt-cache depends "$1" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-/ { print $2; exit }'
+}
+
+# kernel_dir NAME: the cache folder of one test kernel (6.1, 6.12, debug).
+kernel_dir() { echo "$KERNELS_DIR/$1"; }
+
+# kernel_release NAME: its `uname -r`, once setup has unpacked or built it.
+kernel_release() {
+	local f
+	f="$(kernel_dir "$1")/release"
+	[ -r "$f" ] || return 1
+	cat "$f"
+}
+
+# kernel_build_dir NAME: the kbuild tree to build modules against.
+kernel_build_dir() {
+	local rel
+	if [ "$1" = debug ]; then
+		echo "$(kernel_dir debug)/build"
+		return
+	fi
+	rel=$(kernel_release "$1") || return 1
+	echo "/lib/modules/$rel/build"
+}
+
+# timed LABEL CMD...: run CMD and print how long it took, for the stage timings.
+timed() {
+	local label=$1 start rc
+	shift
+	start=$(date +%s)
+	"$@"
+	rc=$?
+	printf '[ stage %-24s %4ds  %s ]\n' "$label" $(($(date +%s) - start)) \
+		"$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")" >&2
+	return $rc
+}
+
+# linux_source_dir: Debian's linux-source-6.1, unpacked once into the cache.
+# The debug kernel, KUnit under UML and checkpatch all come from it.
+linux_source_dir() {
+	local tarball=/usr/src/linux-source-6.1.tar.xz dir=$VMTRACE_CACHE/src
+	local ver
+	[ -r "$tarball" ] || die "$tarball is missing: run scripts/setup"
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+	if [ "$(cat "$dir/version" 2>/dev/null)" != "$ver" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		tar -C "$dir" -xf "$tarball"
+		echo "$ver" >"$dir/version"
+	fi
+	echo "$dir/linux-source-6.1"
+}

@@ -32,6 +32,7 @@
 #include <linux/irqflags.h>
 #include <linux/string.h>
 #include <asm/barrier.h>
+#include <asm/page.h>
 
 #include "ring.h"
 
@@ -82,6 +83,7 @@ int vmt_ring_init(struct vmt_ring *ring, void *mem, u32 nr_records, u32 cpu,
 	meta->nr_records = nr_records;
 	meta->cpu = cpu;
 	meta->flags = flags;
+	meta->records_offset = PAGE_SIZE;
 	return 0;
 }
 

@@ -69,6 +69,7 @@ static void ring_test_meta_describes_ring(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring->meta->nr_records, 16);
 	KUNIT_EXPECT_EQ(test, ring->meta->cpu, 3);
 	KUNIT_EXPECT_EQ(test, ring->meta->flags, VMT_RING_OVERWRITE);
+	KUNIT_EXPECT_EQ(test, ring->meta->records_offset, PAGE_SIZE);
 	KUNIT_EXPECT_PTR_EQ(test, (void *)ring->records, (void *)ring->meta + PAGE_SIZE);
 	ring_test_free(ring);
 }
@@ -110,7 +111,7 @@ static void ring_test_wraps_in_order(struct kunit *test)
 static void ring_test_full_counts_loss_in_band(struct kunit *test)
 {
 	struct vmt_ring *ring = ring_test_new(test, 8, 0);
-	struct vmt_record rec, out[16];
+	struct vmt_record rec, out[8];
 	u64 seq;
 	u32 n, i;
 
@@ -220,11 +221,12 @@ struct ring_race {
 static int ring_race_reader(void *arg)
 {
 	struct ring_race *race = arg;
-	struct vmt_record out[32];
+	struct vmt_record out[8];
 	u64 expect = 0;
 	u32 n, i;
 
 	for (;;) {
+		/* Pairs with the writer's release: all its records are published. */
 		bool done = smp_load_acquire(&race->done);
 
 		n = ring_test_read(race->ring, out, ARRAY_SIZE(out));
@@ -268,6 +270,7 @@ static void ring_test_reader_races_writer(struct kunit *test)
 		if (!(seq & 1023))
 			cond_resched();
 	}
+	/* Pairs with the reader's acquire: it drains once more after this. */
 	smp_store_release(&race.done, true);
 	wait_for_completion(&race.finished);
 
@@ -296,6 +299,7 @@ static struct kunit_suite vmt_ring_test_suite = {
 	.name = "vmtrace-ring",
 	.test_cases = vmt_ring_test_cases,
 };
+
 kunit_test_suite(vmt_ring_test_suite);
 
 #endif /* _VMTRACE_RING_KUNIT_H */

@@ -108,6 +108,8 @@ struct vmt_ring_meta {
 	__u32 nr_records;	/* a power of two */
 	__u32 cpu;
 	__u32 flags;		/* VMT_RING_* */
+	__u32 records_offset;	/* bytes from this struct to record 0: one page */
+	__u32 reserved0;
 	__u64 head;		/* written by the kernel: records produced, LOST records included */
 	__u64 tail;		/* written by the reader: records consumed */
 	__u64 lost;		/* records dropped because the ring was full */

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vmtrace: one Makefile for the module, the user tools, the BPF programs and
+# every test. `make help` lists the targets.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+BUILD := build
+KDIR ?= /lib/modules/$(shell uname -r)/build
+# The kernels the VM tests run on; the debug kernel takes a while to build once.
+TEST_KERNELS ?= 6.1 6.12 debug
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CPPFLAGS := -D_GNU_SOURCE -Iinclude/uapi -Iuser/lib/include
+CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRCS := $(wildcard user/lib/*.c)
+LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
+UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
+
+.PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
+	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
+	checkpatch fuzz bench demo clean
+
+all: tools bpf module
+
+help:
+	@echo 'make                build the module (KDIR=$(KDIR)), tools and BPF objects'
+	@echo 'make demo           build everything, boot the 6.1 VM and trace a workload'
+	@echo 'make check          every test: unit, fuzz, KUnit and VM tests on $(TEST_KERNELS)'
+	@echo 'make check-quick    unit tests and one VM smoke test on 6.1'
+	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
+	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600)'
+	@echo 'make setup          install build dependencies and the test kernels'
+	@echo 'make vm-images      build the test VM images'
+
+# ---- The module ------------------------------------------------------------
+
+module:
+	@scripts/build-module $(KDIR)
+
+# The module for every test kernel; the debug kernel's carries the KUnit suites.
+test-modules: vm-images
+	@for k in $(TEST_KERNELS); do \
+		if [ $$k = debug ]; then scripts/build-module --kunit --kernel debug; \
+		else scripts/build-module --kernel $$k; fi >$(BUILD)/module-$$k.log 2>&1 || \
+		{ cat $(BUILD)/module-$$k.log; exit 1; }; \
+		tail -1 $(BUILD)/module-$$k.log; \
+	done
+
+# ---- User tools -------------------------------------------------------------
+
+$(BUILD)/obj/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -c -o $@ $<
+
+$(BUILD)/lib/libvmtrace.a: $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BUILD)/lib/libvmtrace-asan.a: $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+# Static, so the same binary runs in the test VM's userland.
+$(BUILD)/bin/vmtrace: $(BUILD)/obj/user/cmd/vmtrace.o $(BUILD)/lib/libvmtrace.a
+	@mkdir -p $(dir $@)
+	$(CC) -static -o $@ $^
+
+tools: $(BUILD)/bin/vmtrace
+
+# ---- BPF programs -----------------------------------------------------------
+
+# CO-RE: vmlinux.h from this machine's BTF, or from the 6.1 test kernel's.
+$(BUILD)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	scripts/vmlinux-btf >$(BUILD)/bpf/vmlinux.btf
+	$(BPFTOOL) btf dump file $(BUILD)/bpf/vmlinux.btf format c >$@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h include/uapi/linux/vmtrace.h
+	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
+		-I$(BUILD)/bpf -Iinclude/uapi -c -o $@ $<
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< >$@
+
+bpf: $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
+
+# ---- Set-up -------------------------------------------------------------------
+
+setup:
+	@scripts/setup
+
+debug-kernel: setup
+	@scripts/build-debug-kernel
+
+vm-images: setup
+	@if echo " $(TEST_KERNELS) " | grep -q ' debug '; then scripts/build-debug-kernel; fi
+	@scripts/vm-image $(patsubst %,--kernel %,$(TEST_KERNELS))
+
+# ---- Tests --------------------------------------------------------------------
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcmocka
+
+check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS))
+	@scripts/run-unit-tests $^
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS)
+
+FUZZ_SECONDS ?= 600
+check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
+	@scripts/run-fuzz 20 $^
+
+fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
+	@scripts/run-fuzz $(FUZZ_SECONDS) $^
+
+check-kunit: test-modules
+	@scripts/run-kunit
+
+check-vm: tools test-modules
+	@scripts/run-vm-tests $(TEST_KERNELS)
+
+check-vm-quick: tools test-modules
+	@scripts/run-vm-tests --quick 6.1
+
+checkpatch:
+	@scripts/checkpatch
+
+# The README's test command.
+check: setup
+	@scripts/check
+
+check-quick: setup
+	@scripts/timed-stages \
+		"unit tests" "$(MAKE) -s check-unit" \
+		"VM smoke test (6.1)" "$(MAKE) -s check-vm-quick TEST_KERNELS=6.1"
+
+bench: tools test-modules
+	@scripts/bench
+
+demo: setup
+	@$(MAKE) -s tools test-modules TEST_KERNELS=6.1
+	@scripts/demo
+
+clean:
+	rm -rf $(BUILD)

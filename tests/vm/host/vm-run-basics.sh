@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/vm-run on kernel $1: it runs the command on that kernel, streams its
+# output, and returns its exit status.
+set -uo pipefail
+k=$1
+vmrun=$(dirname "$0")/../../../scripts/vm-run
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+out=$("$vmrun" --kernel "$k" -- sh -c 'uname -r; echo "to stderr" >&2; exit 3')
+rc=$?
+echo "$out"
+[ $rc -eq 3 ] || fail "exit status $rc, not 3"
+rel=$(echo "$out" | head -1)
+case "$k" in
+6.1) [[ "$rel" == 6.1.* ]] ;;
+6.12) [[ "$rel" == 6.12.* ]] ;;
+debug) [[ "$rel" == *-vmtrace-debug ]] ;;
+esac || fail "kernel $k booted '$rel'"
+grep -qx "to stderr" <<<"$out" || fail "stderr did not reach the output"
+
+"$vmrun" --kernel "$k" -- true || fail "'true' failed"
+out=$("$vmrun" --kernel "$k" --cpus 3 --mem 1024 -- sh -c 'nproc; grep MemTotal /proc/meminfo')
+head -1 <<<"$out" | grep -qx 3 || fail "--cpus 3 gave $(echo "$out" | head -1) CPUs"
+mem_kb=$(echo "$out" | awk '/MemTotal/ { print $2 }')
+[ "$mem_kb" -gt 800000 ] && [ "$mem_kb" -le 1048576 ] || fail "--mem 1024 gave $mem_kb kB"
+
+# Timeout: the VM is killed and vm-run says so.
+out=$("$vmrun" --kernel "$k" --timeout 60 -- sleep 1000 2>&1)
+rc=$?
+[ $rc -eq 124 ] || fail "timeout exit status $rc, not 124"
+grep -q "timed out after 60s" <<<"$out" || fail "no timeout message: $out"
+
+# Bad arguments: a clear error, exit 126, no VM.
+out=$("$vmrun" --kernel 5.10 -- true 2>&1)
+[ $? -eq 126 ] && grep -q "unknown kernel '5.10'" <<<"$out" || fail "bad --kernel: $out"
+out=$("$vmrun" --kernel "$k" --share /nonexistent -- true 2>&1)
+[ $? -eq 126 ] && grep -q "not a folder" <<<"$out" || fail "bad --share: $out"
+echo "vm-run-basics: ok"

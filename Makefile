@@ -141,13 +141,11 @@ checkpatch:
 	@scripts/checkpatch
 
 # The README's test command.
-check: setup
+check:
 	@scripts/check
 
-check-quick: setup
-	@scripts/timed-stages \
-		"unit tests" "$(MAKE) -s check-unit" \
-		"VM smoke test (6.1)" "$(MAKE) -s check-vm-quick TEST_KERNELS=6.1"
+check-quick:
+	@scripts/check --quick
 
 bench: tools test-modules
 	@scripts/bench

@@ -26,10 +26,10 @@ mem_kb=$(echo "$out" | awk '/MemTotal/ { print $2 }')
 [ "$mem_kb" -gt 800000 ] && [ "$mem_kb" -le 1048576 ] || fail "--mem 1024 gave $mem_kb kB"
 
 # Timeout: the VM is killed and vm-run says so.
-out=$("$vmrun" --kernel "$k" --timeout 60 -- sleep 1000 2>&1)
+out=$("$vmrun" --kernel "$k" --timeout 20 -- sleep 1000 2>&1)
 rc=$?
 [ $rc -eq 124 ] || fail "timeout exit status $rc, not 124"
-grep -q "timed out after 60s" <<<"$out" || fail "no timeout message: $out"
+grep -q "timed out after 20s" <<<"$out" || fail "no timeout message: $out"
 
 # Bad arguments: a clear error, exit 126, no VM.
 out=$("$vmrun" --kernel 5.10 -- true 2>&1)

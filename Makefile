@@ -72,25 +72,29 @@ $(BUILD)/lib/libvmtrace-asan.a: $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-# Static, so the same binary runs in the test VM's userland.
-$(BUILD)/bin/vmtrace: $(BUILD)/obj/user/cmd/vmtrace.o $(BUILD)/lib/libvmtrace.a
+CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard user/cmd/*.c))
+$(CMD_OBJS): CPPFLAGS += -I$(BUILD)/bpf
+$(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
+
+$(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -static -o $@ $^
+	$(CC) -o $@ $^ -lbpf -lelf -lz
 
 tools: $(BUILD)/bin/vmtrace
 
 # ---- BPF programs -----------------------------------------------------------
 
-# CO-RE: vmlinux.h from this machine's BTF, or from the 6.1 test kernel's.
+# CO-RE: vmlinux.h from the BTF of Debian's 6.1 kernel.
 $(BUILD)/bpf/vmlinux.h:
 	@mkdir -p $(dir $@)
-	scripts/vmlinux-btf >$(BUILD)/bpf/vmlinux.btf
-	$(BPFTOOL) btf dump file $(BUILD)/bpf/vmlinux.btf format c >$@
+	$(BPFTOOL) btf dump file $$(scripts/vmlinux-btf) format c >$@.tmp
+	mv $@.tmp $@
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/bpf/vmlinux.h include/uapi/linux/vmtrace.h
 	$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
 		-I$(BUILD)/bpf -Iinclude/uapi -c -o $@ $<
 
+.SECONDARY: $(patsubst %,$(BUILD)/bpf/%.bpf.o,$(BPF_PROGS))
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< >$@
 

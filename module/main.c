@@ -66,6 +66,7 @@ static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *att
 {
 	return sysfs_emit(buf, "%u\n", VMT_ABI_VERSION);
 }
+
 static struct kobj_attribute vmt_abi_version_attr = __ATTR_RO(abi_version);
 
 static struct attribute *vmt_attrs[] = {

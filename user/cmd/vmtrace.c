@@ -9,15 +9,17 @@
 #include <unistd.h>
 
 #include "vmtrace/vmtrace.h"
+#include "commands.h"
 
 static const char usage_text[] =
 	"usage: vmtrace <command> [options]\n"
 	"\n"
 	"commands:\n"
 	"  version   the tools' ABI and, when the module is loaded, the module's\n"
+	"  faults    run a command and count its user page faults (BPF)\n"
 	"  help      this text\n";
 
-static int cmd_version(int argc, char **argv)
+int cmd_version(int argc, char **argv)
 {
 	struct vmt_version v;
 	int fd, err;
@@ -54,6 +56,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } commands[] = {
 	{ "version", cmd_version },
+	{ "faults", cmd_faults },
 };
 
 int main(int argc, char **argv)

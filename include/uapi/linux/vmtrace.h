@@ -11,8 +11,11 @@
 #ifndef _UAPI_LINUX_VMTRACE_H
 #define _UAPI_LINUX_VMTRACE_H
 
+/* A BPF program has these types from vmlinux.h already. */
+#ifndef __VMLINUX_H__
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#endif
 
 /* Bumped when a layout below changes incompatibly. */
 #define VMT_ABI_VERSION		1
@@ -130,5 +133,16 @@ struct vmt_version {
 };
 
 #define VMT_IOC_VERSION		_IOR(VMT_IOC_MAGIC, 0x00, struct vmt_version)
+
+/* ---- BPF maps ----------------------------------------------------------- */
+
+/* bpf/faults.bpf.c: user page faults of one process, by kind (value of its map). */
+struct vmt_bpf_fault_count {
+	__u64 faults;		/* every exceptions:page_fault_user event */
+	__u64 writes;		/* error code: write access */
+	__u64 instruction;	/* error code: instruction fetch */
+	__u64 not_present;	/* error code: the page was not present */
+	__u64 reserved[4];
+};
 
 #endif /* _UAPI_LINUX_VMTRACE_H */

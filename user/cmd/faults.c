@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace faults [-a] -- COMMAND [ARGS...]
+ *
+ * Runs COMMAND and counts its user page faults with a BPF program on the
+ * exceptions:page_fault_user tracepoint (bpf/faults.bpf.c). With -a, counts
+ * every process's while COMMAND runs. Exits with COMMAND's status.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "vmtrace/vmtrace.h"
+#include "commands.h"
+#include "faults.skel.h"
+
+#define TOP_PROCESSES 20
+
+struct pid_count {
+	__u32 pid;
+	struct vmt_bpf_fault_count count;
+};
+
+static void print_count(__u32 pid, const struct vmt_bpf_fault_count *c)
+{
+	printf("pid %u: %llu user page faults (%llu writes, %llu instruction fetches, %llu not present)\n",
+	       pid, (unsigned long long)c->faults, (unsigned long long)c->writes,
+	       (unsigned long long)c->instruction, (unsigned long long)c->not_present);
+}
+
+static int by_faults_desc(const void *a, const void *b)
+{
+	const struct pid_count *x = a, *y = b;
+
+	return x->count.faults < y->count.faults ? 1 : x->count.faults > y->count.faults ? -1 : 0;
+}
+
+static int print_all(int map_fd)
+{
+	struct pid_count *all = NULL, *grown;
+	size_t n = 0, cap = 0;
+	__u32 key, next;
+	__u32 *prev = NULL;
+
+	while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(all, cap * sizeof(*all));
+			if (!grown) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = grown;
+		}
+		if (bpf_map_lookup_elem(map_fd, &next, &all[n].count) == 0)
+			all[n++].pid = next;
+		key = next;
+		prev = &key;
+	}
+	qsort(all, n, sizeof(*all), by_faults_desc);
+	for (size_t i = 0; i < n && i < TOP_PROCESSES; i++)
+		print_count(all[i].pid, &all[i].count);
+	if (n > TOP_PROCESSES)
+		printf("(%zu more processes)\n", n - TOP_PROCESSES);
+	free(all);
+	return 0;
+}
+
+/* The child waits for the go byte so that no fault of its happens untraced. */
+static pid_t spawn_stopped(char **argv, int *go_fd)
+{
+	int go[2];
+	pid_t pid;
+	char byte;
+
+	if (pipe(go) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &byte, 1) != 1)
+			_exit(127);
+		close(go[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "vmtrace faults: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int cmd_faults(int argc, char **argv)
+{
+	struct faults_bpf *skel;
+	struct vmt_bpf_fault_count count;
+	int all = 0, go_fd = -1, err, status, opt;
+	pid_t pid;
+	__u32 key;
+
+	while ((opt = getopt(argc, argv, "+a")) != -1) {
+		if (opt != 'a') {
+			fprintf(stderr, "usage: vmtrace faults [-a] -- COMMAND [ARGS...]\n");
+			return 2;
+		}
+		all = 1;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: vmtrace faults [-a] -- COMMAND [ARGS...]\n");
+		return 2;
+	}
+
+	pid = spawn_stopped(argv + optind, &go_fd);
+	if (pid < 0) {
+		fprintf(stderr, "vmtrace faults: fork: %s\n", strerror((int)-pid));
+		return 1;
+	}
+	skel = faults_bpf__open();
+	if (!skel) {
+		err = -errno;
+		goto out_kill;
+	}
+	skel->rodata->target_tgid = all ? 0 : (__u32)pid;
+	err = faults_bpf__load(skel);
+	if (!err)
+		err = faults_bpf__attach(skel);
+	if (err)
+		goto out_destroy;
+
+	if (write(go_fd, "g", 1) != 1) {
+		err = -errno;
+		goto out_destroy;
+	}
+	close(go_fd);
+	status = wait_status(pid);
+	faults_bpf__detach(skel);
+
+	if (all) {
+		err = print_all(bpf_map__fd(skel->maps.fault_counts));
+	} else {
+		key = (__u32)pid;
+		memset(&count, 0, sizeof(count));
+		/* No entry: the command never faulted in user mode. */
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.fault_counts), &key, &count);
+		print_count(key, &count);
+	}
+	faults_bpf__destroy(skel);
+	if (err) {
+		fprintf(stderr, "vmtrace faults: reading the counts: %s\n", strerror(-err));
+		return 1;
+	}
+	return status;
+
+out_destroy:
+	faults_bpf__destroy(skel);
+out_kill:
+	kill(pid, SIGKILL);
+	close(go_fd);
+	wait_status(pid);
+	fprintf(stderr, "vmtrace faults: loading the BPF program: %s\n", strerror(-err));
+	return 1;
+}

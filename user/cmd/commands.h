@@ -3,7 +3,21 @@
 #ifndef VMTRACE_CMD_COMMANDS_H
 #define VMTRACE_CMD_COMMANDS_H
 
+#include <sys/types.h>
+
 int cmd_version(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
+int cmd_record_raw(int argc, char **argv);
+int cmd_dump_raw(int argc, char **argv);
+
+/*
+ * spawn.c: fork COMMAND held before exec until spawn_release(); negative
+ * errno on failure. spawn_abandon() lets it exit without running.
+ * spawn_wait() returns its exit status, or 128 + the signal that ended it.
+ */
+pid_t spawn_held(char **argv, int *release_fd);
+int spawn_release(int release_fd);
+int spawn_abandon(pid_t pid, int release_fd);
+int spawn_wait(pid_t pid);
 
 #endif

@@ -7,11 +7,9 @@
  * every process's while COMMAND runs. Exits with COMMAND's status.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -72,47 +70,6 @@ static int print_all(int map_fd)
 	return 0;
 }
 
-/* The child waits for the go byte so that no fault of its happens untraced. */
-static pid_t spawn_stopped(char **argv, int *go_fd)
-{
-	int go[2];
-	pid_t pid;
-	char byte;
-
-	if (pipe(go) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(go[0]);
-		close(go[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		if (read(go[0], &byte, 1) != 1)
-			_exit(127);
-		close(go[0]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "vmtrace faults: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(go[0]);
-	*go_fd = go[1];
-	return pid;
-}
-
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
 int cmd_faults(int argc, char **argv)
 {
 	struct faults_bpf *skel;
@@ -133,7 +90,7 @@ int cmd_faults(int argc, char **argv)
 		return 2;
 	}
 
-	pid = spawn_stopped(argv + optind, &go_fd);
+	pid = spawn_held(argv + optind, &go_fd);
 	if (pid < 0) {
 		fprintf(stderr, "vmtrace faults: fork: %s\n", strerror((int)-pid));
 		return 1;
@@ -150,12 +107,11 @@ int cmd_faults(int argc, char **argv)
 	if (err)
 		goto out_destroy;
 
-	if (write(go_fd, "g", 1) != 1) {
-		err = -errno;
+	err = spawn_release(go_fd);
+	go_fd = -1;
+	if (err)
 		goto out_destroy;
-	}
-	close(go_fd);
-	status = wait_status(pid);
+	status = spawn_wait(pid);
 	faults_bpf__detach(skel);
 
 	if (all) {
@@ -177,9 +133,10 @@ int cmd_faults(int argc, char **argv)
 out_destroy:
 	faults_bpf__destroy(skel);
 out_kill:
-	kill(pid, SIGKILL);
-	close(go_fd);
-	wait_status(pid);
+	if (go_fd >= 0)
+		spawn_abandon(pid, go_fd);
+	else
+		spawn_wait(pid);
 	fprintf(stderr, "vmtrace faults: loading the BPF program: %s\n", strerror(-err));
 	return 1;
 }

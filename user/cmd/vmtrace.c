@@ -17,6 +17,8 @@ static const char usage_text[] =
 	"commands:\n"
 	"  version   the tools' ABI and, when the module is loaded, the module's\n"
 	"  faults    run a command and count its user page faults (BPF)\n"
+	"  record-raw  trace a command's faults into a file of raw records\n"
+	"  dump-raw  print a raw record file, one record a line\n"
 	"  help      this text\n";
 
 int cmd_version(int argc, char **argv)
@@ -57,6 +59,8 @@ static const struct {
 } commands[] = {
 	{ "version", cmd_version },
 	{ "faults", cmd_faults },
+	{ "record-raw", cmd_record_raw },
+	{ "dump-raw", cmd_dump_raw },
 };
 
 int main(int argc, char **argv)

@@ -134,6 +134,64 @@ struct vmt_version {
 
 #define VMT_IOC_VERSION		_IOR(VMT_IOC_MAGIC, 0x00, struct vmt_version)
 
+/* struct vmt_config.flags */
+#define VMT_CONFIG_SYSTEM_WIDE	0x1	/* every user process; pids ignored */
+#define VMT_CONFIG_OVERWRITE	0x2	/* rings are flight recorders */
+#define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE)
+
+#define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
+#define VMT_MAX_RING_RECORDS		(1U << 24)
+#define VMT_MAX_PIDS			64
+
+/*
+ * VMT_IOC_CONFIGURE, while tracing is off and no ring is mapped. Replaces the
+ * whole configuration; on -EINVAL nothing changes.
+ */
+struct vmt_config {
+	__u32 ring_records;	/* a power of two, 2..VMT_MAX_RING_RECORDS; 0: default */
+	__u32 flags;		/* VMT_CONFIG_* */
+	__u32 nr_pids;		/* entries at pids_ptr, 1..VMT_MAX_PIDS unless system-wide */
+	__u32 reserved0;
+	__u64 pids_ptr;		/* user address of __u32 pids[nr_pids] (thread group ids) */
+	__u64 reserved[6];	/* zero */
+};
+
+enum vmt_state {
+	VMT_STATE_OFF		= 0,
+	VMT_STATE_ON		= 1,
+};
+
+/* VMT_IOC_STATUS: counters summed over CPUs, since the last start. */
+struct vmt_status {
+	__u32 state;		/* enum vmt_state */
+	__u32 nr_rings;		/* possible CPUs */
+	__u64 faults;		/* faults of targets seen by the probes */
+	__u64 records;		/* records written to the rings */
+	__u64 lost;		/* records dropped because a ring was full */
+	__u64 reserved[6];
+};
+
+/*
+ * VMT_IOC_GEOMETRY: where the rings are in the device's mmap space. Ring c's
+ * control page is at offset c * ring_stride, writable (the reader's tail);
+ * its records follow at + records_offset, read-only. Map them adjacently to
+ * see the layout struct vmt_ring_meta describes.
+ */
+struct vmt_geometry {
+	__u32 nr_rings;
+	__u32 ring_records;
+	__u32 records_offset;	/* one page */
+	__u32 reserved0;
+	__u64 ring_stride;	/* bytes, a multiple of the page size */
+	__u64 reserved[4];
+};
+
+#define VMT_IOC_CONFIGURE	_IOW(VMT_IOC_MAGIC, 0x01, struct vmt_config)
+#define VMT_IOC_START		_IO(VMT_IOC_MAGIC, 0x02)
+#define VMT_IOC_STOP		_IO(VMT_IOC_MAGIC, 0x03)
+#define VMT_IOC_STATUS		_IOR(VMT_IOC_MAGIC, 0x04, struct vmt_status)
+#define VMT_IOC_GEOMETRY	_IOR(VMT_IOC_MAGIC, 0x05, struct vmt_geometry)
+
 /* ---- BPF maps ----------------------------------------------------------- */
 
 /* bpf/faults.bpf.c: user page faults of one process, by kind (value of its map). */

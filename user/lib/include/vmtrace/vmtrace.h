@@ -26,6 +26,13 @@ int vmt_device_open(void);
 /* VMT_IOC_VERSION on an open device; fills @v. */
 int vmt_device_version(int fd, struct vmt_version *v);
 
+/* The session ioctls: 0 or -errno. */
+int vmt_device_configure(int fd, const struct vmt_config *config);
+int vmt_device_start(int fd);
+int vmt_device_stop(int fd);
+int vmt_device_status(int fd, struct vmt_status *status);
+int vmt_device_geometry(int fd, struct vmt_geometry *geometry);
+
 /* ---- Reading one per-CPU ring ---------------------------------------- */
 
 /*
@@ -55,6 +62,15 @@ int vmt_ring_view_init(struct vmt_ring_view *view, void *base, size_t len);
  */
 long vmt_ring_view_read(struct vmt_ring_view *view, struct vmt_record *out,
 			size_t max, uint64_t *overwritten);
+
+/*
+ * Map ring @cpu of an open device, control page (read-write) and records
+ * (read-only) side by side, and set up @view over them. Undo with
+ * vmt_ring_unmap(). Returns 0 or -errno.
+ */
+int vmt_ring_map(int fd, const struct vmt_geometry *geometry, unsigned int cpu,
+		 struct vmt_ring_view *view);
+void vmt_ring_unmap(struct vmt_ring_view *view, const struct vmt_geometry *geometry);
 
 /* Records published but not read yet. */
 uint64_t vmt_ring_view_pending(const struct vmt_ring_view *view);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything that differs between the kernels vmtrace supports, or that it
+ * has to find at run time, is here and in compat.c: nowhere else.
+ */
+#ifndef _VMTRACE_COMPAT_H
+#define _VMTRACE_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/tracepoint.h>
+#include <linux/version.h>
+
+struct tracepoint *vmt_find_tracepoint(const char *name);
+
+/* vm_flags became read-only behind helpers in 6.3. */
+static inline void vmt_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
+#endif /* _VMTRACE_COMPAT_H */

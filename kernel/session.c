@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracing session: one configuration, one ring per possible CPU, and the
+ * off/on state, shared by the ioctl and sysfs interfaces.
+ *
+ *   configure --> rings allocated (mappable) --> start --> on --> stop --> off
+ *        ^                                                                  |
+ *        +------------------------------------------------------------------+
+ *
+ * Rings outlive stop, so a reader can drain them; start empties them. Changing
+ * their size frees and reallocates them, which is refused while any is mapped.
+ */
+#include <linux/cpumask.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "session.h"
+
+struct vmt_session vmt_session = {
+	.lock = __MUTEX_INITIALIZER(vmt_session.lock),
+	.state = VMT_STATE_OFF,
+};
+
+static size_t vmt_ring_stride(u32 ring_records)
+{
+	return PAGE_ALIGN(vmt_ring_bytes(ring_records));
+}
+
+static void vmt_rings_free(struct vmt_cpu_ring **rings)
+{
+	int cpu;
+
+	if (!rings)
+		return;
+	for_each_possible_cpu(cpu) {
+		if (!rings[cpu])
+			continue;
+		vfree(rings[cpu]->mem);
+		kfree(rings[cpu]);
+	}
+	kfree(rings);
+}
+
+static struct vmt_cpu_ring **vmt_rings_alloc(size_t stride)
+{
+	struct vmt_cpu_ring **rings;
+	int cpu;
+
+	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
+	if (!rings)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		rings[cpu] = kzalloc(sizeof(*rings[cpu]), GFP_KERNEL);
+		if (!rings[cpu])
+			goto out_free;
+		/* Zeroed, and marked VM_USERMAP for remap_vmalloc_range(). */
+		rings[cpu]->mem = vmalloc_user(stride);
+		if (!rings[cpu]->mem)
+			goto out_free;
+	}
+	return rings;
+
+out_free:
+	vmt_rings_free(rings);
+	return NULL;
+}
+
+/* Empties every ring: a fresh start for counts and readers alike. */
+static void __vmt_rings_reset(struct vmt_session *s)
+{
+	u32 flags = (s->settings.flags & VMT_CONFIG_OVERWRITE) ? VMT_RING_OVERWRITE : 0;
+	struct vmt_cpu_ring *cr;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		cr = s->rings[cpu];
+		memset(cr->mem, 0, s->ring_stride);
+		cr->faults = 0;
+		/* Geometry was checked by vmt_settings_check(): cannot fail. */
+		WARN_ON(vmt_ring_init(&cr->ring, cr->mem, s->settings.ring_records,
+				      cpu, flags));
+	}
+}
+
+/**
+ * vmt_settings_check() - validate settings without applying them
+ * @settings:	the settings; a ring_records of 0 means the default
+ *
+ * Return: 0 or -EINVAL.
+ */
+int vmt_settings_check(const struct vmt_settings *settings)
+{
+	u32 n = settings->ring_records;
+	u32 i;
+
+	/* At least a page of records, so that rings stay page-aligned. */
+	if (n && (n < PAGE_SIZE / VMT_RECORD_SIZE || n > VMT_MAX_RING_RECORDS ||
+		  !is_power_of_2(n)))
+		return -EINVAL;
+	if (settings->flags & ~VMT_CONFIG_FLAGS)
+		return -EINVAL;
+	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE)
+		return settings->nr_pids ? -EINVAL : 0;
+	if (!settings->nr_pids || settings->nr_pids > VMT_MAX_PIDS)
+		return -EINVAL;
+	for (i = 0; i < settings->nr_pids; i++)
+		if (settings->pids[i] <= 0)
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * vmt_session_configure() - replace the configuration
+ * @settings:	the new settings
+ *
+ * Allocates the rings when their size changes, so that readers can map them
+ * before tracing starts.
+ *
+ * Return: 0; -EINVAL for bad settings, -EBUSY while tracing or while a ring
+ * of another size is mapped, -ENOMEM. Nothing changes on error.
+ */
+int vmt_session_configure(const struct vmt_settings *settings)
+{
+	struct vmt_session *s = &vmt_session;
+	struct vmt_settings next = *settings;
+	int err;
+
+	err = vmt_settings_check(&next);
+	if (err)
+		return err;
+	if (!next.ring_records)
+		next.ring_records = VMT_DEFAULT_RING_RECORDS;
+
+	mutex_lock(&s->lock);
+	if (s->state != VMT_STATE_OFF) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	if (!s->rings || next.ring_records != s->settings.ring_records) {
+		struct vmt_cpu_ring **rings;
+
+		if (atomic_read(&s->mappings)) {
+			err = -EBUSY;
+			goto out_unlock;
+		}
+		rings = vmt_rings_alloc(vmt_ring_stride(next.ring_records));
+		if (!rings) {
+			err = -ENOMEM;
+			goto out_unlock;
+		}
+		vmt_rings_free(s->rings);
+		s->rings = rings;
+		s->ring_stride = vmt_ring_stride(next.ring_records);
+	}
+	s->settings = next;
+	s->configured = true;
+	__vmt_rings_reset(s);
+out_unlock:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+/**
+ * vmt_session_start() - empty the rings and attach the probes
+ *
+ * Return: 0, -EINVAL when never configured, -EBUSY when already on, or the
+ * error attaching the probes gave.
+ */
+int vmt_session_start(void)
+{
+	struct vmt_session *s = &vmt_session;
+	int err;
+
+	mutex_lock(&s->lock);
+	if (!s->configured) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	if (s->state == VMT_STATE_ON) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	__vmt_rings_reset(s);
+	err = vmt_probes_register();
+	if (err)
+		goto out_unlock;
+	WRITE_ONCE(s->state, VMT_STATE_ON);
+	pr_info("vmtrace: tracing on\n");
+out_unlock:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+static void __vmt_session_stop(struct vmt_session *s)
+{
+	vmt_probes_unregister();
+	WRITE_ONCE(s->state, VMT_STATE_OFF);
+	pr_info("vmtrace: tracing off\n");
+}
+
+/**
+ * vmt_session_stop() - detach the probes; the rings keep their records
+ *
+ * Return: 0, or -EINVAL when tracing was off.
+ */
+int vmt_session_stop(void)
+{
+	struct vmt_session *s = &vmt_session;
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state == VMT_STATE_ON)
+		__vmt_session_stop(s);
+	else
+		err = -EINVAL;
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+/**
+ * vmt_session_status() - counters over all CPUs
+ * @status:	filled in
+ *
+ * Counters of other CPUs are read while they may change: each value is a
+ * consistent 64-bit load, the sum a snapshot.
+ */
+void vmt_session_status(struct vmt_status *status)
+{
+	struct vmt_session *s = &vmt_session;
+	struct vmt_cpu_ring *cr;
+	int cpu;
+
+	memset(status, 0, sizeof(*status));
+	mutex_lock(&s->lock);
+	status->state = s->state;
+	status->nr_rings = nr_cpu_ids;
+	if (s->rings) {
+		for_each_possible_cpu(cpu) {
+			cr = s->rings[cpu];
+			status->faults += READ_ONCE(cr->faults);
+			status->records += READ_ONCE(cr->ring.written);
+			status->lost += READ_ONCE(cr->ring.lost);
+		}
+	}
+	mutex_unlock(&s->lock);
+}
+
+/**
+ * vmt_session_geometry() - where the rings are in the mmap space
+ * @geometry:	filled in
+ *
+ * Return: 0, or -ENODEV before the first configure.
+ */
+int vmt_session_geometry(struct vmt_geometry *geometry)
+{
+	struct vmt_session *s = &vmt_session;
+	int err = 0;
+
+	memset(geometry, 0, sizeof(*geometry));
+	mutex_lock(&s->lock);
+	if (s->rings) {
+		geometry->nr_rings = nr_cpu_ids;
+		geometry->ring_records = s->settings.ring_records;
+		geometry->records_offset = PAGE_SIZE;
+		geometry->ring_stride = s->ring_stride;
+	} else {
+		err = -ENODEV;
+	}
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+static void vmt_vma_open(struct vm_area_struct *vma)
+{
+	atomic_inc(&vmt_session.mappings);
+}
+
+static void vmt_vma_close(struct vm_area_struct *vma)
+{
+	atomic_dec(&vmt_session.mappings);
+}
+
+static const struct vm_operations_struct vmt_vm_ops = {
+	.open = vmt_vma_open,
+	.close = vmt_vma_close,
+};
+
+/**
+ * vmt_session_mmap() - map one ring's control page or its records
+ * @vma:	offset c * ring_stride: ring c's control page, one page, any
+ *		protection; offset c * ring_stride + PAGE_SIZE: its records,
+ *		all of them, read-only
+ *
+ * Return: 0; -ENODEV before the first configure; -EINVAL for an offset or
+ * length that is neither; -EPERM for writable records.
+ */
+int vmt_session_mmap(struct vm_area_struct *vma)
+{
+	struct vmt_session *s = &vmt_session;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 cpu, within;
+	int err = -EINVAL;
+
+	mutex_lock(&s->lock);
+	if (!s->rings) {
+		err = -ENODEV;
+		goto out_unlock;
+	}
+	cpu = div64_u64_rem(offset, s->ring_stride, &within);
+	if (cpu >= nr_cpu_ids || !s->rings[cpu])
+		goto out_unlock;
+	if (within == 0) {
+		if (len != PAGE_SIZE)
+			goto out_unlock;
+	} else if (within == PAGE_SIZE) {
+		if (len != s->ring_stride - PAGE_SIZE)
+			goto out_unlock;
+		if (vma->vm_flags & VM_WRITE) {
+			err = -EPERM;
+			goto out_unlock;
+		}
+		vmt_vma_clear_flags(vma, VM_MAYWRITE);
+	} else {
+		goto out_unlock;
+	}
+	err = remap_vmalloc_range(vma, s->rings[cpu]->mem, within >> PAGE_SHIFT);
+	if (err)
+		goto out_unlock;
+	vma->vm_ops = &vmt_vm_ops;
+	atomic_inc(&s->mappings);
+out_unlock:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+int vmt_session_init(void)
+{
+	return 0;
+}
+
+/* Module unload: nothing maps the rings any more (the device holds the module). */
+void vmt_session_exit(void)
+{
+	struct vmt_session *s = &vmt_session;
+
+	mutex_lock(&s->lock);
+	if (s->state == VMT_STATE_ON)
+		__vmt_session_stop(s);
+	vmt_rings_free(s->rings);
+	s->rings = NULL;
+	s->configured = false;
+	mutex_unlock(&s->lock);
+}

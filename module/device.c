@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/vmtrace: ioctls to configure, start, stop and query the session, and
+ * mmap of the per-CPU rings.
+ */
+#include <linux/capability.h>
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <uapi/linux/vmtrace.h>
+
+#include "../kernel/session.h"
+#include "vmtrace.h"
+
+static int vmt_dev_open(struct inode *inode, struct file *file)
+{
+	/* The node is 0600, but a descriptor passed on must not widen that. */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
+static long vmt_ioctl_version(void __user *arg)
+{
+	struct vmt_version v = {
+		.abi_version = VMT_ABI_VERSION,
+		.record_size = VMT_RECORD_SIZE,
+		.meta_size = sizeof(struct vmt_ring_meta),
+		.nr_cpus = nr_cpu_ids,
+	};
+
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static bool vmt_all_zero(const __u64 *words, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (words[i])
+			return false;
+	return true;
+}
+
+static long vmt_ioctl_configure(const void __user *arg)
+{
+	struct vmt_settings *settings;
+	struct vmt_config cfg;
+	u32 pids[VMT_MAX_PIDS];
+	long err;
+	u32 i;
+
+	if (copy_from_user(&cfg, arg, sizeof(cfg)))
+		return -EFAULT;
+	if (cfg.reserved0 || !vmt_all_zero(cfg.reserved, ARRAY_SIZE(cfg.reserved)))
+		return -EINVAL;
+	if (cfg.nr_pids > VMT_MAX_PIDS)
+		return -EINVAL;
+	if (cfg.nr_pids &&
+	    copy_from_user(pids, u64_to_user_ptr(cfg.pids_ptr), cfg.nr_pids * sizeof(u32)))
+		return -EFAULT;
+
+	settings = kzalloc(sizeof(*settings), GFP_KERNEL);
+	if (!settings)
+		return -ENOMEM;
+	settings->ring_records = cfg.ring_records;
+	settings->flags = cfg.flags;
+	settings->nr_pids = cfg.nr_pids;
+	for (i = 0; i < cfg.nr_pids; i++) {
+		if (pids[i] > PID_MAX_LIMIT) {
+			kfree(settings);
+			return -EINVAL;
+		}
+		settings->pids[i] = pids[i];
+	}
+	err = vmt_session_configure(settings);
+	kfree(settings);
+	return err;
+}
+
+static long vmt_ioctl_status(void __user *arg)
+{
+	struct vmt_status status;
+
+	vmt_session_status(&status);
+	return copy_to_user(arg, &status, sizeof(status)) ? -EFAULT : 0;
+}
+
+static long vmt_ioctl_geometry(void __user *arg)
+{
+	struct vmt_geometry geometry;
+	int err;
+
+	err = vmt_session_geometry(&geometry);
+	if (err)
+		return err;
+	return copy_to_user(arg, &geometry, sizeof(geometry)) ? -EFAULT : 0;
+}
+
+static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case VMT_IOC_VERSION:
+		return vmt_ioctl_version(uarg);
+	case VMT_IOC_CONFIGURE:
+		return vmt_ioctl_configure(uarg);
+	case VMT_IOC_START:
+		return vmt_session_start();
+	case VMT_IOC_STOP:
+		return vmt_session_stop();
+	case VMT_IOC_STATUS:
+		return vmt_ioctl_status(uarg);
+	case VMT_IOC_GEOMETRY:
+		return vmt_ioctl_geometry(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int vmt_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return vmt_session_mmap(vma);
+}
+
+static const struct file_operations vmt_dev_fops = {
+	.owner = THIS_MODULE,
+	.open = vmt_dev_open,
+	.unlocked_ioctl = vmt_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = vmt_dev_mmap,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice vmt_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "vmtrace",
+	.fops = &vmt_dev_fops,
+	.mode = 0600,
+};
+
+int vmt_device_register(void)
+{
+	return misc_register(&vmt_miscdev);
+}
+
+void vmt_device_unregister(void)
+{
+	misc_deregister(&vmt_miscdev);
+}

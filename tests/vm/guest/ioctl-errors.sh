@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Every bad ioctl argument gets EINVAL (or ENOTTY, EFAULT, EBUSY) and changes
+# nothing; the session's order (configure, start, stop) is enforced.
+. /opt/vmtrace/tests/vm/lib.sh
+insmod "$VMT_LIB/vmtrace.ko"
+python3 - <<'PY'
+import ctypes, errno, fcntl, os, struct
+
+def ioc(direction, nr, size):
+    return (direction << 30) | (size << 16) | (0xB7 << 8) | nr
+
+CONFIG_FMT = "<IIIIQ6Q"          # struct vmt_config
+STATUS_FMT = "<II3Q6Q"           # struct vmt_status
+GEOMETRY_FMT = "<IIIIQ4Q"        # struct vmt_geometry
+CONFIGURE = ioc(1, 0x01, struct.calcsize(CONFIG_FMT))
+START, STOP = ioc(0, 0x02, 0), ioc(0, 0x03, 0)
+STATUS = ioc(2, 0x04, struct.calcsize(STATUS_FMT))
+GEOMETRY = ioc(2, 0x05, struct.calcsize(GEOMETRY_FMT))
+assert struct.calcsize(CONFIG_FMT) == 72 and struct.calcsize(GEOMETRY_FMT) == 56
+
+fd = os.open("/dev/vmtrace", os.O_RDWR)
+pids = (ctypes.c_uint32 * 2)(os.getpid(), 1)
+pids_ptr = ctypes.addressof(pids)
+
+def expect(err, cmd, arg=None):
+    try:
+        fcntl.ioctl(fd, cmd, arg) if arg is not None else fcntl.ioctl(fd, cmd)
+    except OSError as e:
+        assert e.errno == err, f"{cmd:#x}: {errno.errorcode[e.errno]}, not {errno.errorcode[err]}"
+        return
+    raise AssertionError(f"{cmd:#x} succeeded, expected {errno.errorcode[err]}")
+
+def config(ring=0, flags=0, n=1, ptr=pids_ptr, r0=0, reserved=(0,) * 6):
+    return struct.pack(CONFIG_FMT, ring, flags, n, r0, ptr, *reserved)
+
+def status():
+    return struct.unpack(STATUS_FMT, fcntl.ioctl(fd, STATUS, bytes(struct.calcsize(STATUS_FMT))))
+
+# Before any configure: no rings, cannot start or stop.
+expect(errno.ENODEV, GEOMETRY, bytes(56))
+expect(errno.EINVAL, START)
+expect(errno.EINVAL, STOP)
+try:
+    os.close(os.open("/dev/vmtrace", os.O_RDWR)) or None
+    import mmap
+    mmap.mmap(fd, 4096)
+    raise AssertionError("mmap before configure succeeded")
+except OSError as e:
+    assert e.errno == errno.ENODEV, e
+
+for bad in [config(ring=3), config(ring=32), config(ring=1 << 25), config(flags=0x80),
+            config(n=0), config(n=65), config(flags=1, n=1), config(r0=1),
+            config(reserved=(0, 0, 0, 0, 0, 1))]:
+    expect(errno.EINVAL, CONFIGURE, bad)
+expect(errno.EFAULT, CONFIGURE, config(ptr=8))
+expect(errno.ENOTTY, ioc(1, 0x7f, 8), bytes(8))
+expect(errno.ENOTTY, ioc(1, 0x01, 64), bytes(64))   # wrong size for CONFIGURE
+expect(errno.ENODEV, GEOMETRY, bytes(56))            # nothing changed
+
+fcntl.ioctl(fd, CONFIGURE, config(ring=1024, n=2))
+g = struct.unpack(GEOMETRY_FMT, fcntl.ioctl(fd, GEOMETRY, bytes(56)))
+assert g[0] == os.cpu_count() and g[1] == 1024 and g[2] == 4096 and g[4] == 4096 + 1024 * 64, g
+
+import mmap
+# Records are read-only; control page and records must be mapped whole.
+try:
+    mmap.mmap(fd, g[4] - 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=4096)
+    raise AssertionError("writable records")
+except OSError as e:
+    assert e.errno == errno.EPERM, e
+for length, offset in [(8192, 0), (4096, 8192), (4096, g[4] * g[0])]:
+    try:
+        mmap.mmap(fd, length, offset=offset)
+        raise AssertionError(f"mapped {length} at {offset}")
+    except OSError as e:
+        assert e.errno == errno.EINVAL, (length, offset, e)
+meta = mmap.mmap(fd, 4096, offset=0)
+assert struct.unpack_from("<IIII", meta) == (128, 1, 64, 1024), struct.unpack_from("<IIII", meta)
+
+fcntl.ioctl(fd, START)
+expect(errno.EBUSY, START)
+expect(errno.EBUSY, CONFIGURE, config(ring=1024))
+assert status()[0] == 1
+fcntl.ioctl(fd, STOP)
+expect(errno.EINVAL, STOP)
+assert status()[0] == 0
+expect(errno.EBUSY, CONFIGURE, config(ring=2048))   # another size while mapped
+fcntl.ioctl(fd, CONFIGURE, config(ring=1024, flags=1, n=0))  # same size: fine
+meta.close()
+fcntl.ioctl(fd, CONFIGURE, config(ring=2048))
+print("ioctl-errors: ok")
+PY
+rmmod vmtrace

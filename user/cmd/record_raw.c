@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] -- COMMAND [ARGS...]
+ *
+ * The smallest end-to-end reader: configures the module to trace COMMAND (or,
+ * with -a, every process while COMMAND runs), maps every CPU's ring, and
+ * writes the raw 64-byte records to FILE (default vmtrace.raw) as it drains
+ * them. The collector (`vmtrace record`) replaces it with a compressed,
+ * seekable trace; this one proves the path and feeds the tests.
+ *
+ * It drains every 10 ms: the rings have no wakeups yet.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmtrace/vmtrace.h"
+#include "commands.h"
+
+#define DRAIN_BATCH 1024
+
+static const char record_raw_usage[] =
+	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] -- COMMAND [ARGS...]\n";
+
+struct raw_rings {
+	struct vmt_geometry geometry;
+	struct vmt_ring_view *views;
+	uint64_t *overwritten;
+};
+
+static int drain(struct raw_rings *rings, FILE *out, uint64_t *records)
+{
+	static struct vmt_record batch[DRAIN_BATCH];
+	long n;
+
+	for (unsigned int cpu = 0; cpu < rings->geometry.nr_rings; cpu++) {
+		if (!rings->views[cpu].meta)
+			continue;
+		do {
+			n = vmt_ring_view_read(&rings->views[cpu], batch, DRAIN_BATCH,
+					       &rings->overwritten[cpu]);
+			if (n < 0)
+				return (int)n;
+			if (n && fwrite(batch, sizeof(batch[0]), (size_t)n, out) != (size_t)n)
+				return -EIO;
+			*records += (uint64_t)n;
+		} while (n == DRAIN_BATCH);
+	}
+	return 0;
+}
+
+static int map_rings(int fd, struct raw_rings *rings)
+{
+	int err = vmt_device_geometry(fd, &rings->geometry);
+
+	if (err)
+		return err;
+	rings->views = calloc(rings->geometry.nr_rings, sizeof(*rings->views));
+	rings->overwritten = calloc(rings->geometry.nr_rings, sizeof(*rings->overwritten));
+	if (!rings->views || !rings->overwritten)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < rings->geometry.nr_rings; cpu++) {
+		err = vmt_ring_map(fd, &rings->geometry, cpu, &rings->views[cpu]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void unmap_rings(struct raw_rings *rings)
+{
+	if (rings->views)
+		for (unsigned int cpu = 0; cpu < rings->geometry.nr_rings; cpu++)
+			vmt_ring_unmap(&rings->views[cpu], &rings->geometry);
+	free(rings->views);
+	free(rings->overwritten);
+}
+
+static void print_summary(const char *path, struct raw_rings *rings, uint64_t records,
+			  const struct vmt_status *status)
+{
+	fprintf(stderr, "[ vmtrace record-raw: wrote %s (%llu records, %llu faults, %llu lost",
+		path, (unsigned long long)records, (unsigned long long)status->faults,
+		(unsigned long long)status->lost);
+	for (unsigned int cpu = 0; cpu < rings->geometry.nr_rings; cpu++) {
+		const struct vmt_ring_meta *meta = rings->views[cpu].meta;
+		unsigned long long lost = meta ? meta->lost : 0;
+
+		if (lost || rings->overwritten[cpu])
+			fprintf(stderr, "; cpu%u: %llu lost, %llu overwritten", cpu, lost,
+				(unsigned long long)rings->overwritten[cpu]);
+	}
+	fprintf(stderr, ") ]\n");
+}
+
+int cmd_record_raw(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "ring-records", required_argument, NULL, 'r' },
+		{ "overwrite", no_argument, NULL, 'O' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "vmtrace.raw";
+	struct vmt_config config = { 0 };
+	struct raw_rings rings = { 0 };
+	struct vmt_status status;
+	const char *failed = NULL;
+	int fd, release_fd = -1, opt, err = 0, exit_status = 1;
+	uint64_t records = 0;
+	__u32 target;
+	char *end;
+	FILE *out;
+	pid_t pid;
+
+	while ((opt = getopt_long(argc, argv, "+o:ar:", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			path = optarg;
+			break;
+		case 'a':
+			config.flags |= VMT_CONFIG_SYSTEM_WIDE;
+			break;
+		case 'r':
+			errno = 0;
+			config.ring_records = (__u32)strtoul(optarg, &end, 0);
+			if (errno || *end || !*optarg) {
+				fprintf(stderr, "vmtrace record-raw: bad ring size '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'O':
+			config.flags |= VMT_CONFIG_OVERWRITE;
+			break;
+		default:
+			fputs(record_raw_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs(record_raw_usage, stderr);
+		return 2;
+	}
+
+	fd = vmt_device_open();
+	if (fd < 0) {
+		fprintf(stderr, "vmtrace record-raw: cannot open %s: %s%s\n", VMT_DEVICE_PATH,
+			strerror(-fd), fd == -ENOENT ? " (load vmtrace.ko first)" : "");
+		return 1;
+	}
+	out = fopen(path, "wb");
+	if (!out) {
+		fprintf(stderr, "vmtrace record-raw: cannot write %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	pid = spawn_held(argv + optind, &release_fd);
+	if (pid < 0) {
+		err = (int)pid;
+		failed = "fork";
+		goto out_close;
+	}
+	target = (__u32)pid;
+	if (!(config.flags & VMT_CONFIG_SYSTEM_WIDE)) {
+		config.nr_pids = 1;
+		config.pids_ptr = (__u64)(uintptr_t)&target;
+	}
+	err = vmt_device_configure(fd, &config);
+	if (err) {
+		failed = "configure";
+		goto out_abandon;
+	}
+	err = map_rings(fd, &rings);
+	if (err) {
+		failed = "mapping the rings";
+		goto out_abandon;
+	}
+	err = vmt_device_start(fd);
+	if (err) {
+		failed = "start";
+		goto out_abandon;
+	}
+	err = spawn_release(release_fd);
+	release_fd = -1;
+	if (err) {
+		failed = "starting the command";
+		vmt_device_stop(fd);
+		goto out_abandon;
+	}
+
+	for (;;) {
+		const struct timespec pause = { 0, 10 * 1000 * 1000 };
+		int wstatus;
+		pid_t done = waitpid(pid, &wstatus, WNOHANG);
+
+		if (done == pid) {
+			exit_status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+							 : 128 + WTERMSIG(wstatus);
+			break;
+		}
+		err = drain(&rings, out, &records);
+		if (err) {
+			failed = "draining the rings";
+			break;
+		}
+		nanosleep(&pause, NULL);
+	}
+	vmt_device_stop(fd);
+	if (!failed) {
+		err = drain(&rings, out, &records);
+		if (err)
+			failed = "draining the rings";
+	}
+	if (!failed && vmt_device_status(fd, &status) == 0)
+		print_summary(path, &rings, records, &status);
+	goto out_unmap;
+
+out_abandon:
+	if (release_fd >= 0)
+		spawn_abandon(pid, release_fd);
+	else
+		spawn_wait(pid);
+out_unmap:
+	unmap_rings(&rings);
+out_close:
+	if (fclose(out) && !failed) {
+		err = -errno;
+		failed = "closing the output";
+	}
+	close(fd);
+	if (failed) {
+		fprintf(stderr, "vmtrace record-raw: %s: %s\n", failed, strerror(-err));
+		return 1;
+	}
+	return exit_status;
+}
+
+static const char *const access_names[] = { "?", "R", "W", "?", "X" };
+static const char *const cause_names[] = { "protection", "demand", "cow", "other" };
+
+/* vmtrace dump-raw FILE: one record a line. */
+int cmd_dump_raw(int argc, char **argv)
+{
+	struct vmt_record rec;
+	unsigned long long index = 0;
+	size_t n;
+	FILE *in;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: vmtrace dump-raw FILE\n");
+		return 2;
+	}
+	in = fopen(argv[1], "rb");
+	if (!in) {
+		fprintf(stderr, "vmtrace dump-raw: cannot read %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	while ((n = fread(&rec, 1, sizeof(rec), in)) == sizeof(rec)) {
+		switch (rec.hdr.type) {
+		case VMT_REC_REFERENCE:
+			printf("%llu ref cpu=%u pid=%u tid=%u addr=0x%llx ip=0x%llx access=%s mode=%s cause=%s err=0x%x\n",
+			       (unsigned long long)rec.hdr.time_ns, rec.hdr.cpu, rec.hdr.pid,
+			       rec.hdr.tid, (unsigned long long)rec.ref.vaddr,
+			       (unsigned long long)rec.ref.ip,
+			       rec.ref.access < 5 ? access_names[rec.ref.access] : "?",
+			       rec.ref.kernel_mode ? "kernel" : "user",
+			       rec.ref.cause < 4 ? cause_names[rec.ref.cause] : "?",
+			       rec.ref.error_code);
+			break;
+		case VMT_REC_LOST:
+			printf("%llu lost cpu=%u count=%llu\n", (unsigned long long)rec.hdr.time_ns,
+			       rec.hdr.cpu, (unsigned long long)rec.lost.count);
+			break;
+		default:
+			printf("%llu type=%u cpu=%u\n", (unsigned long long)rec.hdr.time_ns,
+			       rec.hdr.type, rec.hdr.cpu);
+		}
+		index++;
+	}
+	if (ferror(in) || n) {
+		fprintf(stderr, "vmtrace dump-raw: %s: %s at record %llu (byte offset %llu)\n",
+			argv[1], n ? "truncated record" : "read error", index,
+			index * (unsigned long long)sizeof(rec));
+		fclose(in);
+		return 1;
+	}
+	fclose(in);
+	return 0;
+}

@@ -18,6 +18,7 @@
 #include <asm/trap_pf.h>
 
 #include "compat.h"
+#include "protect.h"
 #include "session.h"
 
 static struct tracepoint *vmt_tp_fault_user;
@@ -50,10 +51,17 @@ static u8 vmt_access_type(unsigned long error_code)
 	return VMT_ACCESS_READ;
 }
 
-static u8 vmt_fault_cause(unsigned long error_code)
+/*
+ * Why the access faulted, from the error code and the PTE as it is before
+ * the fault is handled: protnone (ours), none (first touch), present and
+ * written (copy-on-write), or anything else (swap, migration, uffd...).
+ */
+static u8 vmt_fault_cause(unsigned long error_code, pte_t pte)
 {
+	if (pte_protnone(pte))
+		return VMT_CAUSE_PROTECTION;
 	if (!(error_code & X86_PF_PROT))
-		return VMT_CAUSE_DEMAND;
+		return pte_none(pte) ? VMT_CAUSE_DEMAND : VMT_CAUSE_OTHER;
 	if (error_code & X86_PF_WRITE)
 		return VMT_CAUSE_COW;
 	return VMT_CAUSE_OTHER;
@@ -64,6 +72,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 {
 	struct vmt_cpu_ring *cr;
 	struct vmt_record rec;
+	pte_t pte;
 	int cpu;
 
 	/*
@@ -74,6 +83,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 	if (!in_task() || !vmt_is_target(current))
 		return;
 
+	pte = vmt_pte_lookup_lockless(current->mm, address);
 	cpu = smp_processor_id();
 	cr = vmt_session.rings[cpu];
 	memset(&rec, 0, sizeof(rec));
@@ -88,7 +98,10 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 	rec.ref.error_code = error_code;
 	rec.ref.access = vmt_access_type(error_code);
 	rec.ref.kernel_mode = kernel_mode;
-	rec.ref.cause = vmt_fault_cause(error_code);
+	rec.ref.cause = vmt_fault_cause(error_code, pte);
+	/* pte_pfn() undoes the PFN inversion of protnone PTEs. */
+	if (pte_present(pte))
+		rec.ref.pfn = pte_pfn(pte);
 
 	cr->faults++;
 	vmt_ring_write(&cr->ring, &rec);

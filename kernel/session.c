@@ -13,6 +13,8 @@
 #include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -21,6 +23,7 @@
 
 struct vmt_session vmt_session = {
 	.lock = __MUTEX_INITIALIZER(vmt_session.lock),
+	.rings_lock = __MUTEX_INITIALIZER(vmt_session.rings_lock),
 	.state = VMT_STATE_OFF,
 };
 
@@ -103,7 +106,7 @@ int vmt_settings_check(const struct vmt_settings *settings)
 	if (settings->flags & ~VMT_CONFIG_FLAGS)
 		return -EINVAL;
 	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE)
-		return settings->nr_pids ? -EINVAL : 0;
+		return settings->nr_pids || (settings->flags & VMT_CONFIG_PROTECT) ? -EINVAL : 0;
 	if (!settings->nr_pids || settings->nr_pids > VMT_MAX_PIDS)
 		return -EINVAL;
 	for (i = 0; i < settings->nr_pids; i++)
@@ -140,20 +143,25 @@ int vmt_session_configure(const struct vmt_settings *settings)
 		goto out_unlock;
 	}
 	if (!s->rings || next.ring_records != s->settings.ring_records) {
-		struct vmt_cpu_ring **rings;
+		struct vmt_cpu_ring **rings, **old;
 
-		if (atomic_read(&s->mappings)) {
-			err = -EBUSY;
-			goto out_unlock;
-		}
 		rings = vmt_rings_alloc(vmt_ring_stride(next.ring_records));
 		if (!rings) {
 			err = -ENOMEM;
 			goto out_unlock;
 		}
-		vmt_rings_free(s->rings);
+		mutex_lock(&s->rings_lock);
+		if (atomic_read(&s->mappings)) {
+			mutex_unlock(&s->rings_lock);
+			vmt_rings_free(rings);
+			err = -EBUSY;
+			goto out_unlock;
+		}
+		old = s->rings;
 		s->rings = rings;
 		s->ring_stride = vmt_ring_stride(next.ring_records);
+		mutex_unlock(&s->rings_lock);
+		vmt_rings_free(old);
 	}
 	s->settings = next;
 	s->configured = true;
@@ -161,6 +169,69 @@ int vmt_session_configure(const struct vmt_settings *settings)
 out_unlock:
 	mutex_unlock(&s->lock);
 	return err;
+}
+
+/* The address space of the process @tgid, with a reference, or NULL. */
+static struct mm_struct *vmt_get_process_mm(pid_t tgid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+
+	struct pid *pid = find_get_pid(tgid);
+
+	task = get_pid_task(pid, PIDTYPE_TGID);
+	put_pid(pid);
+	if (!task)
+		return NULL;
+	mm = get_task_mm(task);
+	put_task_struct(task);
+	return mm;
+}
+
+/*
+ * Protect each target's pages. The probes are attached first, so that no
+ * access to a protected page goes unlogged. A target that has exited, or
+ * has no address space, is passed over.
+ */
+static void __vmt_protect_targets(struct vmt_session *s)
+{
+	struct mm_struct *mm;
+	u32 i;
+
+	for (i = 0; i < s->settings.nr_pids; i++) {
+		mm = vmt_get_process_mm(s->settings.pids[i]);
+		if (!mm)
+			continue;
+		mmap_read_lock(mm);
+		vmt_protect_mm(mm, &s->protect);
+		mmap_read_unlock(mm);
+		mmgrab(mm);
+		s->mms[i] = mm;
+		mmput(mm);
+	}
+}
+
+static void __vmt_unprotect_targets(struct vmt_session *s)
+{
+	struct vmt_protect_counts restored = {};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(s->mms); i++) {
+		struct mm_struct *mm = s->mms[i];
+
+		if (!mm)
+			continue;
+		/* An address space already torn down has nothing to restore. */
+		if (mmget_not_zero(mm)) {
+			mmap_read_lock(mm);
+			vmt_unprotect_mm(mm, &restored);
+			mmap_read_unlock(mm);
+			mmput(mm);
+		}
+		mmdrop(mm);
+		s->mms[i] = NULL;
+	}
+	s->restored = restored.ptes;
 }
 
 /**
@@ -184,9 +255,13 @@ int vmt_session_start(void)
 		goto out_unlock;
 	}
 	__vmt_rings_reset(s);
+	memset(&s->protect, 0, sizeof(s->protect));
+	s->restored = 0;
 	err = vmt_probes_register();
 	if (err)
 		goto out_unlock;
+	if (s->settings.flags & VMT_CONFIG_PROTECT)
+		__vmt_protect_targets(s);
 	WRITE_ONCE(s->state, VMT_STATE_ON);
 	pr_info("vmtrace: tracing on\n");
 out_unlock:
@@ -196,6 +271,8 @@ out_unlock:
 
 static void __vmt_session_stop(struct vmt_session *s)
 {
+	/* Restore first: accesses until the probes go are still logged. */
+	__vmt_unprotect_targets(s);
 	vmt_probes_unregister();
 	WRITE_ONCE(s->state, VMT_STATE_OFF);
 	pr_info("vmtrace: tracing off\n");
@@ -237,6 +314,10 @@ void vmt_session_status(struct vmt_status *status)
 	mutex_lock(&s->lock);
 	status->state = s->state;
 	status->nr_rings = nr_cpu_ids;
+	status->protected = s->protect.ptes;
+	status->restored = s->restored;
+	status->skipped_vmas = s->protect.skipped_vmas;
+	status->huge_pmds = s->protect.huge_pmds;
 	if (s->rings) {
 		for_each_possible_cpu(cpu) {
 			cr = s->rings[cpu];
@@ -260,16 +341,16 @@ int vmt_session_geometry(struct vmt_geometry *geometry)
 	int err = 0;
 
 	memset(geometry, 0, sizeof(*geometry));
-	mutex_lock(&s->lock);
+	mutex_lock(&s->rings_lock);
 	if (s->rings) {
 		geometry->nr_rings = nr_cpu_ids;
-		geometry->ring_records = s->settings.ring_records;
+		geometry->ring_records = (s->ring_stride - PAGE_SIZE) / VMT_RECORD_SIZE;
 		geometry->records_offset = PAGE_SIZE;
 		geometry->ring_stride = s->ring_stride;
 	} else {
 		err = -ENODEV;
 	}
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->rings_lock);
 	return err;
 }
 
@@ -305,7 +386,7 @@ int vmt_session_mmap(struct vm_area_struct *vma)
 	u64 cpu, within;
 	int err = -EINVAL;
 
-	mutex_lock(&s->lock);
+	mutex_lock(&s->rings_lock);
 	if (!s->rings) {
 		err = -ENODEV;
 		goto out_unlock;
@@ -333,7 +414,7 @@ int vmt_session_mmap(struct vm_area_struct *vma)
 	vma->vm_ops = &vmt_vm_ops;
 	atomic_inc(&s->mappings);
 out_unlock:
-	mutex_unlock(&s->lock);
+	mutex_unlock(&s->rings_lock);
 	return err;
 }
 

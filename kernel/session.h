@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <uapi/linux/vmtrace.h>
 
+#include "protect.h"
 #include "ring.h"
 
 /* One CPU's ring and the memory it lives in (mapped by readers). */
@@ -29,7 +30,11 @@ struct vmt_settings {
 
 /*
  * struct vmt_session - the one tracing session
- * @lock:	serializes configure, start, stop, status and mmap set-up
+ * @lock:	serializes configure, start, stop and status; taken before a
+ *		target's mmap_lock (protecting its pages)
+ * @rings_lock:	guards @rings and @ring_stride for mmap, which runs with the
+ *		reader's mmap_lock held: it must not need @lock (lock order
+ *		@lock -> mmap_lock -> @rings_lock)
  * @state:	VMT_STATE_*; written under @lock, read by sysfs without it
  * @settings:	what the last configure set; immutable while tracing, so
  *		the probes read it without a lock
@@ -38,15 +43,23 @@ struct vmt_settings {
  * @ring_stride: bytes between two rings in the mmap space
  * @mappings:	live mappings of any ring; rings cannot be freed while > 0
  * @configured:	configure succeeded at least once
+ * @mms:	with VMT_CONFIG_PROTECT, the targets' address spaces protected
+ *		at start (mmgrab'ed), to restore at stop
+ * @protect:	what protecting them did
+ * @restored:	PTEs mapped back at stop
  */
 struct vmt_session {
 	struct mutex lock;	/* see above */
+	struct mutex rings_lock;	/* see above */
 	enum vmt_state state;
 	struct vmt_settings settings;
 	struct vmt_cpu_ring **rings;
 	size_t ring_stride;
 	atomic_t mappings;
 	bool configured;
+	struct mm_struct *mms[VMT_MAX_PIDS];
+	struct vmt_protect_counts protect;
+	u64 restored;
 };
 
 extern struct vmt_session vmt_session;

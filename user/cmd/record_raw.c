@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] -- COMMAND [ARGS...]
+ * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--protect]
+ *                    (-p PID | -- COMMAND [ARGS...])
  *
- * The smallest end-to-end reader: configures the module to trace COMMAND (or,
- * with -a, every process while COMMAND runs), maps every CPU's ring, and
+ * The smallest end-to-end reader: configures the module to trace COMMAND, or
+ * the running process PID until it exits or SIGINT/SIGTERM (or, with -a,
+ * every process while COMMAND runs), maps every CPU's ring, and
  * writes the raw 64-byte records to FILE (default vmtrace.raw) as it drains
  * them. The collector (`vmtrace record`) replaces it with a compressed,
  * seekable trace; this one proves the path and feeds the tests.
@@ -12,6 +14,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +30,16 @@
 #define DRAIN_BATCH 1024
 
 static const char record_raw_usage[] =
-	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] -- COMMAND [ARGS...]\n";
+	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--protect]\n"
+	"                          (-p PID | -- COMMAND [ARGS...])\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
 
 struct raw_rings {
 	struct vmt_geometry geometry;
@@ -96,6 +110,13 @@ static void print_summary(const char *path, struct raw_rings *rings, uint64_t re
 				(unsigned long long)rings->overwritten[cpu]);
 	}
 	fprintf(stderr, ") ]\n");
+	if (status->protected || status->restored || status->skipped_vmas || status->huge_pmds)
+		fprintf(stderr, "[ protection: %llu PTEs protected at start, %llu restored at stop, "
+			"%llu VMAs skipped, %llu huge pages not protected ]\n",
+			(unsigned long long)status->protected,
+			(unsigned long long)status->restored,
+			(unsigned long long)status->skipped_vmas,
+			(unsigned long long)status->huge_pmds);
 }
 
 int cmd_record_raw(int argc, char **argv)
@@ -105,6 +126,8 @@ int cmd_record_raw(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "ring-records", required_argument, NULL, 'r' },
 		{ "overwrite", no_argument, NULL, 'O' },
+		{ "protect", no_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = "vmtrace.raw";
@@ -117,9 +140,10 @@ int cmd_record_raw(int argc, char **argv)
 	__u32 target;
 	char *end;
 	FILE *out;
-	pid_t pid;
+	pid_t pid, attach = 0;
+	int pidfd = -1;
 
-	while ((opt = getopt_long(argc, argv, "+o:ar:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:ar:p:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			path = optarg;
@@ -138,15 +162,35 @@ int cmd_record_raw(int argc, char **argv)
 		case 'O':
 			config.flags |= VMT_CONFIG_OVERWRITE;
 			break;
+		case 'P':
+			config.flags |= VMT_CONFIG_PROTECT;
+			break;
+		case 'p':
+			errno = 0;
+			attach = (pid_t)strtol(optarg, &end, 10);
+			if (errno || *end || attach <= 0) {
+				fprintf(stderr, "vmtrace record-raw: bad pid '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		default:
 			fputs(record_raw_usage, stderr);
 			return 2;
 		}
 	}
-	if (optind >= argc) {
+	if ((optind >= argc) == !attach || (attach && (config.flags & VMT_CONFIG_SYSTEM_WIDE))) {
 		fputs(record_raw_usage, stderr);
 		return 2;
 	}
+	if (attach) {
+		pidfd = (int)syscall(SYS_pidfd_open, attach, 0);
+		if (pidfd < 0) {
+			fprintf(stderr, "vmtrace record-raw: pid %d: %s\n", attach, strerror(errno));
+			return 1;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 
 	fd = vmt_device_open();
 	if (fd < 0) {
@@ -160,11 +204,15 @@ int cmd_record_raw(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	pid = spawn_held(argv + optind, &release_fd);
-	if (pid < 0) {
-		err = (int)pid;
-		failed = "fork";
-		goto out_close;
+	if (attach) {
+		pid = attach;
+	} else {
+		pid = spawn_held(argv + optind, &release_fd);
+		if (pid < 0) {
+			err = (int)pid;
+			failed = "fork";
+			goto out_close;
+		}
 	}
 	target = (__u32)pid;
 	if (!(config.flags & VMT_CONFIG_SYSTEM_WIDE)) {
@@ -186,20 +234,32 @@ int cmd_record_raw(int argc, char **argv)
 		failed = "start";
 		goto out_abandon;
 	}
-	err = spawn_release(release_fd);
-	release_fd = -1;
-	if (err) {
-		failed = "starting the command";
-		vmt_device_stop(fd);
-		goto out_abandon;
+	if (!attach) {
+		err = spawn_release(release_fd);
+		release_fd = -1;
+		if (err) {
+			failed = "starting the command";
+			vmt_device_stop(fd);
+			goto out_abandon;
+		}
 	}
+	fprintf(stderr, "vmtrace record-raw: tracing %s %d\n", attach ? "pid" : "command", pid);
 
 	for (;;) {
 		const struct timespec pause = { 0, 10 * 1000 * 1000 };
+		struct pollfd exited = { .fd = pidfd, .events = POLLIN };
 		int wstatus;
-		pid_t done = waitpid(pid, &wstatus, WNOHANG);
 
-		if (done == pid) {
+		if (interrupted) {
+			exit_status = 0;
+			break;
+		}
+		if (attach) {
+			if (poll(&exited, 1, 0) == 1) {
+				exit_status = 0;
+				break;
+			}
+		} else if (waitpid(pid, &wstatus, WNOHANG) == pid) {
 			exit_status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
 							 : 128 + WTERMSIG(wstatus);
 			break;
@@ -224,7 +284,7 @@ int cmd_record_raw(int argc, char **argv)
 out_abandon:
 	if (release_fd >= 0)
 		spawn_abandon(pid, release_fd);
-	else
+	else if (!attach)
 		spawn_wait(pid);
 out_unmap:
 	unmap_rings(&rings);
@@ -234,6 +294,8 @@ out_close:
 		failed = "closing the output";
 	}
 	close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (failed) {
 		fprintf(stderr, "vmtrace record-raw: %s: %s\n", failed, strerror(-err));
 		return 1;
@@ -264,10 +326,10 @@ int cmd_dump_raw(int argc, char **argv)
 	while ((n = fread(&rec, 1, sizeof(rec), in)) == sizeof(rec)) {
 		switch (rec.hdr.type) {
 		case VMT_REC_REFERENCE:
-			printf("%llu ref cpu=%u pid=%u tid=%u addr=0x%llx ip=0x%llx access=%s mode=%s cause=%s err=0x%x\n",
+			printf("%llu ref cpu=%u pid=%u tid=%u addr=0x%llx ip=0x%llx pfn=0x%llx access=%s mode=%s cause=%s err=0x%x\n",
 			       (unsigned long long)rec.hdr.time_ns, rec.hdr.cpu, rec.hdr.pid,
 			       rec.hdr.tid, (unsigned long long)rec.ref.vaddr,
-			       (unsigned long long)rec.ref.ip,
+			       (unsigned long long)rec.ref.ip, (unsigned long long)rec.ref.pfn,
 			       rec.ref.access < 5 ? access_names[rec.ref.access] : "?",
 			       rec.ref.kernel_mode ? "kernel" : "user",
 			       rec.ref.cause < 4 ? cause_names[rec.ref.cause] : "?",

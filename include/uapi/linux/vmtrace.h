@@ -137,7 +137,16 @@ struct vmt_version {
 /* struct vmt_config.flags */
 #define VMT_CONFIG_SYSTEM_WIDE	0x1	/* every user process; pids ignored */
 #define VMT_CONFIG_OVERWRITE	0x2	/* rings are flight recorders */
-#define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE)
+/*
+ * Protect the targets' present pages at start, so that the first access to
+ * each after it faults and is logged (cause VMT_CAUSE_PROTECTION); stop maps
+ * back what was not touched. Needs pids (not system-wide). The enabled set
+ * that re-protects pages as they age is not implemented yet: each page is
+ * logged once, at its first access after start.
+ */
+#define VMT_CONFIG_PROTECT	0x4
+#define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE | \
+				 VMT_CONFIG_PROTECT)
 
 #define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
 #define VMT_MAX_RING_RECORDS		(1U << 24)
@@ -168,7 +177,11 @@ struct vmt_status {
 	__u64 faults;		/* faults of targets seen by the probes */
 	__u64 records;		/* records written to the rings */
 	__u64 lost;		/* records dropped because a ring was full */
-	__u64 reserved[6];
+	__u64 protected;	/* PTEs protected at start */
+	__u64 restored;		/* protnone PTEs mapped back at stop */
+	__u64 skipped_vmas;	/* hugetlb, VM_IO, VM_PFNMAP, VM_MIXEDMAP: not protected */
+	__u64 huge_pmds;	/* transparent huge pages: not protected yet */
+	__u64 reserved[2];
 };
 
 /*

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Page protection, kVMTrace-style: present user PTEs become PROT_NONE
+ * ("protnone") PTEs, so the next access faults; the kernel's NUMA-hinting
+ * fault path (do_numa_page) restores them.
+ */
+#ifndef _VMTRACE_PROTECT_H
+#define _VMTRACE_PROTECT_H
+
+#include <linux/mm_types.h>
+#include <linux/types.h>
+
+struct vmt_protect_counts {
+	u64 ptes;		/* PTEs changed */
+	u64 skipped_vmas;	/* hugetlb, VM_IO, VM_PFNMAP, VM_MIXEDMAP */
+	u64 huge_pmds;		/* transparent huge pages, left unprotected */
+};
+
+void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
+void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
+pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr);
+
+#endif /* _VMTRACE_PROTECT_H */

@@ -7,8 +7,8 @@ echo "== $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /pr
 insmod /opt/vmtrace/lib/vmtrace.ko
 echo "== module loaded: /dev/vmtrace $(stat -c %a /dev/vmtrace), ABI $(cat /sys/kernel/vmtrace/abi_version)"
 vmtrace version
-echo "== workload: python3 + sqlite3"
-/usr/bin/time -f "   %e s, %R minor page faults, %M KiB max RSS" python3 - <<'PY'
+echo "== workload: python3 + sqlite3, traced by vmtrace (record-raw)"
+cat >/tmp/demo.py <<'PY'
 import random, sqlite3
 db = sqlite3.connect("/tmp/demo.db")
 db.execute("create table refs (page integer, cpu integer, kind text)")
@@ -20,6 +20,15 @@ for kind, n, pages in db.execute(
         "select kind, count(*), count(distinct page) from refs group by kind order by kind"):
     print(f"   {kind}: {n} rows, {pages} distinct pages")
 PY
+cd /tmp
+/usr/bin/time -f "   %e s, %R minor page faults, %M KiB max RSS" \
+	vmtrace record-raw -o demo.raw -- python3 demo.py
+vmtrace dump-raw demo.raw >demo.txt
+echo "== what the trace holds"
+awk '$2 == "ref" { split($9, a, "="); split($11, c, "="); n[a[2] " " c[2]]++; pages[substr($6, 1, length($6) - 3)] = 1 }
+     END { for (k in n) printf "   %-12s %6d references\n", k, n[k]; printf "   %d distinct pages\n", length(pages) }' demo.txt | sort
+echo "   first references:"
+grep ' ref ' demo.txt | head -3 | sed 's/^/     /'
 rmmod vmtrace
 echo "== module unloaded; kernel log:"
 dmesg | grep 'vmtrace:' | sed 's/^/   /'

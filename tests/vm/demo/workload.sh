@@ -28,7 +28,7 @@ echo "== what the trace holds"
 awk '$2 == "ref" { split($9, a, "="); split($11, c, "="); n[a[2] " " c[2]]++; pages[substr($6, 1, length($6) - 3)] = 1 }
      END { for (k in n) printf "   %-12s %6d references\n", k, n[k]; printf "   %d distinct pages\n", length(pages) }' demo.txt | sort
 echo "   first references:"
-grep ' ref ' demo.txt | head -3 | sed 's/^/     /'
+grep -m3 ' ref ' demo.txt | sed 's/^/     /'
 rmmod vmtrace
 echo "== module unloaded; kernel log:"
 dmesg | grep 'vmtrace:' | sed 's/^/   /'

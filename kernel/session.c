@@ -418,11 +418,6 @@ out_unlock:
 	return err;
 }
 
-int vmt_session_init(void)
-{
-	return 0;
-}
-
 /* Module unload: nothing maps the rings any more (the device holds the module). */
 void vmt_session_exit(void)
 {

@@ -64,7 +64,6 @@ struct vmt_session {
 
 extern struct vmt_session vmt_session;
 
-int vmt_session_init(void);
 void vmt_session_exit(void);
 int vmt_session_configure(const struct vmt_settings *settings);
 int vmt_session_start(void);

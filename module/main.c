@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace module glue: brings the session, /dev/vmtrace and
- * /sys/kernel/vmtrace up and down.
+ * vmtrace module glue: brings /dev/vmtrace and /sys/kernel/vmtrace up, and
+ * everything down (the session is static until the first configure).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,12 +16,9 @@ static int __init vmt_init(void)
 {
 	int err;
 
-	err = vmt_session_init();
-	if (err)
-		return err;
 	err = vmt_sysfs_init();
 	if (err)
-		goto out_session_exit;
+		return err;
 	err = vmt_device_register();
 	if (err)
 		goto out_sysfs_exit;
@@ -30,8 +27,6 @@ static int __init vmt_init(void)
 
 out_sysfs_exit:
 	vmt_sysfs_exit();
-out_session_exit:
-	vmt_session_exit();
 	return err;
 }
 

@@ -140,9 +140,8 @@ struct vmt_version {
 /*
  * Protect the targets' present pages at start, so that the first access to
  * each after it faults and is logged (cause VMT_CAUSE_PROTECTION); stop maps
- * back what was not touched. Needs pids (not system-wide). The enabled set
- * that re-protects pages as they age is not implemented yet: each page is
- * logged once, at its first access after start.
+ * back what was not touched. Needs pids (not system-wide). A page stays
+ * unprotected once accessed, so each is logged once per session.
  */
 #define VMT_CONFIG_PROTECT	0x4
 #define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE | \

@@ -80,7 +80,13 @@ $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -lbpf -lelf -lz
 
-tools: $(BUILD)/bin/vmtrace
+# Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
+TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
+$(BUILD)/bin/vmt-%: tests/vm/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+tools: $(BUILD)/bin/vmtrace $(TEST_PROGS)
 
 # ---- BPF programs -----------------------------------------------------------
 

@@ -2,8 +2,12 @@
 /*
  * Run-time lookups of kernel facilities that are not exported by name.
  */
+#include <linux/kprobes.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <asm/ibt.h>
+#include <asm/tlbflush.h>
 
 #include "compat.h"
 
@@ -35,4 +39,70 @@ struct tracepoint *vmt_find_tracepoint(const char *name)
 
 	for_each_kernel_tracepoint(vmt_match_tracepoint, &lookup);
 	return lookup.found;
+}
+
+typedef void (*vmt_flush_tlb_mm_range_t)(struct mm_struct *mm, unsigned long start,
+					 unsigned long end, unsigned int stride_shift,
+					 bool freed_tables);
+
+/* Set once at load, before any session can start; NULL: flush everything. */
+static vmt_flush_tlb_mm_range_t vmt_flush_tlb_mm_range;
+
+/**
+ * vmt_compat_init() - look up what is not exported, once, at load
+ *
+ * flush_tlb_mm_range() flushes one address space's range on the CPUs that
+ * may cache it; it is not exported, but a kprobe on it tells its address
+ * (LTTng-modules finds kallsyms_lookup_name() the same way). With indirect
+ * branch tracking the kernel seals functions it never calls through a
+ * pointer, replacing their ENDBR: calling one of those would trap, so then
+ * vmtrace flushes every CPU's whole TLB instead.
+ */
+void vmt_compat_init(void)
+{
+	struct kprobe kp = { .symbol_name = "flush_tlb_mm_range" };
+	void *addr;
+
+	if (register_kprobe(&kp)) {
+		pr_info("vmtrace: flush_tlb_mm_range not found: evictions flush every TLB\n");
+		return;
+	}
+	addr = kp.addr;
+	unregister_kprobe(&kp);
+	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && !is_endbr(*(u32 *)addr)) {
+		pr_info("vmtrace: flush_tlb_mm_range is sealed: evictions flush every TLB\n");
+		return;
+	}
+	vmt_flush_tlb_mm_range = addr;
+}
+
+static void vmt_flush_this_cpu(void *unused)
+{
+	__flush_tlb_all();
+}
+
+/**
+ * vmt_flush_tlb_range() - no CPU may use a TLB entry of @mm in [start, end)
+ * @mm:		the address space
+ * @start:	first byte
+ * @end:	byte after the last
+ *
+ * Context: process context, interrupts enabled (it waits for other CPUs).
+ */
+void vmt_flush_tlb_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	if (vmt_flush_tlb_mm_range)
+		vmt_flush_tlb_mm_range(mm, start, end, PAGE_SHIFT, false);
+	else
+		on_each_cpu(vmt_flush_this_cpu, NULL, 1);
+}
+
+/**
+ * vmt_flush_tlb_all_cpus() - flush every CPU's whole TLB
+ *
+ * Context: process context, interrupts enabled.
+ */
+void vmt_flush_tlb_all_cpus(void)
+{
+	on_each_cpu(vmt_flush_this_cpu, NULL, 1);
 }

@@ -10,7 +10,15 @@
 #include <linux/tracepoint.h>
 #include <linux/version.h>
 
+/* Shadow-stack VMAs (6.6+): their PTEs' Dirty bit means something else. */
+#ifndef VM_SHADOW_STACK
+#define VM_SHADOW_STACK VM_NONE
+#endif
+
 struct tracepoint *vmt_find_tracepoint(const char *name);
+void vmt_compat_init(void);
+void vmt_flush_tlb_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+void vmt_flush_tlb_all_cpus(void);
 
 /* vm_flags became read-only behind helpers in 6.3. */
 static inline void vmt_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags)

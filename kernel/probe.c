@@ -67,13 +67,37 @@ static u8 vmt_fault_cause(unsigned long error_code, pte_t pte)
 	return VMT_CAUSE_OTHER;
 }
 
+/*
+ * Stamp @rec as current's and write it to this CPU's ring. Interrupts stay
+ * off while it is written: the ring has one producer per CPU, and a fault
+ * probe on this CPU must not interleave with an eviction writing here.
+ */
+static void vmt_emit(struct vmt_record *rec, u16 type)
+{
+	struct vmt_cpu_ring *cr;
+	unsigned long flags;
+	int cpu;
+
+	local_irq_save(flags);
+	cpu = smp_processor_id();
+	cr = vmt_session.rings[cpu];
+	rec->hdr.time_ns = ktime_get_mono_fast_ns();
+	rec->hdr.pid = task_tgid_nr(current);
+	rec->hdr.tid = task_pid_nr(current);
+	rec->hdr.type = type;
+	rec->hdr.cpu = cpu;
+	if (type == VMT_REC_REFERENCE)
+		cr->faults++;
+	vmt_ring_write(&cr->ring, rec);
+	local_irq_restore(flags);
+}
+
 static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 			  unsigned long error_code, bool kernel_mode)
 {
-	struct vmt_cpu_ring *cr;
+	struct vmt_target *t;
 	struct vmt_record rec;
 	pte_t pte;
-	int cpu;
 
 	/*
 	 * Faults taken in interrupt or NMI context (perf reading a user stack)
@@ -84,14 +108,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 		return;
 
 	pte = vmt_pte_lookup_lockless(current->mm, address);
-	cpu = smp_processor_id();
-	cr = vmt_session.rings[cpu];
 	memset(&rec, 0, sizeof(rec));
-	rec.hdr.time_ns = ktime_get_mono_fast_ns();
-	rec.hdr.pid = task_tgid_nr(current);
-	rec.hdr.tid = task_pid_nr(current);
-	rec.hdr.type = VMT_REC_REFERENCE;
-	rec.hdr.cpu = cpu;
 	rec.ref.vaddr = address;
 	/* A kernel-mode ip is a kernel address: never handed to readers. */
 	rec.ref.ip = kernel_mode ? 0 : instruction_pointer(regs);
@@ -102,9 +119,34 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 	/* pte_pfn() undoes the PFN inversion of protnone PTEs. */
 	if (pte_present(pte))
 		rec.ref.pfn = pte_pfn(pte);
+	vmt_emit(&rec, VMT_REC_REFERENCE);
 
-	cr->faults++;
-	vmt_ring_write(&cr->ring, &rec);
+	if (vmt_session.settings.flags & VMT_CONFIG_PROTECT) {
+		t = vmt_session_target(current->mm);
+		if (t)
+			vmt_enabled_admit(t, address, instruction_pointer(regs), kernel_mode);
+	}
+}
+
+/**
+ * vmt_log_evict() - write the EVICT record of a page protected again
+ * @addr:	the page's address
+ * @old:	its PTE before it was protected
+ *
+ * Context: process context, current is the evicting thread.
+ */
+void vmt_log_evict(unsigned long addr, pte_t old)
+{
+	struct vmt_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.ref.vaddr = addr;
+	rec.ref.pfn = pte_pfn(old);
+	if (pte_dirty(old))
+		rec.ref.evict_flags |= VMT_EVICT_DIRTY;
+	if (pte_young(old))
+		rec.ref.evict_flags |= VMT_EVICT_ACCESSED;
+	vmt_emit(&rec, VMT_REC_EVICT);
 }
 
 static void vmt_probe_fault_user(void *data, unsigned long address,

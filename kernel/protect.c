@@ -9,25 +9,30 @@
  * handle_pte_fault() sends protnone PTEs of accessible VMAs to do_numa_page(),
  * which maps the page back with the VMA's protection.
  *
+ * Protecting a page also clears its Accessed bit and hands its Dirty bit to
+ * the folio (as zapping a PTE does), so that an eviction can tell whether the
+ * page was written while it was enabled. do_numa_page() keeps Dirty as it is
+ * and sets Accessed.
+ *
  * Locking: the caller holds mmap_read_lock, so VMAs do not change and page
  * tables are not freed; apply_to_existing_page_range() takes each PTE table's
  * lock around our callback. The PTE is swapped out atomically so that a
  * Dirty bit the hardware sets concurrently is not lost, as mprotect does.
- * One full TLB flush on every CPU follows the walk: __flush_tlb_all() is
- * what modules may call (flush_tlb_mm_range() is not exported).
+ * The caller flushes the TLB before it counts a page as protected.
  */
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/smp.h>
 #include <asm/pgtable.h>
-#include <asm/tlbflush.h>
 
+#include "compat.h"
 #include "protect.h"
 
 struct vmt_pte_walk {
 	struct mm_struct *mm;
 	u64 changed;
+	pte_t last;		/* the last PTE changed, as it was before */
 };
 
 static pte_t vmt_pte_mkprotnone(pte_t pte)
@@ -56,7 +61,12 @@ static int vmt_protect_pte(pte_t *ptep, unsigned long addr, void *data)
 	if (!pte_present(pte) || pte_protnone(pte) || pte_special(pte))
 		return 0;
 	pte = ptep_get_and_clear(walk->mm, addr, ptep);
-	set_pte_at(walk->mm, addr, ptep, vmt_pte_mkprotnone(pte));
+	walk->last = pte;
+	if (pte_dirty(pte)) {
+		folio_mark_dirty(page_folio(pte_page(pte)));
+		pte = pte_mkclean(pte);
+	}
+	set_pte_at(walk->mm, addr, ptep, vmt_pte_mkprotnone(pte_mkold(pte)));
 	walk->changed++;
 	return 0;
 }
@@ -77,7 +87,8 @@ static int vmt_unprotect_pte(pte_t *ptep, unsigned long addr, void *data)
 /* VMAs whose pages are not ordinary, or that the program made inaccessible. */
 static bool vmt_vma_skipped(struct vm_area_struct *vma)
 {
-	return vma->vm_flags & (VM_HUGETLB | VM_IO | VM_PFNMAP | VM_MIXEDMAP);
+	return vma->vm_flags & (VM_HUGETLB | VM_IO | VM_PFNMAP | VM_MIXEDMAP |
+				VM_SHADOW_STACK);
 }
 
 static bool vmt_vma_accessible(struct vm_area_struct *vma)
@@ -132,11 +143,6 @@ static void vmt_walk_range(struct mm_struct *mm, unsigned long start, unsigned l
 	}
 }
 
-static void vmt_flush_this_cpu(void *unused)
-{
-	__flush_tlb_all();
-}
-
 /**
  * vmt_protect_mm() - protect every present PTE of @mm's ordinary VMAs
  * @mm:		the address space; the caller holds mmap_read_lock
@@ -165,7 +171,7 @@ void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts)
 	counts->ptes += walk.changed;
 	/* Stale TLB entries would let accesses through unseen. */
 	if (walk.changed)
-		on_each_cpu(vmt_flush_this_cpu, NULL, 1);
+		vmt_flush_tlb_all_cpus();
 }
 
 /**
@@ -189,6 +195,57 @@ void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts)
 		vmt_walk_range(mm, vma->vm_start, vma->vm_end, vmt_unprotect_pte, &walk, NULL);
 	}
 	counts->ptes += walk.changed;
+}
+
+/**
+ * vmt_protect_page() - protect one page again
+ * @mm:		the address space; the caller holds mmap_read_lock
+ * @addr:	the page's address
+ * @old:	set to the PTE as it was, when one was protected
+ *
+ * Leaves alone a page that is no longer mapped, or whose VMA is one
+ * vmt_protect_mm() passes over. The caller flushes the TLB.
+ *
+ * Return: true when a PTE was protected.
+ */
+bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old)
+{
+	struct vmt_pte_walk walk = { .mm = mm };
+	struct vm_area_struct *vma;
+
+	lockdep_assert_held(&mm->mmap_lock);
+	vma = vma_lookup(mm, addr);
+	if (!vma || vmt_vma_skipped(vma) || !vmt_vma_accessible(vma))
+		return false;
+	vmt_walk_range(mm, addr, addr + PAGE_SIZE, vmt_protect_pte, &walk, NULL);
+	*old = walk.last;
+	return walk.changed;
+}
+
+/**
+ * vmt_pte_test_and_clear_young() - whether a page was accessed; clears the bit
+ * @mm:		the address space; the caller holds mmap_read_lock
+ * @addr:	the page's address
+ *
+ * Context: interrupts off (the walk is lockless, as in GUP-fast). The bit
+ * is cleared atomically, as the hardware sets it; the caller flushes the TLB
+ * so that the next access sets it again.
+ *
+ * Return: true when a present PTE maps @addr with its Accessed bit set.
+ */
+bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t pmd;
+	pte_t *ptep;
+
+	lockdep_assert_irqs_disabled();
+	pmd = vmt_pmd_read(mm, addr);
+	if (pmd_none(pmd) || pmd_leaf(pmd) || pmd_trans_huge(pmd) || pmd_bad(pmd))
+		return false;
+	ptep = pte_offset_kernel(&pmd, addr);
+	if (!pte_present(ptep_get(ptep)) || pte_protnone(ptep_get(ptep)))
+		return false;
+	return test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&ptep->pte);
 }
 
 /**

@@ -21,10 +21,14 @@
 #include "compat.h"
 #include "session.h"
 
+static void vmt_reprotect(struct work_struct *work);
+
 struct vmt_session vmt_session = {
 	.lock = __MUTEX_INITIALIZER(vmt_session.lock),
 	.rings_lock = __MUTEX_INITIALIZER(vmt_session.rings_lock),
 	.state = VMT_STATE_OFF,
+	.reprotect_work = __DELAYED_WORK_INITIALIZER(vmt_session.reprotect_work,
+						     vmt_reprotect, 0),
 };
 
 static size_t vmt_ring_stride(u32 ring_records)
@@ -105,6 +109,14 @@ int vmt_settings_check(const struct vmt_settings *settings)
 		return -EINVAL;
 	if (settings->flags & ~VMT_CONFIG_FLAGS)
 		return -EINVAL;
+	if (settings->flags & VMT_CONFIG_PROTECT) {
+		if (settings->enabled_pages > VMT_MAX_ENABLED_PAGES ||
+		    settings->policy > VMT_POLICY_CLOCK ||
+		    settings->reprotect_ms > VMT_MAX_REPROTECT_MS)
+			return -EINVAL;
+	} else if (settings->enabled_pages || settings->policy || settings->reprotect_ms) {
+		return -EINVAL;
+	}
 	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE)
 		return settings->nr_pids || (settings->flags & VMT_CONFIG_PROTECT) ? -EINVAL : 0;
 	if (!settings->nr_pids || settings->nr_pids > VMT_MAX_PIDS)
@@ -188,50 +200,129 @@ static struct mm_struct *vmt_get_process_mm(pid_t tgid)
 	return mm;
 }
 
-/*
- * Protect each target's pages. The probes are attached first, so that no
- * access to a protected page goes unlogged. A target that has exited, or
- * has no address space, is passed over.
+/**
+ * vmt_session_target() - the traced address space @mm, if it is one
+ * @mm:		an address space
+ *
+ * Context: any; lockless. Targets are added while the probes run and
+ * removed only after they are detached and every eviction has run.
+ *
+ * Return: the target, or NULL.
  */
-static void __vmt_protect_targets(struct vmt_session *s)
+struct vmt_target *vmt_session_target(struct mm_struct *mm)
+{
+	struct vmt_session *s = &vmt_session;
+	/* Pairs with the release in __vmt_add_target(): the entry is filled in. */
+	u32 i, n = smp_load_acquire(&s->nr_targets);
+
+	for (i = 0; i < n; i++)
+		if (s->targets[i].mm == mm)
+			return &s->targets[i];
+	return NULL;
+}
+
+/*
+ * Make @mm a target and protect its pages. The probes are attached first,
+ * and the target published before its pages are protected, so that no
+ * access to a protected page goes unlogged or unadmitted.
+ */
+static int __vmt_add_target(struct vmt_session *s, struct mm_struct *mm)
+{
+	struct vmt_target *t = &s->targets[s->nr_targets];
+	u32 slots = vmt_eset_slots(s->settings.enabled_pages);
+	struct vmt_eset_entry *entries;
+
+	entries = vmalloc(array_size(slots, sizeof(*entries)));
+	if (!entries)
+		return -ENOMEM;
+	raw_spin_lock_init(&t->lock);
+	vmt_eset_init(&t->set, entries, slots, s->settings.enabled_pages,
+		      s->settings.policy == VMT_POLICY_CLOCK);
+	t->evictions = 0;
+	mmgrab(mm);
+	t->mm = mm;
+	/* Publish to the lockless vmt_session_target(): the fields first. */
+	smp_store_release(&s->nr_targets, s->nr_targets + 1);
+
+	mmap_read_lock(mm);
+	vmt_protect_mm(mm, &s->protect);
+	mmap_read_unlock(mm);
+	return 0;
+}
+
+/* A target that has exited, or has no address space, is passed over. */
+static int __vmt_protect_targets(struct vmt_session *s)
 {
 	struct mm_struct *mm;
+	int err = 0;
 	u32 i;
 
-	for (i = 0; i < s->settings.nr_pids; i++) {
+	for (i = 0; i < s->settings.nr_pids && !err; i++) {
 		mm = vmt_get_process_mm(s->settings.pids[i]);
 		if (!mm)
 			continue;
-		mmap_read_lock(mm);
-		vmt_protect_mm(mm, &s->protect);
-		mmap_read_unlock(mm);
-		mmgrab(mm);
-		s->mms[i] = mm;
+		/* Two pids of one process (CLONE_VM) share a target. */
+		if (!vmt_session_target(mm))
+			err = __vmt_add_target(s, mm);
 		mmput(mm);
 	}
+	return err;
 }
 
+/* The probes are detached and no eviction runs: restore and forget. */
 static void __vmt_unprotect_targets(struct vmt_session *s)
 {
 	struct vmt_protect_counts restored = {};
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(s->mms); i++) {
-		struct mm_struct *mm = s->mms[i];
+	for (i = 0; i < s->nr_targets; i++) {
+		struct vmt_target *t = &s->targets[i];
 
-		if (!mm)
-			continue;
 		/* An address space already torn down has nothing to restore. */
-		if (mmget_not_zero(mm)) {
-			mmap_read_lock(mm);
-			vmt_unprotect_mm(mm, &restored);
-			mmap_read_unlock(mm);
-			mmput(mm);
+		if (mmget_not_zero(t->mm)) {
+			mmap_read_lock(t->mm);
+			vmt_unprotect_mm(t->mm, &restored);
+			mmap_read_unlock(t->mm);
+			mmput(t->mm);
 		}
-		mmdrop(mm);
-		s->mms[i] = NULL;
+		s->evictions += t->evictions;
+		s->overflows += t->set.overflows;
+		mmdrop(t->mm);
+		t->mm = NULL;
+		vfree(t->set.entries);
+		t->set.entries = NULL;
 	}
+	WRITE_ONCE(s->nr_targets, 0);
 	s->restored = restored.ptes;
+}
+
+/*
+ * Every reprotect_ms: protect every page of every target again, enabled
+ * ones included, and empty the enabled sets. Pages mapped without a fault
+ * (fault-around, populate) are caught this way too.
+ */
+static void vmt_reprotect(struct work_struct *work)
+{
+	struct vmt_session *s = &vmt_session;
+	struct vmt_protect_counts counts = {};
+	u32 i;
+
+	for (i = 0; i < READ_ONCE(s->nr_targets); i++) {
+		struct vmt_target *t = &s->targets[i];
+
+		if (!mmget_not_zero(t->mm))
+			continue;
+		mmap_read_lock(t->mm);
+		raw_spin_lock_irq(&t->lock);
+		vmt_eset_clear(&t->set);
+		raw_spin_unlock_irq(&t->lock);
+		vmt_protect_mm(t->mm, &counts);
+		mmap_read_unlock(t->mm);
+		mmput(t->mm);
+	}
+	WRITE_ONCE(s->reprotections, s->reprotections + counts.ptes);
+	schedule_delayed_work(&s->reprotect_work,
+			      msecs_to_jiffies(s->settings.reprotect_ms));
 }
 
 /**
@@ -257,11 +348,25 @@ int vmt_session_start(void)
 	__vmt_rings_reset(s);
 	memset(&s->protect, 0, sizeof(s->protect));
 	s->restored = 0;
+	s->reprotections = 0;
+	s->evictions = 0;
+	s->overflows = 0;
+	atomic64_set(&s->deferred, 0);
 	err = vmt_probes_register();
 	if (err)
 		goto out_unlock;
-	if (s->settings.flags & VMT_CONFIG_PROTECT)
-		__vmt_protect_targets(s);
+	if (s->settings.flags & VMT_CONFIG_PROTECT) {
+		err = __vmt_protect_targets(s);
+		if (err) {
+			vmt_probes_unregister();
+			vmt_enabled_quiesce();
+			__vmt_unprotect_targets(s);
+			goto out_unlock;
+		}
+		if (s->settings.reprotect_ms)
+			schedule_delayed_work(&s->reprotect_work,
+					      msecs_to_jiffies(s->settings.reprotect_ms));
+	}
 	WRITE_ONCE(s->state, VMT_STATE_ON);
 	pr_info("vmtrace: tracing on\n");
 out_unlock:
@@ -271,9 +376,14 @@ out_unlock:
 
 static void __vmt_session_stop(struct vmt_session *s)
 {
-	/* Restore first: accesses until the probes go are still logged. */
-	__vmt_unprotect_targets(s);
+	/*
+	 * Probes first, then the sweep and the evictions: after that nothing
+	 * protects a page any more, and restoring leaves no protnone PTE.
+	 */
 	vmt_probes_unregister();
+	cancel_delayed_work_sync(&s->reprotect_work);
+	vmt_enabled_quiesce();
+	__vmt_unprotect_targets(s);
 	WRITE_ONCE(s->state, VMT_STATE_OFF);
 	pr_info("vmtrace: tracing off\n");
 }
@@ -309,6 +419,7 @@ void vmt_session_status(struct vmt_status *status)
 	struct vmt_session *s = &vmt_session;
 	struct vmt_cpu_ring *cr;
 	int cpu;
+	u32 i;
 
 	memset(status, 0, sizeof(*status));
 	mutex_lock(&s->lock);
@@ -318,6 +429,18 @@ void vmt_session_status(struct vmt_status *status)
 	status->restored = s->restored;
 	status->skipped_vmas = s->protect.skipped_vmas;
 	status->huge_pmds = s->protect.huge_pmds;
+	status->deferred = atomic64_read(&s->deferred);
+	status->reprotections = READ_ONCE(s->reprotections);
+	status->evictions = s->evictions;
+	status->overflows = s->overflows;
+	for (i = 0; i < s->nr_targets; i++) {
+		struct vmt_target *t = &s->targets[i];
+
+		raw_spin_lock_irq(&t->lock);
+		status->evictions += t->evictions;
+		status->overflows += t->set.overflows;
+		raw_spin_unlock_irq(&t->lock);
+	}
 	if (s->rings) {
 		for_each_possible_cpu(cpu) {
 			cr = s->rings[cpu];
@@ -327,6 +450,28 @@ void vmt_session_status(struct vmt_status *status)
 		}
 	}
 	mutex_unlock(&s->lock);
+}
+
+/**
+ * vmt_session_lost_per_cpu() - records each ring dropped since the last start
+ * @lost:	filled in, one count per possible CPU in CPU order
+ * @max:	room in @lost
+ *
+ * Return: the number of counts filled in; 0 before the first configure.
+ */
+u32 vmt_session_lost_per_cpu(u64 *lost, u32 max)
+{
+	struct vmt_session *s = &vmt_session;
+	u32 n = 0;
+	int cpu;
+
+	mutex_lock(&s->lock);
+	if (s->rings)
+		for_each_possible_cpu(cpu)
+			if (n < max)
+				lost[n++] = READ_ONCE(s->rings[cpu]->ring.lost);
+	mutex_unlock(&s->lock);
+	return n;
 }
 
 /**

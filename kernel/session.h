@@ -8,8 +8,10 @@
 #include <linux/atomic.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/vmtrace.h>
 
+#include "enabled.h"
 #include "protect.h"
 #include "ring.h"
 
@@ -25,6 +27,9 @@ struct vmt_settings {
 	u32 ring_records;
 	u32 flags;
 	u32 nr_pids;
+	u32 enabled_pages;
+	u32 policy;
+	u32 reprotect_ms;
 	pid_t pids[VMT_MAX_PIDS];
 };
 
@@ -43,10 +48,17 @@ struct vmt_settings {
  * @ring_stride: bytes between two rings in the mmap space
  * @mappings:	live mappings of any ring; rings cannot be freed while > 0
  * @configured:	configure succeeded at least once
- * @mms:	with VMT_CONFIG_PROTECT, the targets' address spaces protected
- *		at start (mmgrab'ed), to restore at stop
+ * @targets:	with VMT_CONFIG_PROTECT, the targets' address spaces, protected
+ *		at start and restored at stop; the first @nr_targets are in use
+ * @nr_targets:	published with release once a target is filled in, read by
+ *		the probes with acquire; set to 0 only once they are detached
  * @protect:	what protecting them did
  * @restored:	PTEs mapped back at stop
+ * @evictions:	and @overflows: of the targets of the last session, once
+ *		they are gone
+ * @deferred:	evictions put off because no task_work slot was free
+ * @reprotections: PTEs protected again by @reprotect_work
+ * @reprotect_work: the periodic re-protection, when asked for
  */
 struct vmt_session {
 	struct mutex lock;	/* see above */
@@ -57,9 +69,15 @@ struct vmt_session {
 	size_t ring_stride;
 	atomic_t mappings;
 	bool configured;
-	struct mm_struct *mms[VMT_MAX_PIDS];
+	struct vmt_target targets[VMT_MAX_PIDS];
+	u32 nr_targets;
 	struct vmt_protect_counts protect;
 	u64 restored;
+	u64 evictions;
+	u64 overflows;
+	atomic64_t deferred;
+	u64 reprotections;
+	struct delayed_work reprotect_work;
 };
 
 extern struct vmt_session vmt_session;
@@ -69,12 +87,16 @@ int vmt_session_configure(const struct vmt_settings *settings);
 int vmt_session_start(void);
 int vmt_session_stop(void);
 void vmt_session_status(struct vmt_status *status);
+u32 vmt_session_lost_per_cpu(u64 *lost, u32 max);
 int vmt_session_geometry(struct vmt_geometry *geometry);
 int vmt_session_mmap(struct vm_area_struct *vma);
 int vmt_settings_check(const struct vmt_settings *settings);
 
+struct vmt_target *vmt_session_target(struct mm_struct *mm);
+
 /* probe.c */
 int vmt_probes_register(void);
 void vmt_probes_unregister(void);
+void vmt_log_evict(unsigned long addr, pte_t old);
 
 #endif /* _VMTRACE_SESSION_H */

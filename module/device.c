@@ -56,7 +56,8 @@ static long vmt_ioctl_configure(const void __user *arg)
 
 	if (copy_from_user(&cfg, arg, sizeof(cfg)))
 		return -EFAULT;
-	if (cfg.reserved0 || !vmt_all_zero(cfg.reserved, ARRAY_SIZE(cfg.reserved)))
+	if (cfg.reserved0 || cfg.reserved1 ||
+	    !vmt_all_zero(cfg.reserved, ARRAY_SIZE(cfg.reserved)))
 		return -EINVAL;
 	if (cfg.nr_pids > VMT_MAX_PIDS)
 		return -EINVAL;
@@ -70,6 +71,9 @@ static long vmt_ioctl_configure(const void __user *arg)
 	settings->ring_records = cfg.ring_records;
 	settings->flags = cfg.flags;
 	settings->nr_pids = cfg.nr_pids;
+	settings->enabled_pages = cfg.enabled_pages;
+	settings->policy = cfg.policy;
+	settings->reprotect_ms = cfg.reprotect_ms;
 	for (i = 0; i < cfg.nr_pids; i++) {
 		if (pids[i] > PID_MAX_LIMIT) {
 			kfree(settings);

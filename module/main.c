@@ -9,6 +9,7 @@
 
 #include <uapi/linux/vmtrace.h>
 
+#include "../kernel/compat.h"
 #include "../kernel/session.h"
 #include "vmtrace.h"
 
@@ -16,6 +17,7 @@ static int __init vmt_init(void)
 {
 	int err;
 
+	vmt_compat_init();
 	err = vmt_sysfs_init();
 	if (err)
 		return err;

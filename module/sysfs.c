@@ -18,7 +18,9 @@
 #include "vmtrace.h"
 
 static DEFINE_MUTEX(vmt_staged_lock);
-static struct vmt_settings vmt_staged;	/* under vmt_staged_lock */
+static struct vmt_settings vmt_staged = {	/* under vmt_staged_lock */
+	.enabled_pages = VMT_DEFAULT_ENABLED_PAGES,
+};
 
 static struct kobject *vmt_kobj;
 
@@ -36,12 +38,18 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr, cha
 
 static int vmt_apply_staged(void)
 {
-	int err;
+	struct vmt_settings next;
 
 	mutex_lock(&vmt_staged_lock);
-	err = vmt_session_configure(&vmt_staged);
+	next = vmt_staged;
 	mutex_unlock(&vmt_staged_lock);
-	return err;
+	/* The enabled-set files stay as written, but only matter with protect. */
+	if (!(next.flags & VMT_CONFIG_PROTECT)) {
+		next.enabled_pages = 0;
+		next.policy = 0;
+		next.reprotect_ms = 0;
+	}
+	return vmt_session_configure(&next);
 }
 
 static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -94,19 +102,17 @@ static ssize_t ring_records_store(struct kobject *kobj, struct kobj_attribute *a
 	return count;
 }
 
-static ssize_t overwrite_show(struct kobject *kobj, struct kobj_attribute *attr,
-			      char *buf)
+static ssize_t vmt_flag_show(char *buf, u32 flag)
 {
 	bool on;
 
 	mutex_lock(&vmt_staged_lock);
-	on = vmt_staged.flags & VMT_CONFIG_OVERWRITE;
+	on = vmt_staged.flags & flag;
 	mutex_unlock(&vmt_staged_lock);
 	return sysfs_emit(buf, "%d\n", on);
 }
 
-static ssize_t overwrite_store(struct kobject *kobj, struct kobj_attribute *attr,
-			       const char *buf, size_t count)
+static ssize_t vmt_flag_store(const char *buf, size_t count, u32 flag)
 {
 	bool on;
 	int err;
@@ -116,9 +122,106 @@ static ssize_t overwrite_store(struct kobject *kobj, struct kobj_attribute *attr
 		return err;
 	mutex_lock(&vmt_staged_lock);
 	if (on)
-		vmt_staged.flags |= VMT_CONFIG_OVERWRITE;
+		vmt_staged.flags |= flag;
 	else
-		vmt_staged.flags &= ~VMT_CONFIG_OVERWRITE;
+		vmt_staged.flags &= ~flag;
+	mutex_unlock(&vmt_staged_lock);
+	return count;
+}
+
+static ssize_t overwrite_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	return vmt_flag_show(buf, VMT_CONFIG_OVERWRITE);
+}
+
+static ssize_t overwrite_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	return vmt_flag_store(buf, count, VMT_CONFIG_OVERWRITE);
+}
+
+static ssize_t protect_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return vmt_flag_show(buf, VMT_CONFIG_PROTECT);
+}
+
+static ssize_t protect_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	return vmt_flag_store(buf, count, VMT_CONFIG_PROTECT);
+}
+
+/* A u32 setting, checked with vmt_settings_check() as protect would use it. */
+static ssize_t vmt_u32_store(const char *buf, size_t count, size_t offset)
+{
+	struct vmt_settings check = { .flags = VMT_CONFIG_PROTECT, .nr_pids = 1,
+				      .pids = { 1 } };
+	u32 n;
+	int err;
+
+	err = kstrtou32(buf, 0, &n);
+	if (err)
+		return err;
+	*(u32 *)((char *)&check + offset) = n;
+	if (vmt_settings_check(&check))
+		return -EINVAL;
+	mutex_lock(&vmt_staged_lock);
+	*(u32 *)((char *)&vmt_staged + offset) = n;
+	mutex_unlock(&vmt_staged_lock);
+	return count;
+}
+
+static ssize_t vmt_u32_show(char *buf, size_t offset)
+{
+	u32 n;
+
+	mutex_lock(&vmt_staged_lock);
+	n = *(u32 *)((char *)&vmt_staged + offset);
+	mutex_unlock(&vmt_staged_lock);
+	return sysfs_emit(buf, "%u\n", n);
+}
+
+#define VMT_U32_SETTING_ATTR(field)						\
+static ssize_t field##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
+			    char *buf)						\
+{										\
+	return vmt_u32_show(buf, offsetof(struct vmt_settings, field));		\
+}										\
+static ssize_t field##_store(struct kobject *kobj, struct kobj_attribute *attr,	\
+			     const char *buf, size_t count)			\
+{										\
+	return vmt_u32_store(buf, count, offsetof(struct vmt_settings, field));	\
+}										\
+static struct kobj_attribute vmt_##field##_attr = __ATTR_RW(field)
+
+VMT_U32_SETTING_ATTR(enabled_pages);
+VMT_U32_SETTING_ATTR(reprotect_ms);
+
+static const char * const vmt_policy_names[] = {
+	[VMT_POLICY_FIFO] = "fifo",
+	[VMT_POLICY_CLOCK] = "clock",
+};
+
+static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u32 policy;
+
+	mutex_lock(&vmt_staged_lock);
+	policy = vmt_staged.policy;
+	mutex_unlock(&vmt_staged_lock);
+	return sysfs_emit(buf, "%s\n", vmt_policy_names[policy]);
+}
+
+static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	int policy = sysfs_match_string(vmt_policy_names, buf);
+
+	if (policy < 0)
+		return policy;
+	mutex_lock(&vmt_staged_lock);
+	vmt_staged.policy = policy;
 	mutex_unlock(&vmt_staged_lock);
 	return count;
 }
@@ -174,9 +277,9 @@ static ssize_t targets_store(struct kobject *kobj, struct kobj_attribute *attr,
 		return err;
 
 	mutex_lock(&vmt_staged_lock);
-	next.ring_records = vmt_staged.ring_records;
-	next.flags |= vmt_staged.flags & VMT_CONFIG_OVERWRITE;
-	vmt_staged = next;
+	vmt_staged.flags = (vmt_staged.flags & ~VMT_CONFIG_SYSTEM_WIDE) | next.flags;
+	vmt_staged.nr_pids = next.nr_pids;
+	memcpy(vmt_staged.pids, next.pids, sizeof(next.pids));
 	mutex_unlock(&vmt_staged_lock);
 	return count;
 }
@@ -195,12 +298,41 @@ static struct kobj_attribute vmt_##field##_attr = __ATTR_RO(field)
 VMT_STATUS_ATTR(faults);
 VMT_STATUS_ATTR(records);
 VMT_STATUS_ATTR(lost);
+VMT_STATUS_ATTR(protected);
+VMT_STATUS_ATTR(restored);
+VMT_STATUS_ATTR(skipped_vmas);
+VMT_STATUS_ATTR(huge_pmds);
+VMT_STATUS_ATTR(evictions);
+VMT_STATUS_ATTR(overflows);
+VMT_STATUS_ATTR(deferred);
+VMT_STATUS_ATTR(reprotections);
+
+/* Records dropped on each possible CPU, in CPU order, blank-separated. */
+static ssize_t lost_per_cpu_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	u32 n = 0, i, cpus = num_possible_cpus();
+	u64 *lost;
+	ssize_t len = 0;
+
+	lost = kcalloc(cpus, sizeof(*lost), GFP_KERNEL);
+	if (!lost)
+		return -ENOMEM;
+	n = vmt_session_lost_per_cpu(lost, cpus);
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, i ? " %llu" : "%llu", lost[i]);
+	kfree(lost);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
 
 static struct kobj_attribute vmt_abi_version_attr = __ATTR_RO(abi_version);
 static struct kobj_attribute vmt_state_attr = __ATTR_RW(state);
 static struct kobj_attribute vmt_ring_records_attr = __ATTR_RW(ring_records);
 static struct kobj_attribute vmt_overwrite_attr = __ATTR_RW(overwrite);
 static struct kobj_attribute vmt_targets_attr = __ATTR_RW(targets);
+static struct kobj_attribute vmt_protect_attr = __ATTR_RW(protect);
+static struct kobj_attribute vmt_policy_attr = __ATTR_RW(policy);
+static struct kobj_attribute vmt_lost_per_cpu_attr = __ATTR_RO(lost_per_cpu);
 
 static struct attribute *vmt_attrs[] = {
 	&vmt_abi_version_attr.attr,
@@ -208,9 +340,22 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_ring_records_attr.attr,
 	&vmt_overwrite_attr.attr,
 	&vmt_targets_attr.attr,
+	&vmt_protect_attr.attr,
+	&vmt_enabled_pages_attr.attr,
+	&vmt_policy_attr.attr,
+	&vmt_reprotect_ms_attr.attr,
 	&vmt_faults_attr.attr,
 	&vmt_records_attr.attr,
 	&vmt_lost_attr.attr,
+	&vmt_lost_per_cpu_attr.attr,
+	&vmt_protected_attr.attr,
+	&vmt_restored_attr.attr,
+	&vmt_skipped_vmas_attr.attr,
+	&vmt_huge_pmds_attr.attr,
+	&vmt_evictions_attr.attr,
+	&vmt_overflows_attr.attr,
+	&vmt_deferred_attr.attr,
+	&vmt_reprotections_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vmt);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--protect]
+ * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite]
+ *                    [--protect [-n PAGES] [--policy fifo|clock] [--reprotect-ms MS]]
  *                    (-p PID | -- COMMAND [ARGS...])
  *
  * The smallest end-to-end reader: configures the module to trace COMMAND, or
@@ -16,6 +17,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +32,29 @@
 #define DRAIN_BATCH 1024
 
 static const char record_raw_usage[] =
-	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--protect]\n"
-	"                          (-p PID | -- COMMAND [ARGS...])\n";
+	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite]\n"
+	"                          [--protect [-n PAGES] [--policy fifo|clock] [--reprotect-ms MS]]\n"
+	"                          (-p PID | -- COMMAND [ARGS...])\n"
+	"  --protect        protect the target's pages: log every access to a page\n"
+	"                   outside its enabled set\n"
+	"  -n PAGES         pages the enabled set keeps unprotected (default 512, 0 allowed)\n"
+	"  --policy P       which enabled page to protect again: fifo (default) or clock\n"
+	"  --reprotect-ms MS protect every page again every MS milliseconds (default 0: never)\n";
+
+/* A number within [0, max], or -1 with a message. */
+static long parse_u32(const char *what, const char *text, unsigned long max)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(text, &end, 0);
+	if (errno || *end || !*text || *text == '-' || n > max) {
+		fprintf(stderr, "vmtrace record-raw: bad %s '%s' (0..%lu)\n", what, text, max);
+		return -1;
+	}
+	return (long)n;
+}
 
 static volatile sig_atomic_t interrupted;
 
@@ -117,6 +140,13 @@ static void print_summary(const char *path, struct raw_rings *rings, uint64_t re
 			(unsigned long long)status->restored,
 			(unsigned long long)status->skipped_vmas,
 			(unsigned long long)status->huge_pmds);
+	if (status->evictions || status->overflows || status->deferred || status->reprotections)
+		fprintf(stderr, "[ enabled sets: %llu evictions, %llu overflows, %llu deferred, "
+			"%llu PTEs re-protected ]\n",
+			(unsigned long long)status->evictions,
+			(unsigned long long)status->overflows,
+			(unsigned long long)status->deferred,
+			(unsigned long long)status->reprotections);
 }
 
 int cmd_record_raw(int argc, char **argv)
@@ -128,8 +158,13 @@ int cmd_record_raw(int argc, char **argv)
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "protect", no_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "enabled-pages", required_argument, NULL, 'n' },
+		{ "policy", required_argument, NULL, 'L' },
+		{ "reprotect-ms", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
+	long enabled_pages = VMT_DEFAULT_ENABLED_PAGES, reprotect_ms = 0, policy = VMT_POLICY_FIFO;
+	bool enabled_options = false;
 	const char *path = "vmtrace.raw";
 	struct vmt_config config = { 0 };
 	struct raw_rings rings = { 0 };
@@ -143,7 +178,7 @@ int cmd_record_raw(int argc, char **argv)
 	pid_t pid, attach = 0;
 	int pidfd = -1;
 
-	while ((opt = getopt_long(argc, argv, "+o:ar:p:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:ar:p:n:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			path = optarg;
@@ -165,6 +200,30 @@ int cmd_record_raw(int argc, char **argv)
 		case 'P':
 			config.flags |= VMT_CONFIG_PROTECT;
 			break;
+		case 'n':
+			enabled_pages = parse_u32("page count", optarg, VMT_MAX_ENABLED_PAGES);
+			if (enabled_pages < 0)
+				return 2;
+			enabled_options = true;
+			break;
+		case 'R':
+			reprotect_ms = parse_u32("interval", optarg, VMT_MAX_REPROTECT_MS);
+			if (reprotect_ms < 0)
+				return 2;
+			enabled_options = true;
+			break;
+		case 'L':
+			if (!strcmp(optarg, "fifo")) {
+				policy = VMT_POLICY_FIFO;
+			} else if (!strcmp(optarg, "clock")) {
+				policy = VMT_POLICY_CLOCK;
+			} else {
+				fprintf(stderr, "vmtrace record-raw: bad policy '%s' (fifo or clock)\n",
+					optarg);
+				return 2;
+			}
+			enabled_options = true;
+			break;
 		case 'p':
 			errno = 0;
 			attach = (pid_t)strtol(optarg, &end, 10);
@@ -180,6 +239,14 @@ int cmd_record_raw(int argc, char **argv)
 	}
 	if ((optind >= argc) == !attach || (attach && (config.flags & VMT_CONFIG_SYSTEM_WIDE))) {
 		fputs(record_raw_usage, stderr);
+		return 2;
+	}
+	if (config.flags & VMT_CONFIG_PROTECT) {
+		config.enabled_pages = (__u32)enabled_pages;
+		config.policy = (__u32)policy;
+		config.reprotect_ms = (__u32)reprotect_ms;
+	} else if (enabled_options) {
+		fprintf(stderr, "vmtrace record-raw: -n, --policy and --reprotect-ms need --protect\n");
 		return 2;
 	}
 	if (attach) {
@@ -334,6 +401,14 @@ int cmd_dump_raw(int argc, char **argv)
 			       rec.ref.kernel_mode ? "kernel" : "user",
 			       rec.ref.cause < 4 ? cause_names[rec.ref.cause] : "?",
 			       rec.ref.error_code);
+			break;
+		case VMT_REC_EVICT:
+			printf("%llu evict cpu=%u pid=%u tid=%u addr=0x%llx pfn=0x%llx dirty=%d accessed=%d\n",
+			       (unsigned long long)rec.hdr.time_ns, rec.hdr.cpu, rec.hdr.pid,
+			       rec.hdr.tid, (unsigned long long)rec.ref.vaddr,
+			       (unsigned long long)rec.ref.pfn,
+			       !!(rec.ref.evict_flags & VMT_EVICT_DIRTY),
+			       !!(rec.ref.evict_flags & VMT_EVICT_ACCESSED));
 			break;
 		case VMT_REC_LOST:
 			printf("%llu lost cpu=%u count=%llu\n", (unsigned long long)rec.hdr.time_ns,

@@ -73,8 +73,18 @@ struct vmt_reference {
 	__u8 evict_flags;	/* VMT_EVICT_*: EVICT records only */
 };
 
+/*
+ * An EVICT record's vaddr is the page's address, pfn its frame, pid and tid
+ * the thread whose fault displaced it. Protecting a page clears its Dirty
+ * bit (handing it to the page cache) and its Accessed bit, so at eviction:
+ */
+/*
+ * VMT_EVICT_ACCESSED: the Accessed bit was set. Always, under FIFO, since the
+ * admitting access sets it; under CLOCK, the page was referenced since the
+ * hand last cleared it.
+ */
 #define VMT_EVICT_DIRTY		0x1	/* written while enabled */
-#define VMT_EVICT_ACCESSED	0x2	/* re-referenced while enabled */
+#define VMT_EVICT_ACCESSED	0x2
 
 struct vmt_record {
 	struct vmt_record_header hdr;
@@ -138,10 +148,12 @@ struct vmt_version {
 #define VMT_CONFIG_SYSTEM_WIDE	0x1	/* every user process; pids ignored */
 #define VMT_CONFIG_OVERWRITE	0x2	/* rings are flight recorders */
 /*
- * Protect the targets' present pages at start, so that the first access to
- * each after it faults and is logged (cause VMT_CAUSE_PROTECTION); stop maps
- * back what was not touched. Needs pids (not system-wide). A page stays
- * unprotected once accessed, so each is logged once per session.
+ * Protect the targets' present pages at start, so that each access to one
+ * faults and is logged (cause VMT_CAUSE_PROTECTION). A faulting page joins
+ * the target's enabled set of enabled_pages pages, which stay unprotected;
+ * the page it displaces is protected again, its TLB entries flushed, and a
+ * VMT_REC_EVICT record written. Stop maps back every page still protected.
+ * Needs pids (not system-wide).
  */
 #define VMT_CONFIG_PROTECT	0x4
 #define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE | \
@@ -150,6 +162,16 @@ struct vmt_version {
 #define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
 #define VMT_MAX_RING_RECORDS		(1U << 24)
 #define VMT_MAX_PIDS			64
+
+/* struct vmt_config.policy: which enabled page to protect again. */
+enum vmt_policy {
+	VMT_POLICY_FIFO		= 0,	/* the oldest */
+	VMT_POLICY_CLOCK	= 1,	/* the oldest not accessed since the hand passed */
+};
+
+#define VMT_DEFAULT_ENABLED_PAGES	512	/* 2 MiB with 4 KiB pages */
+#define VMT_MAX_ENABLED_PAGES		65536
+#define VMT_MAX_REPROTECT_MS		3600000
 
 /*
  * VMT_IOC_CONFIGURE, while tracing is off and no ring is mapped. Replaces the
@@ -161,7 +183,16 @@ struct vmt_config {
 	__u32 nr_pids;		/* entries at pids_ptr, 1..VMT_MAX_PIDS unless system-wide */
 	__u32 reserved0;
 	__u64 pids_ptr;		/* user address of __u32 pids[nr_pids] (thread group ids) */
-	__u64 reserved[6];	/* zero */
+	/*
+	 * With VMT_CONFIG_PROTECT: pages each target keeps unprotected,
+	 * 0..VMT_MAX_ENABLED_PAGES (0 is allowed: see enabled.c for the pages
+	 * an instruction in progress keeps); zero otherwise.
+	 */
+	__u32 enabled_pages;
+	__u32 policy;		/* enum vmt_policy */
+	__u32 reprotect_ms;	/* protect every page again this often; 0: never */
+	__u32 reserved1;
+	__u64 reserved[4];	/* zero */
 };
 
 enum vmt_state {
@@ -180,7 +211,11 @@ struct vmt_status {
 	__u64 restored;		/* protnone PTEs mapped back at stop */
 	__u64 skipped_vmas;	/* hugetlb, VM_IO, VM_PFNMAP, VM_MIXEDMAP: not protected */
 	__u64 huge_pmds;	/* transparent huge pages: not protected yet */
-	__u64 reserved[2];
+	__u64 evictions;	/* pages protected again on leaving an enabled set */
+	__u64 overflows;	/* faulting pages an enabled set had no room for */
+	__u64 deferred;		/* evictions put off to a thread's next fault */
+	__u64 reprotections;	/* PTEs protected again by the periodic sweep */
+	__u64 reserved[4];
 };
 
 /*

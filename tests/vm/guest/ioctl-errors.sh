@@ -10,8 +10,8 @@ import ctypes, errno, fcntl, os, struct
 def ioc(direction, nr, size):
     return (direction << 30) | (size << 16) | (0xB7 << 8) | nr
 
-CONFIG_FMT = "<IIIIQ6Q"          # struct vmt_config
-STATUS_FMT = "<II3Q6Q"           # struct vmt_status
+CONFIG_FMT = "<IIIIQIIII4Q"      # struct vmt_config
+STATUS_FMT = "<II11Q4Q"          # struct vmt_status
 GEOMETRY_FMT = "<IIIIQ4Q"        # struct vmt_geometry
 CONFIGURE = ioc(1, 0x01, struct.calcsize(CONFIG_FMT))
 START, STOP = ioc(0, 0x02, 0), ioc(0, 0x03, 0)
@@ -31,8 +31,11 @@ def expect(err, cmd, arg=None):
         return
     raise AssertionError(f"{cmd:#x} succeeded, expected {errno.errorcode[err]}")
 
-def config(ring=0, flags=0, n=1, ptr=pids_ptr, r0=0, reserved=(0,) * 6):
-    return struct.pack(CONFIG_FMT, ring, flags, n, r0, ptr, *reserved)
+PROTECT = 0x4
+def config(ring=0, flags=0, n=1, ptr=pids_ptr, r0=0, enabled=0, policy=0, reprotect=0, r1=0,
+           reserved=(0,) * 4):
+    return struct.pack(CONFIG_FMT, ring, flags, n, r0, ptr, enabled, policy, reprotect, r1,
+                       *reserved)
 
 def status():
     return struct.unpack(STATUS_FMT, fcntl.ioctl(fd, STATUS, bytes(struct.calcsize(STATUS_FMT))))
@@ -51,7 +54,11 @@ except OSError as e:
 
 for bad in [config(ring=3), config(ring=32), config(ring=1 << 25), config(flags=0x80),
             config(n=0), config(n=65), config(flags=1, n=1), config(r0=1),
-            config(reserved=(0, 0, 0, 0, 0, 1))]:
+            config(reserved=(0, 0, 0, 1)), config(r1=1),
+            # enabled-set settings: only with protection, and in range
+            config(enabled=512), config(policy=1), config(reprotect=10),
+            config(flags=PROTECT, enabled=65537), config(flags=PROTECT, policy=2),
+            config(flags=PROTECT, reprotect=3600001), config(flags=PROTECT | 1, n=0)]:
     expect(errno.EINVAL, CONFIGURE, bad)
 expect(errno.EFAULT, CONFIGURE, config(ptr=8))
 expect(errno.ENOTTY, ioc(1, 0x7f, 8), bytes(8))
@@ -89,6 +96,10 @@ expect(errno.EBUSY, CONFIGURE, config(ring=2048))   # another size while mapped
 fcntl.ioctl(fd, CONFIGURE, config(ring=1024, flags=1, n=0))  # same size: fine
 meta.close()
 fcntl.ioctl(fd, CONFIGURE, config(ring=2048))
+# The limits themselves are fine.
+fcntl.ioctl(fd, CONFIGURE, config(ring=2048, flags=PROTECT, enabled=65536, policy=1,
+                                  reprotect=3600000))
+fcntl.ioctl(fd, CONFIGURE, config(ring=2048, flags=PROTECT, enabled=0))
 print("ioctl-errors: ok")
 PY
 rmmod vmtrace

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enabled sets at work: admitting faulting pages, and protecting the pages
+ * they displace.
+ *
+ * The fault probe runs with interrupts off, before the fault is handled: it
+ * may not take mmap_lock, a PTE lock (whose holder may be waiting for this
+ * CPU to answer a TLB-flush IPI) or flush a TLB. So it only admits the page
+ * to the set and queues a task_work on the faulting thread. The work runs
+ * when the thread next returns to user space, after the fault is handled and
+ * before the faulting instruction is retried, in process context: it takes
+ * mmap_read_lock, protects the victims under their PTE locks, flushes their
+ * TLB entries on every CPU that may hold them, and only then writes their
+ * EVICT records. So when a thread runs user code again, its address space
+ * has no more enabled pages than the set allows (and the current run's).
+ *
+ * The task_works come from a preallocated pool: nothing is allocated on the
+ * fault path. A slot belongs to one thread from the fault that queues it
+ * until its work starts; a thread with a slot queues nothing more, its work
+ * evicts for every fault since. If no slot is free, the eviction waits for
+ * the thread's next fault and is counted as deferred.
+ *
+ * task_work cannot be cancelled from a module, so stopping waits until every
+ * queued work has run (vmt_enabled_quiesce()), waking threads that sleep in
+ * a system call that faulted the way a signal would.
+ */
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
+
+#include "compat.h"
+#include "enabled.h"
+#include "protect.h"
+#include "session.h"
+
+#define VMT_TWORK_BITS		8
+#define VMT_TWORKS		(1U << VMT_TWORK_BITS)
+#define VMT_TWORK_PROBES	8	/* slots a thread may use, from its hash */
+#define VMT_EVICT_BATCH		16
+
+struct vmt_twork {
+	struct callback_head cb;
+	struct task_struct *owner;	/* NULL: free; see vmt_twork_lock */
+};
+
+static struct vmt_twork vmt_tworks[VMT_TWORKS];
+/*
+ * Taken when a work releases its slot and when stop wakes the slots' owners:
+ * an owner seen under it has not finished exiting (exit runs its pending
+ * works, and so releases the slot, first).
+ */
+static DEFINE_SPINLOCK(vmt_twork_lock);
+static atomic_t vmt_tworks_pending = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
+
+static void vmt_twork_run(struct callback_head *cb);
+
+/* Called by the probe, in the faulting thread, interrupts off. */
+static void vmt_twork_queue(void)
+{
+	u32 h = hash_ptr(current, VMT_TWORK_BITS);
+	struct vmt_twork *w;
+	u32 i;
+
+	/* Only this thread claims or releases its own slot: no race here. */
+	for (i = 0; i < VMT_TWORK_PROBES; i++)
+		if (READ_ONCE(vmt_tworks[(h + i) % VMT_TWORKS].owner) == current)
+			return;
+	for (i = 0; i < VMT_TWORK_PROBES; i++) {
+		w = &vmt_tworks[(h + i) % VMT_TWORKS];
+		if (!READ_ONCE(w->owner) && !cmpxchg(&w->owner, NULL, current))
+			goto claimed;
+	}
+	atomic64_inc(&vmt_session.deferred);
+	return;
+
+claimed:
+	atomic_inc(&vmt_tworks_pending);
+	init_task_work(&w->cb, vmt_twork_run);
+	/* Fails only when the thread is exiting: it returns to no user code. */
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		WRITE_ONCE(w->owner, NULL);
+		if (atomic_dec_and_test(&vmt_tworks_pending))
+			wake_up_all(&vmt_tworks_idle);
+	}
+}
+
+static void vmt_twork_run(struct callback_head *cb)
+{
+	struct vmt_twork *w = container_of(cb, struct vmt_twork, cb);
+	struct vmt_target *t;
+
+	spin_lock(&vmt_twork_lock);
+	WRITE_ONCE(w->owner, NULL);
+	spin_unlock(&vmt_twork_lock);
+
+	/* An exiting thread (its mm gone) has nothing to evict. */
+	t = current->mm ? vmt_session_target(current->mm) : NULL;
+	if (t)
+		vmt_enabled_evict(t);
+
+	/*
+	 * Stop may go on, and the module go away, once this is zero: nothing
+	 * of the module may run after it but the return. (A module cannot
+	 * close that window completely; it is a few instructions.)
+	 */
+	if (atomic_dec_and_test(&vmt_tworks_pending))
+		wake_up_all(&vmt_tworks_idle);
+}
+
+/**
+ * vmt_enabled_admit() - a target's thread faulted on @addr
+ * @t:		its address space
+ * @addr:	the faulting address
+ * @ip:		the faulting instruction
+ * @kernel_mode: the fault came from kernel mode
+ *
+ * Context: the fault probe: interrupts off, current is the faulting thread.
+ */
+void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
+		       bool kernel_mode)
+{
+	raw_spin_lock(&t->lock);
+	vmt_eset_admit(&t->set, addr, task_pid_nr(current), ip, kernel_mode);
+	raw_spin_unlock(&t->lock);
+	vmt_twork_queue();
+}
+
+struct vmt_young_ctx {
+	struct mm_struct *mm;
+	bool cleared;		/* some Accessed bit was cleared: flush */
+};
+
+static bool vmt_young(void *data, unsigned long addr)
+{
+	struct vmt_young_ctx *ctx = data;
+
+	if (!vmt_pte_test_and_clear_young(ctx->mm, addr))
+		return false;
+	ctx->cleared = true;
+	return true;
+}
+
+/**
+ * vmt_enabled_evict() - protect what @t's enabled set no longer holds
+ * @t:		a target; current belongs to it
+ *
+ * Context: process context, no locks held; takes mmap_read_lock.
+ */
+void vmt_enabled_evict(struct vmt_target *t)
+{
+	struct vmt_young_ctx ctx = { .mm = t->mm };
+	unsigned long victims[VMT_EVICT_BATCH];
+	pte_t old[VMT_EVICT_BATCH];
+	bool done[VMT_EVICT_BATCH];
+	unsigned long start, end;
+	u32 i, n, evicted;
+
+	mmap_read_lock(t->mm);
+	do {
+		raw_spin_lock_irq(&t->lock);
+		n = vmt_eset_evict(&t->set, victims, VMT_EVICT_BATCH, vmt_young, &ctx);
+		raw_spin_unlock_irq(&t->lock);
+
+		start = ULONG_MAX;
+		end = 0;
+		evicted = 0;
+		for (i = 0; i < n; i++) {
+			done[i] = vmt_protect_page(t->mm, victims[i], &old[i]);
+			if (!done[i])
+				continue;
+			start = min(start, victims[i]);
+			end = max(end, victims[i] + PAGE_SIZE);
+			evicted++;
+		}
+		/* Until every CPU forgets them, the victims are not protected. */
+		if (ctx.cleared)
+			vmt_flush_tlb_range(t->mm, 0, TASK_SIZE);
+		else if (evicted)
+			vmt_flush_tlb_range(t->mm, start, end);
+		ctx.cleared = false;
+
+		for (i = 0; i < n; i++)
+			if (done[i])
+				vmt_log_evict(victims[i], old[i]);
+		raw_spin_lock_irq(&t->lock);
+		t->evictions += evicted;
+		raw_spin_unlock_irq(&t->lock);
+	} while (n == VMT_EVICT_BATCH);
+	mmap_read_unlock(t->mm);
+}
+
+/**
+ * vmt_enabled_quiesce() - wait until no eviction work is queued or running
+ *
+ * Context: process context; the probes are detached, so no work is queued
+ * any more. Threads that sleep in a system call with a work queued are
+ * woken as by a signal (TIF_NOTIFY_SIGNAL: an interrupted call is
+ * restarted), so that stop does not wait for their sleep to end.
+ */
+void vmt_enabled_quiesce(void)
+{
+	u32 i;
+
+	while (!wait_event_timeout(vmt_tworks_idle, !atomic_read(&vmt_tworks_pending),
+				   HZ / 10)) {
+		spin_lock(&vmt_twork_lock);
+		for (i = 0; i < VMT_TWORKS; i++) {
+			struct task_struct *owner = READ_ONCE(vmt_tworks[i].owner);
+
+			if (!owner)
+				continue;
+			set_tsk_thread_flag(owner, TIF_NOTIFY_SIGNAL);
+			wake_up_process(owner);
+		}
+		spin_unlock(&vmt_twork_lock);
+	}
+}

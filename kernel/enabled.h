@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Traced address spaces and their enabled sets.
+ */
+#ifndef _VMTRACE_ENABLED_H
+#define _VMTRACE_ENABLED_H
+
+#include <linux/mm_types.h>
+#include <linux/spinlock.h>
+
+#include "eset.h"
+
+/*
+ * struct vmt_target - one traced address space
+ * @mm:		mmgrab'ed from start to stop
+ * @lock:	guards @set and @evictions; the fault probe takes it with
+ *		interrupts off, so it is a raw spinlock taken with them off
+ *		everywhere, and nothing that waits for another CPU is done
+ *		under it
+ * @set:	the pages left unprotected
+ * @evictions:	pages protected again on leaving @set
+ */
+struct vmt_target {
+	struct mm_struct *mm;
+	raw_spinlock_t lock;
+	struct vmt_eset set;
+	u64 evictions;
+};
+
+void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
+		       bool kernel_mode);
+void vmt_enabled_evict(struct vmt_target *t);
+void vmt_enabled_quiesce(void);
+
+#endif /* _VMTRACE_ENABLED_H */

@@ -45,13 +45,15 @@ help:
 module:
 	@scripts/build-module $(KDIR)
 
-# The module for every test kernel; the debug kernel's carries the KUnit suites.
+# The module for every test kernel; the debug kernel also gets vmtrace-kunit.ko,
+# which carries the KUnit suites.
 test-modules: vm-images
 	@for k in $(TEST_KERNELS); do \
-		if [ $$k = debug ]; then scripts/build-module --kunit --kernel debug; \
-		else scripts/build-module --kernel $$k; fi >$(BUILD)/module-$$k.log 2>&1 || \
+		{ scripts/build-module --kernel $$k && \
+		  if [ $$k = debug ]; then scripts/build-module --kunit --kernel debug; fi; \
+		} >$(BUILD)/module-$$k.log 2>&1 || \
 		{ cat $(BUILD)/module-$$k.log; exit 1; }; \
-		tail -1 $(BUILD)/module-$$k.log; \
+		grep '^.*built' $(BUILD)/module-$$k.log || true; \
 	done
 
 # ---- User tools -------------------------------------------------------------

@@ -60,7 +60,9 @@ static vmt_flush_tlb_mm_range_t vmt_flush_tlb_mm_range;
  */
 void vmt_compat_init(void)
 {
-	struct kprobe kp = { .symbol_name = "flush_tlb_mm_range" };
+	/* Disabled: resolved, never armed, so nothing is patched. */
+	struct kprobe kp = { .symbol_name = "flush_tlb_mm_range",
+			     .flags = KPROBE_FLAG_DISABLED };
 	void *addr;
 
 	if (register_kprobe(&kp)) {

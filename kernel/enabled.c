@@ -58,20 +58,26 @@ static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
 
 static void vmt_twork_run(struct callback_head *cb);
 
-/* Called by the probe, in the faulting thread, interrupts off. */
-static void vmt_twork_queue(void)
+/*
+ * Called by the probes, interrupts off, for the faulting or exec'ing thread
+ * or for a child that has not run yet.
+ */
+static void vmt_twork_queue(struct task_struct *task)
 {
-	u32 h = hash_ptr(current, VMT_TWORK_BITS);
+	u32 h = hash_ptr(task, VMT_TWORK_BITS);
 	struct vmt_twork *w;
 	u32 i;
 
-	/* Only this thread claims or releases its own slot: no race here. */
+	/*
+	 * Only the thread itself (or its parent, before it first runs) claims
+	 * a slot for it, and only its work releases it: no race here.
+	 */
 	for (i = 0; i < VMT_TWORK_PROBES; i++)
-		if (READ_ONCE(vmt_tworks[(h + i) % VMT_TWORKS].owner) == current)
+		if (READ_ONCE(vmt_tworks[(h + i) % VMT_TWORKS].owner) == task)
 			return;
 	for (i = 0; i < VMT_TWORK_PROBES; i++) {
 		w = &vmt_tworks[(h + i) % VMT_TWORKS];
-		if (!READ_ONCE(w->owner) && !cmpxchg(&w->owner, NULL, current))
+		if (!READ_ONCE(w->owner) && !cmpxchg(&w->owner, NULL, task))
 			goto claimed;
 	}
 	atomic64_inc(&vmt_session.deferred);
@@ -81,7 +87,7 @@ claimed:
 	atomic_inc(&vmt_tworks_pending);
 	init_task_work(&w->cb, vmt_twork_run);
 	/* Fails only when the thread is exiting: it returns to no user code. */
-	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+	if (task_work_add(task, &w->cb, TWA_RESUME)) {
 		WRITE_ONCE(w->owner, NULL);
 		if (atomic_dec_and_test(&vmt_tworks_pending))
 			wake_up_all(&vmt_tworks_idle);
@@ -97,10 +103,18 @@ static void vmt_twork_run(struct callback_head *cb)
 	WRITE_ONCE(w->owner, NULL);
 	spin_unlock(&vmt_twork_lock);
 
-	/* An exiting thread (its mm gone) has nothing to evict. */
-	t = current->mm ? vmt_session_target(current->mm) : NULL;
-	if (t)
-		vmt_enabled_evict(t);
+	/*
+	 * An exiting thread (its mm gone) has nothing to evict. A traced
+	 * process in an address space that is not a target yet (a child, or
+	 * after exec) gets it protected before it runs user code.
+	 */
+	if (current->mm && !(current->flags & PF_EXITING)) {
+		t = vmt_session_target(current->mm);
+		if (!t && vmt_session_traces(task_tgid_nr(current)))
+			t = vmt_session_add_target(current->mm);
+		if (t)
+			vmt_enabled_evict(t);
+	}
 
 	/*
 	 * Stop may go on, and the module go away, once this is zero: nothing
@@ -126,7 +140,19 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 	raw_spin_lock(&t->lock);
 	vmt_eset_admit(&t->set, addr, task_pid_nr(current), ip, kernel_mode);
 	raw_spin_unlock(&t->lock);
-	vmt_twork_queue();
+	vmt_twork_queue(current);
+}
+
+/**
+ * vmt_enabled_attach() - trace @task's address space from its next return
+ * to user space: protect it, unless it is a target already
+ * @task:	current, after exec; or a new child that has not run yet
+ *
+ * Context: the fork and exec probes; may not sleep.
+ */
+void vmt_enabled_attach(struct task_struct *task)
+{
+	vmt_twork_queue(task);
 }
 
 struct vmt_young_ctx {

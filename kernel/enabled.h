@@ -6,6 +6,7 @@
 #define _VMTRACE_ENABLED_H
 
 #include <linux/mm_types.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 
 #include "eset.h"
@@ -29,6 +30,7 @@ struct vmt_target {
 
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
 		       bool kernel_mode);
+void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
 void vmt_enabled_quiesce(void);
 

@@ -21,25 +21,20 @@
 #include "protect.h"
 #include "session.h"
 
+struct linux_binprm;
+
 static struct tracepoint *vmt_tp_fault_user;
 static struct tracepoint *vmt_tp_fault_kernel;
+static struct tracepoint *vmt_tp_fork;
+static struct tracepoint *vmt_tp_exec;
 
-/* Targets are fixed while tracing: see struct vmt_session. */
 static bool vmt_is_target(struct task_struct *task)
 {
-	const struct vmt_settings *s = &vmt_session.settings;
-	pid_t tgid;
-	u32 i;
-
 	if (!task->mm || (task->flags & PF_KTHREAD))
 		return false;
-	if (s->flags & VMT_CONFIG_SYSTEM_WIDE)
+	if (vmt_session.settings.flags & VMT_CONFIG_SYSTEM_WIDE)
 		return true;
-	tgid = task_tgid_nr(task);
-	for (i = 0; i < s->nr_pids; i++)
-		if (s->pids[i] == tgid)
-			return true;
-	return false;
+	return vmt_session_traces(task_tgid_nr(task));
 }
 
 static u8 vmt_access_type(unsigned long error_code)
@@ -164,46 +159,80 @@ static void vmt_probe_fault_kernel(void *data, unsigned long address,
 	vmt_log_fault(address, regs, error_code, true);
 }
 
+/*
+ * sched:sched_process_fork, in the parent before the child first runs. A
+ * thread is its process's target already; a new process is followed when
+ * asked, and with protection its task_work protects its address space
+ * before it runs user code.
+ */
+static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	const struct vmt_settings *s = &vmt_session.settings;
+
+	if (!(s->flags & VMT_CONFIG_FOLLOW) || (s->flags & VMT_CONFIG_SYSTEM_WIDE) ||
+	    child->tgid == parent->tgid || !vmt_is_target(parent))
+		return;
+	vmt_session_follow(child);
+	if (s->flags & VMT_CONFIG_PROTECT)
+		vmt_enabled_attach(child);
+}
+
+/* sched:sched_process_exec: a target's new address space is traced too. */
+static void vmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	if ((vmt_session.settings.flags & VMT_CONFIG_PROTECT) && vmt_is_target(p))
+		vmt_enabled_attach(p);
+}
+
+struct vmt_probe {
+	struct tracepoint **tp;
+	const char *name;
+	void *fn;
+};
+
+static const struct vmt_probe vmt_probes[] = {
+	{ &vmt_tp_fault_user, "page_fault_user", vmt_probe_fault_user },
+	{ &vmt_tp_fault_kernel, "page_fault_kernel", vmt_probe_fault_kernel },
+	{ &vmt_tp_fork, "sched_process_fork", vmt_probe_fork },
+	{ &vmt_tp_exec, "sched_process_exec", vmt_probe_exec },
+};
+
 /**
- * vmt_probes_register() - attach the fault probes
+ * vmt_probes_register() - attach the fault, fork and exec probes
  *
- * Return: 0, -ENOENT when this kernel lacks the tracepoints, or the error
- * tracepoint_probe_register() gave.
+ * Return: 0, -ENOENT when this kernel lacks one of the tracepoints, or the
+ * error tracepoint_probe_register() gave.
  */
 int vmt_probes_register(void)
 {
-	int err;
+	int i, err = 0;
 
-	if (!vmt_tp_fault_user)
-		vmt_tp_fault_user = vmt_find_tracepoint("page_fault_user");
-	if (!vmt_tp_fault_kernel)
-		vmt_tp_fault_kernel = vmt_find_tracepoint("page_fault_kernel");
-	if (!vmt_tp_fault_user || !vmt_tp_fault_kernel)
-		return -ENOENT;
-
-	err = tracepoint_probe_register(vmt_tp_fault_user,
-					vmt_probe_fault_user, NULL);
-	if (err)
-		return err;
-	err = tracepoint_probe_register(vmt_tp_fault_kernel,
-					vmt_probe_fault_kernel, NULL);
-	if (err)
-		goto out_unregister_user;
-	return 0;
-
-out_unregister_user:
-	tracepoint_probe_unregister(vmt_tp_fault_user, vmt_probe_fault_user, NULL);
+	for (i = 0; i < ARRAY_SIZE(vmt_probes); i++) {
+		if (!*vmt_probes[i].tp)
+			*vmt_probes[i].tp = vmt_find_tracepoint(vmt_probes[i].name);
+		if (!*vmt_probes[i].tp)
+			return -ENOENT;
+	}
+	for (i = 0; i < ARRAY_SIZE(vmt_probes) && !err; i++)
+		err = tracepoint_probe_register(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
+	if (!err)
+		return 0;
+	for (i -= 2; i >= 0; i--)
+		tracepoint_probe_unregister(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
 	tracepoint_synchronize_unregister();
 	return err;
 }
 
 /**
- * vmt_probes_unregister() - detach the fault probes and wait until none runs
+ * vmt_probes_unregister() - detach the probes and wait until none runs
  */
 void vmt_probes_unregister(void)
 {
-	tracepoint_probe_unregister(vmt_tp_fault_kernel, vmt_probe_fault_kernel, NULL);
-	tracepoint_probe_unregister(vmt_tp_fault_user, vmt_probe_fault_user, NULL);
+	int i;
+
+	for (i = ARRAY_SIZE(vmt_probes) - 1; i >= 0; i--)
+		tracepoint_probe_unregister(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
 	/* After this no probe runs, so rings and settings may change. */
 	tracepoint_synchronize_unregister();
 }

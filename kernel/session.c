@@ -27,6 +27,8 @@ struct vmt_session vmt_session = {
 	.lock = __MUTEX_INITIALIZER(vmt_session.lock),
 	.rings_lock = __MUTEX_INITIALIZER(vmt_session.rings_lock),
 	.state = VMT_STATE_OFF,
+	.tgids_lock = __RAW_SPIN_LOCK_UNLOCKED(vmt_session.tgids_lock),
+	.targets_lock = __MUTEX_INITIALIZER(vmt_session.targets_lock),
 	.reprotect_work = __DELAYED_WORK_INITIALIZER(vmt_session.reprotect_work,
 						     vmt_reprotect, 0),
 };
@@ -118,7 +120,8 @@ int vmt_settings_check(const struct vmt_settings *settings)
 		return -EINVAL;
 	}
 	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE)
-		return settings->nr_pids || (settings->flags & VMT_CONFIG_PROTECT) ? -EINVAL : 0;
+		return settings->nr_pids ||
+		       (settings->flags & (VMT_CONFIG_PROTECT | VMT_CONFIG_FOLLOW)) ? -EINVAL : 0;
 	if (!settings->nr_pids || settings->nr_pids > VMT_MAX_PIDS)
 		return -EINVAL;
 	for (i = 0; i < settings->nr_pids; i++)
@@ -212,7 +215,7 @@ static struct mm_struct *vmt_get_process_mm(pid_t tgid)
 struct vmt_target *vmt_session_target(struct mm_struct *mm)
 {
 	struct vmt_session *s = &vmt_session;
-	/* Pairs with the release in __vmt_add_target(): the entry is filled in. */
+	/* Pairs with the release in vmt_session_add_target(): entries are filled in. */
 	u32 i, n = smp_load_acquire(&s->nr_targets);
 
 	for (i = 0; i < n; i++)
@@ -221,20 +224,77 @@ struct vmt_target *vmt_session_target(struct mm_struct *mm)
 	return NULL;
 }
 
-/*
- * Make @mm a target and protect its pages. The probes are attached first,
- * and the target published before its pages are protected, so that no
- * access to a protected page goes unlogged or unadmitted.
+/**
+ * vmt_session_traces() - whether the process @tgid is a target
+ * @tgid:	a thread group id
+ *
+ * Context: any; lockless, like vmt_session_target().
  */
-static int __vmt_add_target(struct vmt_session *s, struct mm_struct *mm)
+bool vmt_session_traces(pid_t tgid)
 {
-	struct vmt_target *t = &s->targets[s->nr_targets];
-	u32 slots = vmt_eset_slots(s->settings.enabled_pages);
-	struct vmt_eset_entry *entries;
+	struct vmt_session *s = &vmt_session;
+	/* Pairs with the releases in start and vmt_session_follow(). */
+	u32 i, n = smp_load_acquire(&s->nr_tgids);
 
-	entries = vmalloc(array_size(slots, sizeof(*entries)));
-	if (!entries)
-		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (s->tgids[i] == tgid)
+			return true;
+	return false;
+}
+
+/**
+ * vmt_session_follow() - make a target's new child process a target
+ * @child:	the child, not running yet
+ *
+ * Context: the fork probe; may not sleep.
+ */
+void vmt_session_follow(struct task_struct *child)
+{
+	struct vmt_session *s = &vmt_session;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->tgids_lock, flags);
+	if (s->nr_tgids < VMT_MAX_TARGETS) {
+		s->tgids[s->nr_tgids] = task_tgid_nr(child);
+		/* Publish to vmt_session_traces(): the entry first. */
+		smp_store_release(&s->nr_tgids, s->nr_tgids + 1);
+	} else {
+		atomic64_inc(&s->missed);
+	}
+	raw_spin_unlock_irqrestore(&s->tgids_lock, flags);
+}
+
+/**
+ * vmt_session_add_target() - trace @mm: protect its pages, give it a set
+ * @mm:		the address space of a traced process
+ *
+ * The probes are attached first, and the target published before its pages
+ * are protected, so that no access to a protected page goes unlogged or
+ * unadmitted.
+ *
+ * Context: process context; takes targets_lock and @mm's mmap_lock.
+ *
+ * Return: the target (@mm's already, if it had one), or NULL when there is
+ * no room or memory (counted in ->missed).
+ */
+struct vmt_target *vmt_session_add_target(struct mm_struct *mm)
+{
+	struct vmt_session *s = &vmt_session;
+	u32 slots = vmt_eset_slots(s->settings.enabled_pages);
+	struct vmt_eset_entry *entries = NULL;
+	struct vmt_target *t;
+
+	mutex_lock(&s->targets_lock);
+	t = vmt_session_target(mm);
+	if (t)
+		goto out_unlock;
+	if (s->nr_targets < VMT_MAX_TARGETS)
+		entries = vmalloc(array_size(slots, sizeof(*entries)));
+	if (!entries) {
+		atomic64_inc(&s->missed);
+		goto out_unlock;
+	}
+	t = &s->targets[s->nr_targets];
 	raw_spin_lock_init(&t->lock);
 	vmt_eset_init(&t->set, entries, slots, s->settings.enabled_pages,
 		      s->settings.policy == VMT_POLICY_CLOCK);
@@ -247,7 +307,9 @@ static int __vmt_add_target(struct vmt_session *s, struct mm_struct *mm)
 	mmap_read_lock(mm);
 	vmt_protect_mm(mm, &s->protect);
 	mmap_read_unlock(mm);
-	return 0;
+out_unlock:
+	mutex_unlock(&s->targets_lock);
+	return t;
 }
 
 /* A target that has exited, or has no address space, is passed over. */
@@ -257,24 +319,27 @@ static int __vmt_protect_targets(struct vmt_session *s)
 	int err = 0;
 	u32 i;
 
+	s->targets = kvcalloc(VMT_MAX_TARGETS, sizeof(*s->targets), GFP_KERNEL);
+	if (!s->targets)
+		return -ENOMEM;
 	for (i = 0; i < s->settings.nr_pids && !err; i++) {
 		mm = vmt_get_process_mm(s->settings.pids[i]);
 		if (!mm)
 			continue;
-		/* Two pids of one process (CLONE_VM) share a target. */
-		if (!vmt_session_target(mm))
-			err = __vmt_add_target(s, mm);
+		if (!vmt_session_add_target(mm))
+			err = -ENOMEM;
 		mmput(mm);
 	}
 	return err;
 }
 
-/* The probes are detached and no eviction runs: restore and forget. */
+/* The probes are detached and no task_work runs: restore and forget. */
 static void __vmt_unprotect_targets(struct vmt_session *s)
 {
 	struct vmt_protect_counts restored = {};
 	u32 i;
 
+	mutex_lock(&s->targets_lock);
 	for (i = 0; i < s->nr_targets; i++) {
 		struct vmt_target *t = &s->targets[i];
 
@@ -288,12 +353,13 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 		s->evictions += t->evictions;
 		s->overflows += t->set.overflows;
 		mmdrop(t->mm);
-		t->mm = NULL;
 		vfree(t->set.entries);
-		t->set.entries = NULL;
 	}
 	WRITE_ONCE(s->nr_targets, 0);
+	kvfree(s->targets);
+	s->targets = NULL;
 	s->restored = restored.ptes;
+	mutex_unlock(&s->targets_lock);
 }
 
 /*
@@ -307,7 +373,8 @@ static void vmt_reprotect(struct work_struct *work)
 	struct vmt_protect_counts counts = {};
 	u32 i;
 
-	for (i = 0; i < READ_ONCE(s->nr_targets); i++) {
+	/* Pairs with the release in vmt_session_add_target(). */
+	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
 		struct vmt_target *t = &s->targets[i];
 
 		if (!mmget_not_zero(t->mm))
@@ -352,6 +419,10 @@ int vmt_session_start(void)
 	s->evictions = 0;
 	s->overflows = 0;
 	atomic64_set(&s->deferred, 0);
+	atomic64_set(&s->missed, 0);
+	memcpy(s->tgids, s->settings.pids, s->settings.nr_pids * sizeof(pid_t));
+	/* Before the probes: they read it. */
+	smp_store_release(&s->nr_tgids, s->settings.nr_pids);
 	err = vmt_probes_register();
 	if (err)
 		goto out_unlock;
@@ -430,10 +501,12 @@ void vmt_session_status(struct vmt_status *status)
 	status->skipped_vmas = s->protect.skipped_vmas;
 	status->huge_pmds = s->protect.huge_pmds;
 	status->deferred = atomic64_read(&s->deferred);
+	status->missed = atomic64_read(&s->missed);
 	status->reprotections = READ_ONCE(s->reprotections);
 	status->evictions = s->evictions;
 	status->overflows = s->overflows;
-	for (i = 0; i < s->nr_targets; i++) {
+	/* Pairs with the release in vmt_session_add_target(). */
+	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
 		struct vmt_target *t = &s->targets[i];
 
 		raw_spin_lock_irq(&t->lock);

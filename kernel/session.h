@@ -48,10 +48,21 @@ struct vmt_settings {
  * @ring_stride: bytes between two rings in the mmap space
  * @mappings:	live mappings of any ring; rings cannot be freed while > 0
  * @configured:	configure succeeded at least once
- * @targets:	with VMT_CONFIG_PROTECT, the targets' address spaces, protected
- *		at start and restored at stop; the first @nr_targets are in use
+ * @tgids:	the traced processes: the configured pids, then the children
+ *		followed; the first @nr_tgids are in use
+ * @nr_tgids:	published with release once an entry is filled in, read by
+ *		the probes with acquire
+ * @tgids_lock:	serializes appends to @tgids; the fork probe takes it, with
+ *		interrupts off
+ * @targets:	with VMT_CONFIG_PROTECT, VMT_MAX_TARGETS address spaces of
+ *		the traced processes, protected when added and restored at
+ *		stop; the first @nr_targets are in use
  * @nr_targets:	published with release once a target is filled in, read by
  *		the probes with acquire; set to 0 only once they are detached
+ * @targets_lock: serializes adding targets (start, and the task_work of a
+ *		child or an exec'd process) and @protect; stop takes it only
+ *		once every task_work has run
+ * @missed:	processes and address spaces left untraced for want of room
  * @protect:	what protecting them did
  * @restored:	PTEs mapped back at stop
  * @evictions:	and @overflows: of the targets of the last session, once
@@ -69,8 +80,13 @@ struct vmt_session {
 	size_t ring_stride;
 	atomic_t mappings;
 	bool configured;
-	struct vmt_target targets[VMT_MAX_PIDS];
+	pid_t tgids[VMT_MAX_TARGETS];
+	u32 nr_tgids;
+	raw_spinlock_t tgids_lock;
+	struct vmt_target *targets;
 	u32 nr_targets;
+	struct mutex targets_lock;
+	atomic64_t missed;
 	struct vmt_protect_counts protect;
 	u64 restored;
 	u64 evictions;
@@ -93,6 +109,9 @@ int vmt_session_mmap(struct vm_area_struct *vma);
 int vmt_settings_check(const struct vmt_settings *settings);
 
 struct vmt_target *vmt_session_target(struct mm_struct *mm);
+bool vmt_session_traces(pid_t tgid);
+void vmt_session_follow(struct task_struct *child);
+struct vmt_target *vmt_session_add_target(struct mm_struct *mm);
 
 /* probe.c */
 int vmt_probes_register(void);

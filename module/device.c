@@ -18,7 +18,7 @@
 
 static int vmt_dev_open(struct inode *inode, struct file *file)
 {
-	/* The node is 0600, but a descriptor passed on must not widen that. */
+	/* Root only, whatever mode the node was given. */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return 0;

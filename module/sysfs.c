@@ -141,6 +141,17 @@ static ssize_t overwrite_store(struct kobject *kobj, struct kobj_attribute *attr
 	return vmt_flag_store(buf, count, VMT_CONFIG_OVERWRITE);
 }
 
+static ssize_t follow_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return vmt_flag_show(buf, VMT_CONFIG_FOLLOW);
+}
+
+static ssize_t follow_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	return vmt_flag_store(buf, count, VMT_CONFIG_FOLLOW);
+}
+
 static ssize_t protect_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	return vmt_flag_show(buf, VMT_CONFIG_PROTECT);
@@ -306,6 +317,7 @@ VMT_STATUS_ATTR(evictions);
 VMT_STATUS_ATTR(overflows);
 VMT_STATUS_ATTR(deferred);
 VMT_STATUS_ATTR(reprotections);
+VMT_STATUS_ATTR(missed);
 
 /* Records dropped on each possible CPU, in CPU order, blank-separated. */
 static ssize_t lost_per_cpu_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -331,6 +343,7 @@ static struct kobj_attribute vmt_ring_records_attr = __ATTR_RW(ring_records);
 static struct kobj_attribute vmt_overwrite_attr = __ATTR_RW(overwrite);
 static struct kobj_attribute vmt_targets_attr = __ATTR_RW(targets);
 static struct kobj_attribute vmt_protect_attr = __ATTR_RW(protect);
+static struct kobj_attribute vmt_follow_attr = __ATTR_RW(follow);
 static struct kobj_attribute vmt_policy_attr = __ATTR_RW(policy);
 static struct kobj_attribute vmt_lost_per_cpu_attr = __ATTR_RO(lost_per_cpu);
 
@@ -341,6 +354,7 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_overwrite_attr.attr,
 	&vmt_targets_attr.attr,
 	&vmt_protect_attr.attr,
+	&vmt_follow_attr.attr,
 	&vmt_enabled_pages_attr.attr,
 	&vmt_policy_attr.attr,
 	&vmt_reprotect_ms_attr.attr,
@@ -356,6 +370,7 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_overflows_attr.attr,
 	&vmt_deferred_attr.attr,
 	&vmt_reprotections_attr.attr,
+	&vmt_missed_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vmt);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite]
+ * vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]
  *                    [--protect [-n PAGES] [--policy fifo|clock] [--reprotect-ms MS]]
  *                    (-p PID | -- COMMAND [ARGS...])
  *
@@ -32,9 +32,10 @@
 #define DRAIN_BATCH 1024
 
 static const char record_raw_usage[] =
-	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite]\n"
+	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]\n"
 	"                          [--protect [-n PAGES] [--policy fifo|clock] [--reprotect-ms MS]]\n"
 	"                          (-p PID | -- COMMAND [ARGS...])\n"
+	"  --follow         trace the processes the target forks, too\n"
 	"  --protect        protect the target's pages: log every access to a page\n"
 	"                   outside its enabled set\n"
 	"  -n PAGES         pages the enabled set keeps unprotected (default 512, 0 allowed)\n"
@@ -147,6 +148,9 @@ static void print_summary(const char *path, struct raw_rings *rings, uint64_t re
 			(unsigned long long)status->overflows,
 			(unsigned long long)status->deferred,
 			(unsigned long long)status->reprotections);
+	if (status->missed)
+		fprintf(stderr, "[ %llu processes or address spaces not traced: over %u ]\n",
+			(unsigned long long)status->missed, VMT_MAX_TARGETS);
 }
 
 int cmd_record_raw(int argc, char **argv)
@@ -157,6 +161,7 @@ int cmd_record_raw(int argc, char **argv)
 		{ "ring-records", required_argument, NULL, 'r' },
 		{ "overwrite", no_argument, NULL, 'O' },
 		{ "protect", no_argument, NULL, 'P' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "enabled-pages", required_argument, NULL, 'n' },
 		{ "policy", required_argument, NULL, 'L' },
@@ -199,6 +204,9 @@ int cmd_record_raw(int argc, char **argv)
 			break;
 		case 'P':
 			config.flags |= VMT_CONFIG_PROTECT;
+			break;
+		case 'F':
+			config.flags |= VMT_CONFIG_FOLLOW;
 			break;
 		case 'n':
 			enabled_pages = parse_u32("page count", optarg, VMT_MAX_ENABLED_PAGES);

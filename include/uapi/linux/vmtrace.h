@@ -156,12 +156,19 @@ struct vmt_version {
  * Needs pids (not system-wide).
  */
 #define VMT_CONFIG_PROTECT	0x4
+/*
+ * Follow the targets' children: a process a target forks (not a thread,
+ * which is traced anyway) becomes a target. Whatever the flag, a target
+ * that execs stays one, in its new address space.
+ */
+#define VMT_CONFIG_FOLLOW	0x8
 #define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE | \
-				 VMT_CONFIG_PROTECT)
+				 VMT_CONFIG_PROTECT | VMT_CONFIG_FOLLOW)
 
 #define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
 #define VMT_MAX_RING_RECORDS		(1U << 24)
 #define VMT_MAX_PIDS			64
+#define VMT_MAX_TARGETS			1024	/* processes and address spaces, children included */
 
 /* struct vmt_config.policy: which enabled page to protect again. */
 enum vmt_policy {
@@ -215,7 +222,8 @@ struct vmt_status {
 	__u64 overflows;	/* faulting pages an enabled set had no room for */
 	__u64 deferred;		/* evictions put off to a thread's next fault */
 	__u64 reprotections;	/* PTEs protected again by the periodic sweep */
-	__u64 reserved[4];
+	__u64 missed;		/* children or address spaces past VMT_MAX_TARGETS: not traced */
+	__u64 reserved[3];
 };
 
 /*

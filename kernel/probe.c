@@ -84,6 +84,7 @@ static void vmt_emit(struct vmt_record *rec, u16 type)
 	if (type == VMT_REC_REFERENCE)
 		cr->faults++;
 	vmt_ring_write(&cr->ring, rec);
+	vmt_ring_wakeup(cr);
 	local_irq_restore(flags);
 }
 

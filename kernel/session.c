@@ -31,11 +31,40 @@ struct vmt_session vmt_session = {
 	.targets_lock = __MUTEX_INITIALIZER(vmt_session.targets_lock),
 	.reprotect_work = __DELAYED_WORK_INITIALIZER(vmt_session.reprotect_work,
 						     vmt_reprotect, 0),
+	.readers = __WAIT_QUEUE_HEAD_INITIALIZER(vmt_session.readers),
 };
 
 static size_t vmt_ring_stride(u32 ring_records)
 {
 	return PAGE_ALIGN(vmt_ring_bytes(ring_records));
+}
+
+/* Records a ring holds before its readers are woken: a quarter of it. */
+static u64 vmt_ring_watermark(const struct vmt_ring *ring)
+{
+	return (ring->mask + 1) / 4;
+}
+
+static void vmt_wake_readers(struct irq_work *work)
+{
+	wake_up_all(&vmt_session.readers);
+}
+
+/**
+ * vmt_ring_wakeup() - wake the readers if @cr holds its watermark's worth
+ * @cr:		the ring just written to
+ *
+ * Context: the producer, interrupts off. Waking a wait queue from here could
+ * deadlock on the scheduler's locks (a fault taken with them held), so an
+ * irq_work does it; it is queued once until it has run.
+ */
+void vmt_ring_wakeup(struct vmt_cpu_ring *cr)
+{
+	/* tail comes from the reader: it only decides whether to wake it. */
+	u64 unread = cr->ring.head - READ_ONCE(cr->ring.meta->tail);
+
+	if (unread >= vmt_ring_watermark(&cr->ring) && wq_has_sleeper(&vmt_session.readers))
+		irq_work_queue(&cr->wakeup);
 }
 
 static void vmt_rings_free(struct vmt_cpu_ring **rings)
@@ -47,6 +76,7 @@ static void vmt_rings_free(struct vmt_cpu_ring **rings)
 	for_each_possible_cpu(cpu) {
 		if (!rings[cpu])
 			continue;
+		irq_work_sync(&rings[cpu]->wakeup);
 		vfree(rings[cpu]->mem);
 		kfree(rings[cpu]);
 	}
@@ -65,6 +95,7 @@ static struct vmt_cpu_ring **vmt_rings_alloc(size_t stride)
 		rings[cpu] = kzalloc(sizeof(*rings[cpu]), GFP_KERNEL);
 		if (!rings[cpu])
 			goto out_free;
+		init_irq_work(&rings[cpu]->wakeup, vmt_wake_readers);
 		/* Zeroed, and marked VM_USERMAP for remap_vmalloc_range(). */
 		rings[cpu]->mem = vmalloc_user(stride);
 		if (!rings[cpu]->mem)
@@ -456,6 +487,8 @@ static void __vmt_session_stop(struct vmt_session *s)
 	vmt_enabled_quiesce();
 	__vmt_unprotect_targets(s);
 	WRITE_ONCE(s->state, VMT_STATE_OFF);
+	/* Readers drain what is left and see the end. */
+	wake_up_all(&s->readers);
 	pr_info("vmtrace: tracing off\n");
 }
 
@@ -634,6 +667,37 @@ int vmt_session_mmap(struct vm_area_struct *vma)
 out_unlock:
 	mutex_unlock(&s->rings_lock);
 	return err;
+}
+
+/**
+ * vmt_session_poll() - readable when a ring holds a quarter of its records
+ * @file:	the device
+ * @wait:	the poll table
+ *
+ * EPOLLIN when some ring reached its watermark, or tracing is off and some
+ * ring has records left; EPOLLHUP when tracing is off.
+ */
+__poll_t vmt_session_poll(struct file *file, poll_table *wait)
+{
+	struct vmt_session *s = &vmt_session;
+	bool off = READ_ONCE(s->state) == VMT_STATE_OFF;
+	__poll_t mask = off ? EPOLLHUP : 0;
+	int cpu;
+
+	poll_wait(file, &s->readers, wait);
+	mutex_lock(&s->rings_lock);
+	if (s->rings) {
+		for_each_possible_cpu(cpu) {
+			struct vmt_ring *ring = &s->rings[cpu]->ring;
+			u64 unread = smp_load_acquire(&ring->meta->head) -
+				     READ_ONCE(ring->meta->tail);
+
+			if (unread && (off || unread >= vmt_ring_watermark(ring)))
+				mask |= EPOLLIN | EPOLLRDNORM;
+		}
+	}
+	mutex_unlock(&s->rings_lock);
+	return mask;
 }
 
 /* Module unload: nothing maps the rings any more (the device holds the module). */

@@ -6,6 +6,9 @@
 #define _VMTRACE_SESSION_H
 
 #include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
@@ -20,6 +23,7 @@ struct vmt_cpu_ring {
 	struct vmt_ring ring;
 	void *mem;
 	u64 faults;		/* target faults the probes saw on this CPU */
+	struct irq_work wakeup;	/* wakes the readers: see vmt_ring_wakeup() */
 };
 
 /* struct vmt_config, checked and copied into the kernel. */
@@ -70,6 +74,8 @@ struct vmt_settings {
  * @deferred:	evictions put off because no task_work slot was free
  * @reprotections: PTEs protected again by @reprotect_work
  * @reprotect_work: the periodic re-protection, when asked for
+ * @readers:	poll()ers of the device, woken when a ring reaches its
+ *		watermark and when tracing stops
  */
 struct vmt_session {
 	struct mutex lock;	/* see above */
@@ -94,6 +100,7 @@ struct vmt_session {
 	atomic64_t deferred;
 	u64 reprotections;
 	struct delayed_work reprotect_work;
+	wait_queue_head_t readers;
 };
 
 extern struct vmt_session vmt_session;
@@ -106,6 +113,8 @@ void vmt_session_status(struct vmt_status *status);
 u32 vmt_session_lost_per_cpu(u64 *lost, u32 max);
 int vmt_session_geometry(struct vmt_geometry *geometry);
 int vmt_session_mmap(struct vm_area_struct *vma);
+__poll_t vmt_session_poll(struct file *file, poll_table *wait);
+void vmt_ring_wakeup(struct vmt_cpu_ring *cr);
 int vmt_settings_check(const struct vmt_settings *settings);
 
 struct vmt_target *vmt_session_target(struct mm_struct *mm);

@@ -132,12 +132,18 @@ static int vmt_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	return vmt_session_mmap(vma);
 }
 
+static __poll_t vmt_dev_poll(struct file *file, poll_table *wait)
+{
+	return vmt_session_poll(file, wait);
+}
+
 static const struct file_operations vmt_dev_fops = {
 	.owner = THIS_MODULE,
 	.open = vmt_dev_open,
 	.unlocked_ioctl = vmt_dev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vmt_dev_mmap,
+	.poll = vmt_dev_poll,
 	.llseek = noop_llseek,
 };
 

@@ -11,7 +11,8 @@
  * them. The collector (`vmtrace record`) replaces it with a compressed,
  * seekable trace; this one proves the path and feeds the tests.
  *
- * It drains every 10 ms: the rings have no wakeups yet.
+ * It sleeps in poll() until a ring is a quarter full, the target exits, or
+ * 100 ms pass, and drains every ring each time it wakes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -320,17 +321,31 @@ int cmd_record_raw(int argc, char **argv)
 	}
 	fprintf(stderr, "vmtrace record-raw: tracing %s %d\n", attach ? "pid" : "command", pid);
 
+	/* The command's exit wakes poll() too. */
+	if (!attach)
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
-		const struct timespec pause = { 0, 10 * 1000 * 1000 };
-		struct pollfd exited = { .fd = pidfd, .events = POLLIN };
+		struct pollfd fds[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = pidfd, .events = POLLIN },
+		};
 		int wstatus;
 
+		if (poll(fds, pidfd >= 0 ? 2 : 1, 100) < 0 && errno != EINTR) {
+			err = -errno;
+			failed = "waiting for records";
+			break;
+		}
 		if (interrupted) {
 			exit_status = 0;
 			break;
 		}
+		if (fds[0].revents & POLLHUP) {
+			fprintf(stderr, "vmtrace record-raw: tracing was stopped from elsewhere\n");
+			break;
+		}
 		if (attach) {
-			if (poll(&exited, 1, 0) == 1) {
+			if (fds[1].revents & POLLIN) {
 				exit_status = 0;
 				break;
 			}
@@ -344,7 +359,6 @@ int cmd_record_raw(int argc, char **argv)
 			failed = "draining the rings";
 			break;
 		}
-		nanosleep(&pause, NULL);
 	}
 	vmt_device_stop(fd);
 	if (!failed) {

@@ -689,6 +689,7 @@ __poll_t vmt_session_poll(struct file *file, poll_table *wait)
 	if (s->rings) {
 		for_each_possible_cpu(cpu) {
 			struct vmt_ring *ring = &s->rings[cpu]->ring;
+			/* Readers' view: the published head, their own tail. */
 			u64 unread = smp_load_acquire(&ring->meta->head) -
 				     READ_ONCE(ring->meta->tail);
 

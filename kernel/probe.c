@@ -237,3 +237,7 @@ void vmt_probes_unregister(void)
 	/* After this no probe runs, so rings and settings may change. */
 	tracepoint_synchronize_unregister();
 }
+
+#ifdef CONFIG_VMTRACE_KUNIT_TEST
+#include "tests/probe-kunit.h"
+#endif

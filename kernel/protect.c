@@ -43,6 +43,13 @@ static pte_t vmt_pte_mkprotnone(pte_t pte)
 	return __pte(flip_protnone_guard(old, new, PTE_PFN_MASK));
 }
 
+#ifdef CONFIG_VMTRACE_KUNIT_TEST
+pte_t vmt_pte_mkprotnone_for_test(pte_t pte)
+{
+	return vmt_pte_mkprotnone(pte);
+}
+#endif
+
 static pte_t vmt_pte_mkpresent(pte_t pte)
 {
 	pteval_t old = pte_val(pte);

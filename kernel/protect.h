@@ -21,5 +21,8 @@ void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
 bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old);
 bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr);
 pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr);
+#ifdef CONFIG_VMTRACE_KUNIT_TEST
+pte_t vmt_pte_mkprotnone_for_test(pte_t pte);
+#endif
 
 #endif /* _VMTRACE_PROTECT_H */

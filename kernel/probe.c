@@ -100,7 +100,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 	 * are not the task's own references, and could interleave with a
 	 * record being written on this CPU.
 	 */
-	if (!in_task() || !vmt_is_target(current))
+	if (!smp_load_acquire(&vmt_session.tracing) || !in_task() || !vmt_is_target(current))
 		return;
 
 	pte = vmt_pte_lookup_lockless(current->mm, address);
@@ -170,6 +170,8 @@ static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_s
 {
 	const struct vmt_settings *s = &vmt_session.settings;
 
+	if (!smp_load_acquire(&vmt_session.tracing))
+		return;
 	if (!(s->flags & VMT_CONFIG_FOLLOW) || (s->flags & VMT_CONFIG_SYSTEM_WIDE) ||
 	    child->tgid == parent->tgid || !vmt_is_target(parent))
 		return;
@@ -182,7 +184,8 @@ static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_s
 static void vmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	if ((vmt_session.settings.flags & VMT_CONFIG_PROTECT) && vmt_is_target(p))
+	if (smp_load_acquire(&vmt_session.tracing) &&
+	    (vmt_session.settings.flags & VMT_CONFIG_PROTECT) && vmt_is_target(p))
 		vmt_enabled_attach(p);
 }
 
@@ -200,7 +203,9 @@ static const struct vmt_probe vmt_probes[] = {
 };
 
 /**
- * vmt_probes_register() - attach the fault, fork and exec probes
+ * vmt_probes_register() - attach the fault, fork and exec probes, at load
+ *
+ * They do nothing until vmt_session.tracing is set.
  *
  * Return: 0, -ENOENT when this kernel lacks one of the tracepoints, or the
  * error tracepoint_probe_register() gave.
@@ -226,7 +231,7 @@ int vmt_probes_register(void)
 }
 
 /**
- * vmt_probes_unregister() - detach the probes and wait until none runs
+ * vmt_probes_unregister() - detach the probes and wait until none runs, at unload
  */
 void vmt_probes_unregister(void)
 {

@@ -16,6 +16,7 @@
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
 #include "compat.h"
@@ -423,11 +424,26 @@ static void vmt_reprotect(struct work_struct *work)
 			      msecs_to_jiffies(s->settings.reprotect_ms));
 }
 
+/*
+ * Stop the probes acting, wait for those running, then for the task_works
+ * they queued: after this nothing but the caller touches the rings or the
+ * targets. The probes stay attached from load to unload: switching the
+ * page-fault tracepoint on and off patches the fault path's code, which
+ * Debian's 6.12 under QEMU TCG does not survive while other CPUs fault.
+ */
+static void __vmt_probes_quiesce(struct vmt_session *s)
+{
+	WRITE_ONCE(s->tracing, false);
+	tracepoint_synchronize_unregister();
+	vmt_enabled_quiesce();
+}
+
 /**
- * vmt_session_start() - empty the rings and attach the probes
+ * vmt_session_start() - empty the rings and let the probes act; with
+ * protection, protect the targets
  *
- * Return: 0, -EINVAL when never configured, -EBUSY when already on, or the
- * error attaching the probes gave.
+ * Return: 0, -EINVAL when never configured, -EBUSY when already on,
+ * -ENOMEM when the targets cannot be set up.
  */
 int vmt_session_start(void)
 {
@@ -452,16 +468,13 @@ int vmt_session_start(void)
 	atomic64_set(&s->deferred, 0);
 	atomic64_set(&s->missed, 0);
 	memcpy(s->tgids, s->settings.pids, s->settings.nr_pids * sizeof(pid_t));
-	/* Before the probes: they read it. */
-	smp_store_release(&s->nr_tgids, s->settings.nr_pids);
-	err = vmt_probes_register();
-	if (err)
-		goto out_unlock;
+	s->nr_tgids = s->settings.nr_pids;
+	/* The probes act from here on: everything they read is in place. */
+	smp_store_release(&s->tracing, true);
 	if (s->settings.flags & VMT_CONFIG_PROTECT) {
 		err = __vmt_protect_targets(s);
 		if (err) {
-			vmt_probes_unregister();
-			vmt_enabled_quiesce();
+			__vmt_probes_quiesce(s);
 			__vmt_unprotect_targets(s);
 			goto out_unlock;
 		}
@@ -482,9 +495,8 @@ static void __vmt_session_stop(struct vmt_session *s)
 	 * Probes first, then the sweep and the evictions: after that nothing
 	 * protects a page any more, and restoring leaves no protnone PTE.
 	 */
-	vmt_probes_unregister();
+	__vmt_probes_quiesce(s);
 	cancel_delayed_work_sync(&s->reprotect_work);
-	vmt_enabled_quiesce();
 	__vmt_unprotect_targets(s);
 	WRITE_ONCE(s->state, VMT_STATE_OFF);
 	/* Readers drain what is left and see the end. */

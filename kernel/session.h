@@ -45,6 +45,8 @@ struct vmt_settings {
  *		reader's mmap_lock held: it must not need @lock (lock order
  *		@lock -> mmap_lock -> @rings_lock)
  * @state:	VMT_STATE_*; written under @lock, read by sysfs without it
+ * @tracing:	the probes act; set with release once everything they read
+ *		is in place, read by them with acquire
  * @settings:	what the last configure set; immutable while tracing, so
  *		the probes read it without a lock
  * @rings:	nr_cpu_ids pointers, NULL for impossible CPUs; allocated by
@@ -81,6 +83,7 @@ struct vmt_session {
 	struct mutex lock;	/* see above */
 	struct mutex rings_lock;	/* see above */
 	enum vmt_state state;
+	bool tracing;
 	struct vmt_settings settings;
 	struct vmt_cpu_ring **rings;
 	size_t ring_stride;

@@ -18,9 +18,14 @@ static int __init vmt_init(void)
 	int err;
 
 	vmt_compat_init();
+	err = vmt_probes_register();
+	if (err) {
+		pr_err("cannot attach to the page-fault, fork and exec tracepoints: %d\n", err);
+		return err;
+	}
 	err = vmt_sysfs_init();
 	if (err)
-		return err;
+		goto out_probes;
 	err = vmt_device_register();
 	if (err)
 		goto out_sysfs_exit;
@@ -29,6 +34,8 @@ static int __init vmt_init(void)
 
 out_sysfs_exit:
 	vmt_sysfs_exit();
+out_probes:
+	vmt_probes_unregister();
 	return err;
 }
 
@@ -38,6 +45,7 @@ static void __exit vmt_exit(void)
 	vmt_device_unregister();
 	vmt_sysfs_exit();
 	vmt_session_exit();
+	vmt_probes_unregister();
 	pr_info("unloaded\n");
 }
 

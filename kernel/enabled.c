@@ -24,6 +24,7 @@
  * queued work has run (vmt_enabled_quiesce()), waking threads that sleep in
  * a system call that faulted the way a signal would.
  */
+#include <linux/bits.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -37,7 +38,7 @@
 #include "session.h"
 
 #define VMT_TWORK_BITS		8
-#define VMT_TWORKS		(1U << VMT_TWORK_BITS)
+#define VMT_TWORKS		BIT(VMT_TWORK_BITS)
 #define VMT_TWORK_PROBES	8	/* slots a thread may use, from its hash */
 #define VMT_EVICT_BATCH		16
 

@@ -170,6 +170,7 @@ static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_s
 {
 	const struct vmt_settings *s = &vmt_session.settings;
 
+	/* Pairs with the release in vmt_session_start(): settings are in place. */
 	if (!smp_load_acquire(&vmt_session.tracing))
 		return;
 	if (!(s->flags & VMT_CONFIG_FOLLOW) || (s->flags & VMT_CONFIG_SYSTEM_WIDE) ||
@@ -184,6 +185,7 @@ static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_s
 static void vmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
+	/* Pairs with the release in vmt_session_start(): settings are in place. */
 	if (smp_load_acquire(&vmt_session.tracing) &&
 	    (vmt_session.settings.flags & VMT_CONFIG_PROTECT) && vmt_is_target(p))
 		vmt_enabled_attach(p);

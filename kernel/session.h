@@ -94,7 +94,7 @@ struct vmt_session {
 	raw_spinlock_t tgids_lock;
 	struct vmt_target *targets;
 	u32 nr_targets;
-	struct mutex targets_lock;
+	struct mutex targets_lock;	/* see above */
 	atomic64_t missed;
 	struct vmt_protect_counts protect;
 	u64 restored;

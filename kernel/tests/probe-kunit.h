@@ -41,7 +41,8 @@ static void probe_test_fault_cause(struct kunit *test)
 			VMT_CAUSE_COW);
 	/* Not present but not none: swapped out, or a migration entry. */
 	KUNIT_EXPECT_EQ(test, vmt_fault_cause(X86_PF_USER, __pte(0x1000 << 1)), VMT_CAUSE_OTHER);
-	KUNIT_EXPECT_EQ(test, vmt_fault_cause(X86_PF_USER | X86_PF_PROT, readonly), VMT_CAUSE_OTHER);
+	KUNIT_EXPECT_EQ(test, vmt_fault_cause(X86_PF_USER | X86_PF_PROT, readonly),
+			VMT_CAUSE_OTHER);
 }
 
 static void probe_test_protnone_keeps_frame(struct kunit *test)

@@ -168,7 +168,8 @@ struct vmt_version {
 #define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
 #define VMT_MAX_RING_RECORDS		(1U << 24)
 #define VMT_MAX_PIDS			64
-#define VMT_MAX_TARGETS			1024	/* processes and address spaces, children included */
+/* Processes and address spaces a session traces, children included. */
+#define VMT_MAX_TARGETS			1024
 
 /* struct vmt_config.policy: which enabled page to protect again. */
 enum vmt_policy {

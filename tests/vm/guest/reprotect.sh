@@ -50,7 +50,7 @@ print(" ".join(map(str, n)))' "$(cat base)" >"$name.counts"
 trace once 0
 for n in $(cat once.counts); do expect_eq "$n" 1 "references to a page without re-protection"; done
 # Each sweep protects every present page again: the loop's pages included.
-trace swept 1000 --reprotect-ms 50
+trace swept 1000 --reprotect-ms 200
 for n in $(cat swept.counts); do
 	[ "$n" -ge 2 ] || fail "a page was logged $n times across the sweeps"
 done

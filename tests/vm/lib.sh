@@ -6,14 +6,18 @@ VMT_LIB=/opt/vmtrace/lib
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 expect_log() { grep -q -- "$1" <<<"$(dmesg)" || fail "kernel log lacks '$1'"; }
-# wait_for DESCRIPTION CMD...: poll CMD until it succeeds; a hang guard only
-# (60 s), never a timing check.
+# wait_for DESCRIPTION CMD...: run CMD until it succeeds; a hang guard only
+# (300 s of wall time), never a timing check. CMD is run anew each time, so
+# anything it reads must be read inside it (see at_least), not expanded here.
 wait_for() {
-	local what=$1 i
+	local what=$1 deadline=$((SECONDS + 300))
 	shift
-	for ((i = 0; i < 6000; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ $SECONDS -lt $deadline ] || fail "gave up waiting for $what"
 		sleep 0.01
 	done
-	fail "gave up waiting for $what"
 }
+# at_least COUNTER N: /sys/kernel/vmtrace/COUNTER holds N or more.
+at_least() { [ "$(cat "/sys/kernel/vmtrace/$1")" -ge "$2" ]; }
+# debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower.
+debug_kernel() { grep -q KernelAddressSanitizer <<<"$(dmesg)"; }

@@ -27,8 +27,8 @@ trace() {  # trace NAME OPTIONS...: trace loop.py until the sweeps reprotected $
 	vmtrace record-raw -p "$pid" --protect "$@" -o "$name.raw" 2>"$name.summary" &
 	local rec=$!
 	wait_for "tracing to start" grep -qx on /sys/kernel/vmtrace/state
-	wait_for "the loop's pages to fault" test "$(cat /sys/kernel/vmtrace/faults)" -gt 8
-	wait_for "$want re-protected PTEs" test "$(cat /sys/kernel/vmtrace/reprotections)" -ge "$want"
+	wait_for "the loop's pages to fault" at_least faults 9
+	wait_for "$want re-protected PTEs" at_least reprotections "$want"
 	kill -INT "$rec"
 	wait "$rec" || fail "$name: record-raw failed"
 	touch stop

@@ -19,6 +19,11 @@ static const char usage_text[] =
 	"  faults    run a command and count its user page faults (BPF)\n"
 	"  record-raw  trace a command's faults into a file of raw records\n"
 	"  dump-raw  print a raw record file, one record a line\n"
+	"  convert   compress a raw record file into a trace file (.vmt)\n"
+	"  info      a trace file's streams, frames and compression\n"
+	"  dump      print a trace file, one record a line\n"
+	"  verify    check every frame of a trace file; --repair rebuilds its directory\n"
+	"  export    write a trace file's records back out as raw records\n"
 	"  help      this text\n";
 
 int cmd_version(int argc, char **argv)
@@ -61,6 +66,11 @@ static const struct {
 	{ "faults", cmd_faults },
 	{ "record-raw", cmd_record_raw },
 	{ "dump-raw", cmd_dump_raw },
+	{ "convert", cmd_convert },
+	{ "info", cmd_info },
+	{ "dump", cmd_dump },
+	{ "verify", cmd_verify },
+	{ "export", cmd_export },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace-file commands: convert (raw records to a trace file), info,
+ * dump, verify [--repair], export --format raw. They print what the library
+ * reports; exit status 0 success, 1 the file or the operation failed, 2 bad
+ * usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vmtrace/trace.h"
+#include "commands.h"
+
+#define CONVERT_BATCH 1024
+
+/* A number in [min, max], or -1 after saying what is wrong. */
+static long long parse_number(const char *cmd, const char *what, const char *text,
+			      long long min, long long max)
+{
+	long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoll(text, &end, 0);
+	if (errno || *end || !*text || n < min || n > max) {
+		fprintf(stderr, "vmtrace %s: bad %s '%s' (%lld..%lld)\n", cmd, what, text, min, max);
+		return -1;
+	}
+	return n;
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+static const char convert_usage[] =
+	"usage: vmtrace convert RAW -o FILE [--codec vpc|zstd|xz|none] [--stage2 zstd|xz]\n"
+	"                       [--level N] [--frame-bytes N]\n"
+	"  --codec C        the frames' codec (default vpc)\n"
+	"  --stage2 C       vpc's second stage (default zstd)\n"
+	"  --level N        zstd 1..19 or xz 0..9 (default: zstd 3, xz 6)\n"
+	"  --frame-bytes N  raw bytes a frame holds at most (default 1 MiB)\n";
+
+static int convert_records(FILE *in, const char *raw_path, struct vmt_trace_writer *w,
+			   unsigned long long *records)
+{
+	static struct vmt_record batch[CONVERT_BATCH];
+	size_t n;
+	int err;
+
+	while ((n = fread(batch, 1, sizeof(batch), in)) > 0) {
+		size_t whole = n / sizeof(batch[0]);
+
+		for (size_t i = 0; i < whole; i++) {
+			err = vmt_trace_writer_append_record(w, &batch[i]);
+			if (err) {
+				fprintf(stderr, "vmtrace convert: %s\n",
+					vmt_trace_writer_error_message(w));
+				return 1;
+			}
+		}
+		*records += whole;
+		if (n % sizeof(batch[0])) {
+			fprintf(stderr,
+				"vmtrace convert: %s: truncated record %llu (byte offset %llu)\n",
+				raw_path, *records,
+				*records * (unsigned long long)sizeof(struct vmt_record));
+			return 1;
+		}
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "vmtrace convert: %s: read error after record %llu\n", raw_path,
+			*records);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "codec", required_argument, NULL, 'c' },
+		{ "stage2", required_argument, NULL, 's' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "frame-bytes", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_VPC };
+	const char *out_path = NULL, *raw_path;
+	struct vmt_trace_writer *w;
+	struct vmt_trace_error err;
+	unsigned long long records = 0;
+	long long level, frame_bytes, in_size, out_size;
+	int opt, codec, status;
+	FILE *in;
+
+	while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'c':
+		case 's':
+			codec = vmt_codec_from_name(optarg);
+			if (codec < 0 || (opt == 's' && codec != VMT_CODEC_ZSTD &&
+					  codec != VMT_CODEC_XZ)) {
+				fprintf(stderr, "vmtrace convert: unknown %s '%s'\n",
+					opt == 'c' ? "codec" : "second stage", optarg);
+				return 2;
+			}
+			if (opt == 'c')
+				wopts.codec = (unsigned int)codec;
+			else
+				wopts.stage2 = (unsigned int)codec;
+			break;
+		case 'l':
+			level = parse_number("convert", "level", optarg, 1, 19);
+			if (level < 0)
+				return 2;
+			wopts.level = (int)level;
+			break;
+		case 'f':
+			frame_bytes = parse_number("convert", "frame size", optarg, 1, 64 << 20);
+			if (frame_bytes < 0)
+				return 2;
+			wopts.frame_bytes = (uint32_t)frame_bytes;
+			break;
+		default:
+			fputs(convert_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !out_path) {
+		fputs(convert_usage, stderr);
+		return 2;
+	}
+	raw_path = argv[optind];
+	in = fopen(raw_path, "rb");
+	if (!in) {
+		fprintf(stderr, "vmtrace convert: cannot read %s: %s\n", raw_path, strerror(errno));
+		return 1;
+	}
+	if (vmt_trace_writer_create(&w, out_path, &wopts, &err)) {
+		fprintf(stderr, "vmtrace convert: %s\n", err.message);
+		fclose(in);
+		return 1;
+	}
+	status = convert_records(in, raw_path, w, &records);
+	fclose(in);
+	if (status) {
+		vmt_trace_writer_abandon(w);
+		return status;
+	}
+	if (vmt_trace_writer_close(w, &err)) {
+		fprintf(stderr, "vmtrace convert: %s: %s\n", out_path, err.message);
+		return 1;
+	}
+	in_size = file_size(raw_path);
+	out_size = file_size(out_path);
+	fprintf(stderr, "[ vmtrace convert: wrote %s (%llu records, %lld bytes from %lld: %.2fx, %.2f bytes a record) ]\n",
+		out_path, records, out_size, in_size,
+		out_size > 0 ? (double)in_size / (double)out_size : 0.0,
+		records ? (double)out_size / (double)records : 0.0);
+	return 0;
+}
+
+static struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int flags)
+{
+	struct vmt_trace_error err;
+	struct vmt_trace *t;
+
+	if (vmt_trace_open(&t, path, flags, &err)) {
+		fprintf(stderr, "vmtrace %s: %s\n", cmd, err.message);
+		return NULL;
+	}
+	return t;
+}
+
+static const char *kind_name(uint32_t kind)
+{
+	static const char *const names[] = { "opaque", "records", "order" };
+
+	return kind < 3 ? names[kind] : "?";
+}
+
+int cmd_info(int argc, char **argv)
+{
+	uint64_t total_entries = 0;
+	struct vmt_trace *t;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: vmtrace info FILE\n");
+		return 2;
+	}
+	t = open_or_say("info", argv[1], 0);
+	if (!t)
+		return 1;
+	printf("%s: vmtrace trace, format version %u, %lld bytes, %u streams, %llu frames\n",
+	       argv[1], VMT_TRACE_FORMAT_VERSION, file_size(argv[1]), vmt_trace_nr_streams(t),
+	       (unsigned long long)vmt_trace_nr_frames(t));
+	printf("%-4s %-14s %-8s %6s %12s %8s  %s\n", "id", "name", "kind", "size", "entries",
+	       "frames", "time");
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
+		const struct vmt_trace_stream_info *info = vmt_trace_stream(t, i);
+		struct vmt_trace_stream_stats st;
+
+		vmt_trace_stream_stats(t, i, &st);
+		printf("%-4u %-14s %-8s %6u %12llu %8llu", i, info->name, kind_name(info->kind),
+		       info->entry_size, (unsigned long long)st.entries,
+		       (unsigned long long)st.frames);
+		if (info->time_offset != VMT_TRACE_NO_TIME && st.entries)
+			printf("  %llu..%llu%s", (unsigned long long)st.first_time,
+			       (unsigned long long)st.last_time, st.time_sorted ? "" : " (unsorted)");
+		printf("\n");
+		if (info->kind == VMT_STREAM_RECORDS)
+			total_entries += st.entries;
+	}
+	printf("records: %llu\n", (unsigned long long)total_entries);
+	vmt_trace_close(t);
+	return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "order", required_argument, NULL, 'O' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum vmt_trace_order order = VMT_ORDER_WRITTEN;
+	struct vmt_trace_cursor *cursor;
+	const struct vmt_record *rec;
+	struct vmt_trace *t;
+	uint32_t stream;
+	int opt, n;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (opt == 'O' && !strcmp(optarg, "written")) {
+			order = VMT_ORDER_WRITTEN;
+		} else if (opt == 'O' && !strcmp(optarg, "time")) {
+			order = VMT_ORDER_TIME;
+		} else {
+			fprintf(stderr, "usage: vmtrace dump [--order written|time] FILE\n");
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: vmtrace dump [--order written|time] FILE\n");
+		return 2;
+	}
+	t = open_or_say("dump", argv[optind], 0);
+	if (!t)
+		return 1;
+	if (vmt_trace_cursor_create(t, order, &cursor)) {
+		fprintf(stderr, "vmtrace dump: %s\n", vmt_trace_error_message(t));
+		vmt_trace_close(t);
+		return 1;
+	}
+	while ((n = vmt_trace_cursor_next(cursor, &rec, &stream)) > 0)
+		print_record(stdout, rec);
+	if (n < 0)
+		fprintf(stderr, "vmtrace dump: %s: %s\n", argv[optind], vmt_trace_error_message(t));
+	vmt_trace_cursor_free(cursor);
+	vmt_trace_close(t);
+	return n < 0 ? 1 : 0;
+}
+
+static int verify_file(const char *path)
+{
+	uint64_t entries = 0;
+	struct vmt_trace *t;
+	int err;
+
+	t = open_or_say("verify", path, 0);
+	if (!t)
+		return 1;
+	err = vmt_trace_check(t);
+	if (err) {
+		fprintf(stderr, "vmtrace verify: %s: %s\n", path, vmt_trace_error_message(t));
+		vmt_trace_close(t);
+		return 1;
+	}
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
+		struct vmt_trace_stream_stats st;
+
+		vmt_trace_stream_stats(t, i, &st);
+		entries += st.entries;
+	}
+	printf("%s: ok: %llu frames decoded and checked, %llu entries in %u streams\n", path,
+	       (unsigned long long)vmt_trace_frames_decoded(t), (unsigned long long)entries,
+	       vmt_trace_nr_streams(t));
+	vmt_trace_close(t);
+	return 0;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "repair", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vmt_trace_repair_report report;
+	struct vmt_trace_error err;
+	int opt, repair = 0;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (opt != 'r') {
+			fprintf(stderr, "usage: vmtrace verify [--repair] FILE\n");
+			return 2;
+		}
+		repair = 1;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: vmtrace verify [--repair] FILE\n");
+		return 2;
+	}
+	if (repair) {
+		if (vmt_trace_repair(argv[optind], &report, &err)) {
+			fprintf(stderr, "vmtrace verify: %s\n", err.message);
+			return 1;
+		}
+		printf("%s: repaired: kept %llu frames of %llu streams up to byte %llu; cut %llu bytes (%s)\n",
+		       argv[optind], (unsigned long long)report.frames,
+		       (unsigned long long)report.streams, (unsigned long long)report.data_end,
+		       (unsigned long long)report.dropped_bytes, report.reason);
+	}
+	return verify_file(argv[optind]);
+}
+
+static int export_stream(struct vmt_trace *t, uint32_t stream, FILE *out)
+{
+	const struct vmt_trace_stream_info *info = vmt_trace_stream(t, stream);
+	struct vmt_trace_stream_stats st;
+	uint8_t entry[4096];
+
+	vmt_trace_stream_stats(t, stream, &st);
+	for (uint64_t i = 0; i < st.entries; i++) {
+		if (vmt_trace_read(t, stream, i, entry))
+			return -1;
+		if (fwrite(entry, info->entry_size, 1, out) != 1)
+			return -2;
+	}
+	return 0;
+}
+
+static int export_records(struct vmt_trace *t, FILE *out)
+{
+	struct vmt_trace_cursor *cursor;
+	const struct vmt_record *rec;
+	uint32_t stream;
+	int n, ret = 0;
+
+	if (vmt_trace_cursor_create(t, VMT_ORDER_WRITTEN, &cursor))
+		return -1;
+	while ((n = vmt_trace_cursor_next(cursor, &rec, &stream)) > 0)
+		if (fwrite(rec, sizeof(*rec), 1, out) != 1) {
+			ret = -2;
+			break;
+		}
+	if (n < 0)
+		ret = -1;
+	vmt_trace_cursor_free(cursor);
+	return ret;
+}
+
+static const char export_usage[] =
+	"usage: vmtrace export --format raw [--stream ID] FILE -o OUT\n"
+	"  every record, in the order they were written, as raw 64-byte records\n"
+	"  (the format record-raw writes); with --stream, that stream's entries only\n";
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'F' },
+		{ "stream", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out_path = NULL, *format = NULL;
+	long long stream = -1;
+	struct vmt_trace *t;
+	int opt, ret;
+	FILE *out;
+
+	while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+		switch (opt) {
+		case 'F':
+			format = optarg;
+			break;
+		case 's':
+			stream = parse_number("export", "stream", optarg, 0, UINT32_MAX);
+			if (stream < 0)
+				return 2;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		default:
+			fputs(export_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !out_path || !format) {
+		fputs(export_usage, stderr);
+		return 2;
+	}
+	if (strcmp(format, "raw")) {
+		fprintf(stderr, "vmtrace export: unknown format '%s' (raw is the one there is)\n",
+			format);
+		return 2;
+	}
+	t = open_or_say("export", argv[optind], 0);
+	if (!t)
+		return 1;
+	if (stream >= vmt_trace_nr_streams(t)) {
+		fprintf(stderr, "vmtrace export: %s has no stream %lld (%u streams)\n",
+			argv[optind], stream, vmt_trace_nr_streams(t));
+		vmt_trace_close(t);
+		return 1;
+	}
+	out = fopen(out_path, "wb");
+	if (!out) {
+		fprintf(stderr, "vmtrace export: cannot write %s: %s\n", out_path, strerror(errno));
+		vmt_trace_close(t);
+		return 1;
+	}
+	ret = stream >= 0 ? export_stream(t, (uint32_t)stream, out) : export_records(t, out);
+	if (fclose(out) && !ret)
+		ret = -2;
+	if (ret == -1)
+		fprintf(stderr, "vmtrace export: %s: %s\n", argv[optind], vmt_trace_error_message(t));
+	else if (ret)
+		fprintf(stderr, "vmtrace export: writing %s: %s\n", out_path, strerror(errno));
+	vmt_trace_close(t);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libvmtrace's trace files: the writer, the reader, verification and repair.
+ * The format is described byte by byte in docs/FORMAT.md.
+ *
+ * A trace holds streams of fixed-size entries, one record type (and CPU) a
+ * stream. Each stream's entries are cut into frames compressed on their own;
+ * a directory at the end of the file lists every frame, so that entry i or
+ * time t of a stream is found without reading unrelated frames. Frames are
+ * appended whole: the frames of a killed writer stay readable once
+ * vmt_trace_repair() has rebuilt the directory.
+ *
+ * Functions return 0 (or a count, or an index) on success and a negative
+ * errno on failure; they print nothing. Where an error deserves an
+ * explanation (which frame, which byte offset), the message is kept in the
+ * struct vmt_trace_error the caller passes, or in the handle
+ * (vmt_trace_error_message()).
+ */
+#ifndef VMTRACE_TRACE_H
+#define VMTRACE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/vmtrace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VMT_TRACE_FORMAT_VERSION	1
+
+struct vmt_trace_error {
+	char message[256];
+};
+
+enum vmt_codec {
+	VMT_CODEC_NONE	= 0,
+	VMT_CODEC_ZSTD	= 1,
+	VMT_CODEC_XZ	= 2,
+	/*
+	 * Value prediction for streams of struct vmt_record, then a second
+	 * stage (zstd or xz). Other streams get the second stage alone.
+	 */
+	VMT_CODEC_VPC	= 3,
+};
+
+/* "none", "zstd", "xz", "vpc"; NULL for an unknown codec. */
+const char *vmt_codec_name(unsigned int codec);
+/* The codec named @name, or -EINVAL. */
+int vmt_codec_from_name(const char *name);
+
+enum vmt_stream_kind {
+	VMT_STREAM_OPAQUE	= 0,	/* entries the library does not interpret */
+	VMT_STREAM_RECORDS	= 1,	/* struct vmt_record, one record type and CPU */
+	/*
+	 * struct vmt_trace_order_run entries: the order in which the writer
+	 * received the records of the other streams.
+	 */
+	VMT_STREAM_ORDER	= 2,
+};
+
+#define VMT_TRACE_NO_TIME	0xffffffffu
+#define VMT_TRACE_ANY_CPU	0xffffffffu
+
+struct vmt_trace_stream_info {
+	uint32_t id;		/* set by the library: 0, 1, ... in creation order */
+	uint32_t entry_size;	/* 1..4096 bytes */
+	uint32_t kind;		/* enum vmt_stream_kind */
+	uint32_t record_type;	/* enum vmt_record_type, for VMT_STREAM_RECORDS */
+	uint32_t cpu;		/* for VMT_STREAM_RECORDS; or VMT_TRACE_ANY_CPU */
+	/* Offset of a little-endian u64 timestamp in each entry, or VMT_TRACE_NO_TIME. */
+	uint32_t time_offset;
+	char name[24];		/* NUL-terminated */
+};
+
+/* A VMT_STREAM_ORDER entry: the next @count records came from stream @stream_id. */
+struct vmt_trace_order_run {
+	uint32_t stream_id;
+	uint32_t count;
+};
+
+/* ---- Writing ------------------------------------------------------------ */
+
+struct vmt_trace_writer;
+
+struct vmt_trace_writer_options {
+	uint32_t frame_bytes;	/* raw bytes a frame holds at most; 0: 1 MiB */
+	unsigned int codec;	/* enum vmt_codec */
+	unsigned int stage2;	/* VPC's second stage: VMT_CODEC_ZSTD (0 means it) or _XZ */
+	int level;		/* zstd 1..19, xz 0..9; 0: the codec's default */
+};
+
+/* Create (truncate) @path and write the file header. */
+int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
+			    const struct vmt_trace_writer_options *options,
+			    struct vmt_trace_error *err);
+/* Add a stream; @info->id is ignored. Returns the new stream's id or -errno. */
+int vmt_trace_writer_add_stream(struct vmt_trace_writer *writer,
+				const struct vmt_trace_stream_info *info);
+/* Append @count entries to a stream; full frames are written as they fill. */
+int vmt_trace_writer_append(struct vmt_trace_writer *writer, uint32_t stream_id,
+			    const void *entries, size_t count);
+/*
+ * Append one record to the stream of its type and CPU (made on first use),
+ * and remember the order records came in (a VMT_STREAM_ORDER stream), so
+ * that reading back in VMT_ORDER_WRITTEN order gives them back as given.
+ */
+int vmt_trace_writer_append_record(struct vmt_trace_writer *writer,
+				   const struct vmt_record *record);
+/* Write every partly filled frame now. */
+int vmt_trace_writer_flush(struct vmt_trace_writer *writer);
+/*
+ * Flush, write the directory and close. The writer is freed whatever the
+ * result. Returns 0 or -errno (message in @err).
+ */
+int vmt_trace_writer_close(struct vmt_trace_writer *writer, struct vmt_trace_error *err);
+/* Free without writing the directory, as a killed writer would leave it. */
+void vmt_trace_writer_abandon(struct vmt_trace_writer *writer);
+/* The message of the last failed call on @writer. */
+const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer);
+
+/* ---- Reading ------------------------------------------------------------ */
+
+struct vmt_trace;
+
+/* Ignore the directory and find the frames by scanning the file. */
+#define VMT_TRACE_OPEN_SCAN	0x1
+
+/*
+ * Open a trace. Without VMT_TRACE_OPEN_SCAN this reads the file header and
+ * the directory only: -ENODATA when the file has no directory (a writer that
+ * did not finish; see vmt_trace_repair()), -EPROTO for an unknown format
+ * version, -EBADMSG for a wrong magic, a bad checksum or nonsense sizes,
+ * -EIO for a truncated file. With it, every block is read and checked and
+ * any bad one is an error naming its offset.
+ */
+int vmt_trace_open(struct vmt_trace **trace, const char *path, unsigned int flags,
+		   struct vmt_trace_error *err);
+/* The same over @size bytes at @data, which must outlive the trace. */
+int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t size,
+			  unsigned int flags, struct vmt_trace_error *err);
+void vmt_trace_close(struct vmt_trace *trace);
+const char *vmt_trace_error_message(const struct vmt_trace *trace);
+
+uint32_t vmt_trace_nr_streams(const struct vmt_trace *trace);
+const struct vmt_trace_stream_info *vmt_trace_stream(const struct vmt_trace *trace,
+						     uint32_t stream_id);
+
+struct vmt_trace_stream_stats {
+	uint64_t entries;
+	uint64_t frames;
+	uint64_t first_time;	/* of the stream's first and last entries */
+	uint64_t last_time;
+	int time_sorted;	/* entry times never decrease along the stream */
+};
+int vmt_trace_stream_stats(const struct vmt_trace *trace, uint32_t stream_id,
+			   struct vmt_trace_stream_stats *stats);
+uint64_t vmt_trace_nr_frames(const struct vmt_trace *trace);
+/* Frames read and decompressed since the trace was opened. */
+uint64_t vmt_trace_frames_decoded(const struct vmt_trace *trace);
+
+/* Copy entry @index of a stream to @entry (entry_size bytes). -ERANGE past the end. */
+int vmt_trace_read(struct vmt_trace *trace, uint32_t stream_id, uint64_t index, void *entry);
+/*
+ * The index of the first entry of a stream whose time is at least @time (the
+ * stream's entry count when there is none): a binary search over the frames
+ * and then within one, when the stream is time-sorted; a scan otherwise.
+ * -EINVAL for a stream without times.
+ */
+int64_t vmt_trace_seek_time(struct vmt_trace *trace, uint32_t stream_id, uint64_t time);
+
+/* Decode every frame and check it against the directory; 0 or -errno with the message. */
+int vmt_trace_check(struct vmt_trace *trace);
+
+/* ---- Iterating over the records of every stream -------------------------- */
+
+enum vmt_trace_order {
+	/* The order the writer received them in (the VMT_STREAM_ORDER stream). */
+	VMT_ORDER_WRITTEN	= 0,
+	/* Merged by time; ties go to the lower stream id. */
+	VMT_ORDER_TIME		= 1,
+};
+
+struct vmt_trace_cursor;
+
+int vmt_trace_cursor_create(struct vmt_trace *trace, enum vmt_trace_order order,
+			    struct vmt_trace_cursor **cursor);
+/*
+ * The next record: 1 with *@record and *@stream_id set (the record stays
+ * valid until the next call), 0 at the end, or -errno.
+ */
+int vmt_trace_cursor_next(struct vmt_trace_cursor *cursor, const struct vmt_record **record,
+			  uint32_t *stream_id);
+void vmt_trace_cursor_free(struct vmt_trace_cursor *cursor);
+
+/* ---- Repair -------------------------------------------------------------- */
+
+struct vmt_trace_repair_report {
+	uint64_t frames;	/* complete frames kept */
+	uint64_t streams;
+	uint64_t data_end;	/* where the last complete block ends */
+	uint64_t dropped_bytes;	/* cut after it: a partial block, an old directory */
+	char reason[160];	/* why scanning stopped at data_end */
+};
+
+/*
+ * Scan @path's blocks, cut the file after the last complete one and write a
+ * new directory. Everything after the first incomplete or corrupt block is
+ * dropped (the report says why).
+ */
+int vmt_trace_repair(const char *path, struct vmt_trace_repair_report *report,
+		     struct vmt_trace_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VMTRACE_TRACE_H */

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The trace writer: buffers each stream's entries until a frame's worth,
+ * compresses the frame and appends it, header and payload, with one write.
+ * The directory, kept in memory meanwhile, is written by
+ * vmt_trace_writer_close(); until then the file is a sequence of complete
+ * blocks (plus, if the process dies mid-write, one partial block at the end).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace_format.h"
+
+/* Records are stored as the kernel wrote them: its byte order is the file's. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "struct vmt_record entries are stored as they are: little-endian hosts only");
+
+#define DEFAULT_FRAME_BYTES	(1u << 20)
+
+struct writer_stream {
+	struct vmt_trace_stream_info info;
+	uint8_t *pending;		/* entries not in a frame yet */
+	uint32_t nr_pending;
+	uint32_t frame_entries;		/* entries a frame holds */
+	uint64_t written;		/* entries already in frames */
+};
+
+struct vmt_trace_writer {
+	int fd;
+	uint64_t end;			/* bytes written */
+	struct vmt_trace_writer_options options;
+	struct writer_stream *streams;
+	uint32_t nr_streams;
+	struct vmt_frame_ref *frames;
+	uint64_t nr_frames, frames_capacity;
+	struct vmt_buf payload, block;
+	/* vmt_trace_writer_append_record()'s state */
+	int order_stream;		/* -1 until the first record */
+	int run_stream;
+	uint32_t run_count;
+	int last_record_stream;
+	char error[256];
+};
+
+static int writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->error, sizeof(w->error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer)
+{
+	return writer->error;
+}
+
+static int write_all(struct vmt_trace_writer *w, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return writer_fail(w, n < 0 ? -errno : -EIO,
+					   "write at byte %llu: %s", (unsigned long long)w->end,
+					   strerror(n < 0 ? errno : EIO));
+		p += n;
+		len -= (size_t)n;
+		w->end += (uint64_t)n;
+	}
+	return 0;
+}
+
+int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
+			    const struct vmt_trace_writer_options *options,
+			    struct vmt_trace_error *err)
+{
+	uint8_t header[VMT_FILE_HEADER_SIZE];
+	struct vmt_trace_writer *w;
+	int ret;
+
+	*writer = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	if (options)
+		w->options = *options;
+	if (!w->options.frame_bytes)
+		w->options.frame_bytes = DEFAULT_FRAME_BYTES;
+	if (!w->options.stage2)
+		w->options.stage2 = VMT_CODEC_ZSTD;
+	if (w->options.codec > VMT_CODEC_VPC || w->options.stage2 > VMT_CODEC_XZ ||
+	    w->options.frame_bytes > VMT_MAX_FRAME_RAW ||
+	    (w->options.codec == VMT_CODEC_XZ && (w->options.level < 0 || w->options.level > 9))) {
+		snprintf(err->message, sizeof(err->message),
+			 "bad writer options: codec %u, second stage %u, level %d, frame %u bytes (at most %u)",
+			 w->options.codec, w->options.stage2, w->options.level,
+			 w->options.frame_bytes, VMT_MAX_FRAME_RAW);
+		free(w);
+		return -EINVAL;
+	}
+	w->order_stream = w->run_stream = w->last_record_stream = -1;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		ret = -errno;
+		snprintf(err->message, sizeof(err->message), "cannot create %s: %s", path,
+			 strerror(errno));
+		free(w);
+		return ret;
+	}
+	vmt_file_header_encode(header);
+	ret = write_all(w, header, sizeof(header));
+	if (ret) {
+		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, w->error);
+		vmt_trace_writer_abandon(w);
+		return ret;
+	}
+	*writer = w;
+	return 0;
+}
+
+int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
+				const struct vmt_trace_stream_info *info)
+{
+	struct vmt_trace_stream_info checked = *info;
+	uint8_t block[VMT_STREAM_BLOCK_SIZE];
+	struct writer_stream *streams, *s;
+	char why[160];
+	int err;
+
+	checked.name[sizeof(checked.name) - 1] = '\0';
+	checked.id = w->nr_streams;
+	err = vmt_stream_info_check(&checked, why, sizeof(why));
+	if (err)
+		return writer_fail(w, -EINVAL, "stream '%s': %s", checked.name, why);
+	if (w->nr_streams >= VMT_MAX_STREAMS)
+		return writer_fail(w, -ENOSPC, "more than %u streams", VMT_MAX_STREAMS);
+	streams = realloc(w->streams, (w->nr_streams + 1) * sizeof(*streams));
+	if (!streams)
+		return writer_fail(w, -ENOMEM, "out of memory");
+	w->streams = streams;
+	s = &streams[w->nr_streams];
+	memset(s, 0, sizeof(*s));
+	s->info = checked;
+	s->frame_entries = w->options.frame_bytes / checked.entry_size;
+	if (!s->frame_entries)
+		s->frame_entries = 1;
+	s->pending = malloc((size_t)s->frame_entries * checked.entry_size);
+	if (!s->pending)
+		return writer_fail(w, -ENOMEM, "out of memory");
+	vmt_stream_block_encode(block, &checked);
+	err = write_all(w, block, sizeof(block));
+	if (err) {
+		free(s->pending);
+		return err;
+	}
+	return (int)w->nr_streams++;
+}
+
+static uint64_t entry_time(const struct vmt_trace_stream_info *info, const uint8_t *entry)
+{
+	return vmt_get64(entry + info->time_offset);
+}
+
+static int add_frame_ref(struct vmt_trace_writer *w, const struct vmt_frame_ref *ref)
+{
+	if (w->nr_frames == w->frames_capacity) {
+		uint64_t capacity = w->frames_capacity ? 2 * w->frames_capacity : 64;
+		struct vmt_frame_ref *frames = realloc(w->frames, capacity * sizeof(*frames));
+
+		if (!frames)
+			return writer_fail(w, -ENOMEM, "out of memory");
+		w->frames = frames;
+		w->frames_capacity = capacity;
+	}
+	w->frames[w->nr_frames++] = *ref;
+	return 0;
+}
+
+static void choose_codec(const struct vmt_trace_writer *w, const struct writer_stream *s,
+			 unsigned int *codec, unsigned int *stage2)
+{
+	*codec = w->options.codec;
+	*stage2 = 0;
+	if (*codec == VMT_CODEC_VPC) {
+		if (s->info.kind == VMT_STREAM_RECORDS)
+			*stage2 = w->options.stage2;
+		else
+			*codec = w->options.stage2;
+	}
+}
+
+static int write_frame(struct vmt_trace_writer *w, struct writer_stream *s)
+{
+	struct vmt_frame_header h = { 0 };
+	struct vmt_frame_ref ref;
+	uint32_t raw_size = s->nr_pending * s->info.entry_size;
+	unsigned int codec, stage2;
+	int err;
+
+	if (!s->nr_pending)
+		return 0;
+	choose_codec(w, s, &codec, &stage2);
+	err = vmt_codec_compress(codec, stage2, w->options.level, s->info.entry_size, s->pending,
+				 raw_size, &w->payload);
+	if (err)
+		return writer_fail(w, err, "stream %u: %s compression failed", s->info.id,
+				   vmt_codec_name(codec));
+	h.stream_id = s->info.id;
+	h.sequence = w->nr_frames;
+	h.first_entry = s->written;
+	h.entry_count = s->nr_pending;
+	h.codec = vmt_codec_field(codec, stage2);
+	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
+		uint64_t prev;
+
+		h.flags = VMT_FRAME_TIME_SORTED;
+		h.first_time = prev = entry_time(&s->info, s->pending);
+		for (uint32_t i = 1; i < s->nr_pending; i++) {
+			uint64_t t = entry_time(&s->info, s->pending + (size_t)i * s->info.entry_size);
+
+			if (t < prev)
+				h.flags = 0;
+			prev = t;
+		}
+		h.last_time = prev;
+	}
+	h.raw_size = raw_size;
+	h.comp_size = (uint32_t)w->payload.size;
+	h.payload_crc = vmt_crc32(w->payload.data, w->payload.size);
+
+	err = vmt_buf_reserve(&w->block, VMT_FRAME_HEADER_SIZE + w->payload.size);
+	if (err)
+		return writer_fail(w, err, "out of memory");
+	vmt_frame_header_encode(w->block.data, &h);
+	memcpy(w->block.data + VMT_FRAME_HEADER_SIZE, w->payload.data, w->payload.size);
+	ref = (struct vmt_frame_ref){
+		.offset = w->end, .first_entry = h.first_entry, .first_time = h.first_time,
+		.last_time = h.last_time, .stream_id = h.stream_id,
+		.entry_count = h.entry_count, .flags = h.flags,
+	};
+	err = add_frame_ref(w, &ref);
+	if (err)
+		return err;
+	err = write_all(w, w->block.data, VMT_FRAME_HEADER_SIZE + w->payload.size);
+	if (err) {
+		w->nr_frames--;
+		return err;
+	}
+	s->written += s->nr_pending;
+	s->nr_pending = 0;
+	return 0;
+}
+
+int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, const void *entries,
+			    size_t count)
+{
+	const uint8_t *p = entries;
+	struct writer_stream *s;
+
+	if (stream_id >= w->nr_streams)
+		return writer_fail(w, -EINVAL, "no stream %u", stream_id);
+	s = &w->streams[stream_id];
+	while (count) {
+		size_t n = s->frame_entries - s->nr_pending;
+		int err;
+
+		if (n > count)
+			n = count;
+		memcpy(s->pending + (size_t)s->nr_pending * s->info.entry_size, p,
+		       n * s->info.entry_size);
+		s->nr_pending += (uint32_t)n;
+		p += n * s->info.entry_size;
+		count -= n;
+		if (s->nr_pending == s->frame_entries) {
+			err = write_frame(w, s);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static const char *record_type_name(unsigned int type)
+{
+	switch (type) {
+	case VMT_REC_LOST:
+		return "lost";
+	case VMT_REC_REFERENCE:
+		return "ref";
+	case VMT_REC_EVICT:
+		return "evict";
+	case VMT_REC_MARKER:
+		return "marker";
+	}
+	return NULL;
+}
+
+static int record_stream(struct vmt_trace_writer *w, const struct vmt_record *rec)
+{
+	struct vmt_trace_stream_info info = {
+		.entry_size = sizeof(*rec),
+		.kind = VMT_STREAM_RECORDS,
+		.record_type = rec->hdr.type,
+		.cpu = rec->hdr.cpu,
+		.time_offset = 0,
+	};
+	const char *type = record_type_name(rec->hdr.type);
+	const struct vmt_trace_stream_info *last;
+
+	if (w->last_record_stream >= 0) {
+		last = &w->streams[w->last_record_stream].info;
+		if (last->record_type == rec->hdr.type && last->cpu == rec->hdr.cpu)
+			return w->last_record_stream;
+	}
+	for (uint32_t i = 0; i < w->nr_streams; i++) {
+		const struct vmt_trace_stream_info *si = &w->streams[i].info;
+
+		if (si->kind == VMT_STREAM_RECORDS && si->record_type == rec->hdr.type &&
+		    si->cpu == rec->hdr.cpu)
+			return w->last_record_stream = (int)i;
+	}
+	if (type)
+		snprintf(info.name, sizeof(info.name), "%s.cpu%u", type, rec->hdr.cpu);
+	else
+		snprintf(info.name, sizeof(info.name), "type%u.cpu%u", rec->hdr.type,
+			 rec->hdr.cpu);
+	return w->last_record_stream = vmt_trace_writer_add_stream(w, &info);
+}
+
+static int flush_run(struct vmt_trace_writer *w)
+{
+	struct vmt_trace_order_run run;
+	uint8_t entry[sizeof(run)];
+
+	if (!w->run_count)
+		return 0;
+	vmt_put32(entry, (uint32_t)w->run_stream);
+	vmt_put32(entry + 4, w->run_count);
+	w->run_count = 0;
+	return vmt_trace_writer_append(w, (uint32_t)w->order_stream, entry, 1);
+}
+
+int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
+{
+	int stream, err;
+
+	if (w->order_stream < 0) {
+		struct vmt_trace_stream_info info = {
+			.entry_size = sizeof(struct vmt_trace_order_run),
+			.kind = VMT_STREAM_ORDER,
+			.cpu = VMT_TRACE_ANY_CPU,
+			.time_offset = VMT_TRACE_NO_TIME,
+			.name = "order",
+		};
+
+		w->order_stream = vmt_trace_writer_add_stream(w, &info);
+		if (w->order_stream < 0)
+			return w->order_stream;
+	}
+	stream = record_stream(w, record);
+	if (stream < 0)
+		return stream;
+	if (stream != w->run_stream || w->run_count == UINT32_MAX) {
+		err = flush_run(w);
+		if (err)
+			return err;
+		w->run_stream = stream;
+	}
+	err = vmt_trace_writer_append(w, (uint32_t)stream, record, 1);
+	if (err)
+		return err;
+	w->run_count++;
+	return 0;
+}
+
+int vmt_trace_writer_flush(struct vmt_trace_writer *w)
+{
+	int err = flush_run(w);
+
+	for (uint32_t i = 0; i < w->nr_streams && !err; i++)
+		err = write_frame(w, &w->streams[i]);
+	return err;
+}
+
+static void writer_free(struct vmt_trace_writer *w)
+{
+	for (uint32_t i = 0; i < w->nr_streams; i++)
+		free(w->streams[i].pending);
+	free(w->streams);
+	free(w->frames);
+	vmt_buf_free(&w->payload);
+	vmt_buf_free(&w->block);
+	free(w);
+}
+
+void vmt_trace_writer_abandon(struct vmt_trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	writer_free(w);
+}
+
+int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *err)
+{
+	struct vmt_trace_stream_info *infos = NULL;
+	int ret;
+
+	ret = vmt_trace_writer_flush(w);
+	if (!ret) {
+		infos = malloc((w->nr_streams + 1) * sizeof(*infos));
+		ret = infos ? 0 : writer_fail(w, -ENOMEM, "out of memory");
+	}
+	if (!ret) {
+		for (uint32_t i = 0; i < w->nr_streams; i++)
+			infos[i] = w->streams[i].info;
+		ret = vmt_directory_encode(infos, w->nr_streams, w->frames, w->nr_frames, w->end,
+					   &w->block);
+		if (ret)
+			writer_fail(w, ret, "directory too large");
+	}
+	if (!ret)
+		ret = write_all(w, w->block.data, w->block.size);
+	if (close(w->fd) && !ret)
+		ret = writer_fail(w, -errno, "close: %s", strerror(errno));
+	w->fd = -1;
+	if (ret && err)
+		snprintf(err->message, sizeof(err->message), "%s", w->error);
+	free(infos);
+	writer_free(w);
+	return ret;
+}

@@ -131,7 +131,8 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) -lzstd -llzma -lz
+	$(CLANG) $(CPPFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) -lzstd -llzma -lz
 
 FUZZ_SECONDS ?= 600
 check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))

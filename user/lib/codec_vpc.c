@@ -12,7 +12,10 @@
  *   3 DFCM     that value plus the stride it had then
  *
  * The key is the record's instruction pointer (field 5, decoded first); for
- * the instruction pointer itself, the previous record's. The encoder writes
+ * the instruction pointer itself, the previous record's. FCM and DFCM keep
+ * one table per field, indexed by a hash of the key; tables are as large
+ * as a frame can use (twice its records, 16 to 4096 slots) so that a small
+ * frame does not pay for a large table. The encoder writes
  * the first predictor that guessed right, or 4 (none) and the value as a
  * zig-zag varint of its difference from the field's previous value. The
  * predictor ids and the values are each laid out field by field, so that a
@@ -35,8 +38,9 @@
 
 #define VPC_FIELDS		8
 #define VPC_KEY_FIELD		5	/* struct vmt_record's ref.ip */
-#define VPC_TABLE_BITS		12
-#define VPC_TABLE_SIZE		(1u << VPC_TABLE_BITS)
+/* Table slots: the power of two at or above twice the frame's records, 16..4096. */
+#define VPC_MIN_TABLE_BITS	4
+#define VPC_MAX_TABLE_BITS	12
 #define VPC_PREDICTORS		4
 #define VPC_UNPREDICTED		VPC_PREDICTORS
 #define VPC_MAX_VARINT		10
@@ -50,20 +54,41 @@ static const int field_order[VPC_FIELDS] = { VPC_KEY_FIELD, 0, 1, 2, 3, 4, 6, 7 
 struct vpc_state {
 	uint64_t last[VPC_FIELDS];
 	uint64_t before_last[VPC_FIELDS];
-	uint64_t fcm[VPC_FIELDS][VPC_TABLE_SIZE];
-	uint64_t dfcm_last[VPC_FIELDS][VPC_TABLE_SIZE];
-	uint64_t dfcm_stride[VPC_FIELDS][VPC_TABLE_SIZE];
+	unsigned int table_bits;
+	/* Per field, 1 << table_bits slots each: */
+	uint64_t *fcm[VPC_FIELDS];
+	uint64_t *dfcm_last[VPC_FIELDS];
+	uint64_t *dfcm_stride[VPC_FIELDS];
+	uint64_t tables[];
 };
 
-static uint32_t vpc_hash(uint64_t key)
+static struct vpc_state *vpc_state_new(size_t records)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - VPC_TABLE_BITS));
+	unsigned int bits = VPC_MIN_TABLE_BITS;
+	struct vpc_state *s;
+	size_t slots;
+
+	while (bits < VPC_MAX_TABLE_BITS && ((size_t)1 << bits) < 2 * records)
+		bits++;
+	slots = (size_t)1 << bits;
+	s = calloc(1, sizeof(*s) + 3 * VPC_FIELDS * slots * sizeof(uint64_t));
+	if (!s)
+		return NULL;
+	s->table_bits = bits;
+	for (int f = 0; f < VPC_FIELDS; f++) {
+		s->fcm[f] = s->tables + (3 * (size_t)f) * slots;
+		s->dfcm_last[f] = s->fcm[f] + slots;
+		s->dfcm_stride[f] = s->dfcm_last[f] + slots;
+	}
+	return s;
 }
 
 /* The slot field @f uses: the current ip's, or for the ip, the previous one's. */
 static uint32_t vpc_slot(const struct vpc_state *s, int f, uint64_t ip)
 {
-	return vpc_hash(f == VPC_KEY_FIELD ? s->last[VPC_KEY_FIELD] : ip);
+	uint64_t key = f == VPC_KEY_FIELD ? s->last[VPC_KEY_FIELD] : ip;
+
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - s->table_bits));
 }
 
 static void vpc_predict(const struct vpc_state *s, int f, uint32_t slot,
@@ -141,7 +166,7 @@ int vmt_vpc_compress(unsigned int stage2, int level, const void *src, size_t n,
 
 	if (stage2 == VMT_CODEC_VPC || stage2 > VMT_CODEC_XZ)
 		return -EINVAL;
-	s = calloc(1, sizeof(*s));
+	s = vpc_state_new(records);
 	body_size = records * VPC_FIELDS + VPC_LENGTHS_SIZE;
 	body = malloc(body_size + records * VPC_FIELDS * VPC_MAX_VARINT);
 	for (int f = 0; f < VPC_FIELDS; f++)
@@ -216,7 +241,7 @@ int vmt_vpc_decompress(unsigned int stage2, const void *src, size_t n, void *dst
 	    body_size > ids_size + VPC_LENGTHS_SIZE + ids_size * VPC_MAX_VARINT)
 		return -EBADMSG;
 	body = malloc(body_size);
-	s = calloc(1, sizeof(*s));
+	s = vpc_state_new(records);
 	if (!body || !s) {
 		err = -ENOMEM;
 		goto out;

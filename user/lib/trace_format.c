@@ -52,7 +52,7 @@ static int check_seal(const uint8_t *block, size_t size, const char *what, char 
 {
 	uint32_t stored = vmt_get32(block + size - 4), computed = vmt_crc32(block, size - 4);
 
-	if (stored == computed)
+	if (vmt_checksum_matches(stored, computed))
 		return 0;
 	snprintf(msg, msg_size, "%s checksum mismatch (stored 0x%08x, computed 0x%08x)", what,
 		 stored, computed);

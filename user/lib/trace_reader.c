@@ -193,7 +193,7 @@ static int load_directory(struct vmt_trace *t)
 	if (err)
 		goto out;
 	err = -EBADMSG;
-	if (vmt_crc32(dir, dir_size) != dir_crc) {
+	if (!vmt_checksum_matches(dir_crc, vmt_crc32(dir, dir_size))) {
 		trace_fail(t, err, "directory at byte %llu: checksum mismatch (stored 0x%08x, computed 0x%08x)",
 			   (unsigned long long)dir_offset, dir_crc, vmt_crc32(dir, dir_size));
 		goto out;
@@ -281,7 +281,7 @@ static int read_frame_payload(struct vmt_trace *t, uint64_t frame_no, uint64_t o
 	if (err)
 		return trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no, t->error);
 	t->payload.size = h->comp_size;
-	if (vmt_crc32(t->payload.data, h->comp_size) != h->payload_crc)
+	if (!vmt_checksum_matches(h->payload_crc, vmt_crc32(t->payload.data, h->comp_size)))
 		return trace_fail(t, -EBADMSG,
 				  "frame %llu at byte %llu: payload checksum mismatch (stored 0x%08x, computed 0x%08x)",
 				  (unsigned long long)frame_no, (unsigned long long)offset,
@@ -348,8 +348,9 @@ static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repa
 			continue;
 		}
 		if (memcmp(block, VMT_MAGIC_FRAME, 4)) {
-			snprintf(why, sizeof(why), "unknown block magic at byte %llu",
-				 (unsigned long long)offset);
+			snprintf(why, sizeof(why),
+				 "block at byte %llu: unknown magic (after %llu frames)",
+				 (unsigned long long)offset, (unsigned long long)t->nr_frames);
 			err = -EBADMSG;
 			break;
 		}

@@ -272,18 +272,40 @@ int cmd_dump(int argc, char **argv)
 	return n < 0 ? 1 : 0;
 }
 
+/*
+ * Every block read by a scan and every frame decoded; then the directory
+ * read and every frame decoded through it. The two must list the same frames.
+ */
 static int verify_file(const char *path)
 {
-	uint64_t entries = 0;
+	uint64_t entries = 0, scanned_frames;
 	struct vmt_trace *t;
-	int err;
 
+	t = open_or_say("verify", path, VMT_TRACE_OPEN_SCAN);
+	if (!t) {
+		fprintf(stderr, "vmtrace verify: 'vmtrace verify --repair %s' keeps the blocks before the bad one\n",
+			path);
+		return 1;
+	}
+	if (vmt_trace_check(t)) {
+		fprintf(stderr, "vmtrace verify: %s: %s\n", path, vmt_trace_error_message(t));
+		vmt_trace_close(t);
+		return 1;
+	}
+	scanned_frames = vmt_trace_nr_frames(t);
+	vmt_trace_close(t);
 	t = open_or_say("verify", path, 0);
 	if (!t)
 		return 1;
-	err = vmt_trace_check(t);
-	if (err) {
+	if (vmt_trace_check(t)) {
 		fprintf(stderr, "vmtrace verify: %s: %s\n", path, vmt_trace_error_message(t));
+		vmt_trace_close(t);
+		return 1;
+	}
+	if (vmt_trace_nr_frames(t) != scanned_frames) {
+		fprintf(stderr, "vmtrace verify: %s: the directory lists %llu frames, the file holds %llu\n",
+			path, (unsigned long long)vmt_trace_nr_frames(t),
+			(unsigned long long)scanned_frames);
 		vmt_trace_close(t);
 		return 1;
 	}

@@ -55,8 +55,10 @@ struct vpc_state {
 	uint64_t last[VPC_FIELDS];
 	uint64_t before_last[VPC_FIELDS];
 	unsigned int table_bits;
-	/* Per field, 1 << table_bits slots each: */
-	uint64_t *fcm[VPC_FIELDS];
+	/*
+	 * Per field, 1 << table_bits slots each. FCM's table is DFCM's last
+	 * values: both remember the value the slot saw last.
+	 */
 	uint64_t *dfcm_last[VPC_FIELDS];
 	uint64_t *dfcm_stride[VPC_FIELDS];
 	uint64_t tables[];
@@ -71,13 +73,12 @@ static struct vpc_state *vpc_state_new(size_t records)
 	while (bits < VPC_MAX_TABLE_BITS && ((size_t)1 << bits) < 2 * records)
 		bits++;
 	slots = (size_t)1 << bits;
-	s = calloc(1, sizeof(*s) + 3 * VPC_FIELDS * slots * sizeof(uint64_t));
+	s = calloc(1, sizeof(*s) + 2 * VPC_FIELDS * slots * sizeof(uint64_t));
 	if (!s)
 		return NULL;
 	s->table_bits = bits;
 	for (int f = 0; f < VPC_FIELDS; f++) {
-		s->fcm[f] = s->tables + (3 * (size_t)f) * slots;
-		s->dfcm_last[f] = s->fcm[f] + slots;
+		s->dfcm_last[f] = s->tables + (2 * (size_t)f) * slots;
 		s->dfcm_stride[f] = s->dfcm_last[f] + slots;
 	}
 	return s;
@@ -96,7 +97,7 @@ static void vpc_predict(const struct vpc_state *s, int f, uint32_t slot,
 {
 	guess[0] = s->last[f];
 	guess[1] = s->last[f] + (s->last[f] - s->before_last[f]);
-	guess[2] = s->fcm[f][slot];
+	guess[2] = s->dfcm_last[f][slot];
 	guess[3] = s->dfcm_last[f][slot] + s->dfcm_stride[f][slot];
 }
 
@@ -104,7 +105,6 @@ static void vpc_update(struct vpc_state *s, int f, uint32_t slot, uint64_t value
 {
 	s->before_last[f] = s->last[f];
 	s->last[f] = value;
-	s->fcm[f][slot] = value;
 	s->dfcm_stride[f][slot] = value - s->dfcm_last[f][slot];
 	s->dfcm_last[f][slot] = value;
 }

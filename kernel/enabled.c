@@ -182,8 +182,8 @@ void vmt_enabled_evict(struct vmt_target *t)
 	struct vmt_young_ctx ctx = { .mm = t->mm };
 	unsigned long victims[VMT_EVICT_BATCH];
 	pte_t old[VMT_EVICT_BATCH];
-	bool done[VMT_EVICT_BATCH];
-	unsigned long start, end;
+	bool done[VMT_EVICT_BATCH], huge[VMT_EVICT_BATCH];
+	unsigned long start, end, size;
 	u32 i, n, evicted;
 
 	mmap_read_lock(t->mm);
@@ -196,11 +196,12 @@ void vmt_enabled_evict(struct vmt_target *t)
 		end = 0;
 		evicted = 0;
 		for (i = 0; i < n; i++) {
-			done[i] = vmt_protect_page(t->mm, victims[i], &old[i]);
+			done[i] = vmt_protect_page(t->mm, victims[i], &old[i], &huge[i]);
 			if (!done[i])
 				continue;
-			start = min(start, victims[i]);
-			end = max(end, victims[i] + PAGE_SIZE);
+			size = huge[i] ? HPAGE_PMD_SIZE : PAGE_SIZE;
+			start = min(start, victims[i] & ~(size - 1));
+			end = max(end, (victims[i] & ~(size - 1)) + size);
 			evicted++;
 		}
 		/* Until every CPU forgets them, the victims are not protected. */
@@ -212,7 +213,7 @@ void vmt_enabled_evict(struct vmt_target *t)
 
 		for (i = 0; i < n; i++)
 			if (done[i])
-				vmt_log_evict(victims[i], old[i]);
+				vmt_log_evict(victims[i], old[i], huge[i]);
 		raw_spin_lock_irq(&t->lock);
 		t->evictions += evicted;
 		raw_spin_unlock_irq(&t->lock);

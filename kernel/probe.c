@@ -93,6 +93,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 {
 	struct vmt_target *t;
 	struct vmt_record rec;
+	bool huge;
 	pte_t pte;
 
 	/*
@@ -103,7 +104,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 	if (!smp_load_acquire(&vmt_session.tracing) || !in_task() || !vmt_is_target(current))
 		return;
 
-	pte = vmt_pte_lookup_lockless(current->mm, address);
+	pte = vmt_pte_lookup_lockless(current->mm, address, &huge);
 	memset(&rec, 0, sizeof(rec));
 	rec.ref.vaddr = address;
 	/* A kernel-mode ip is a kernel address: never handed to readers. */
@@ -115,12 +116,16 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 	/* pte_pfn() undoes the PFN inversion of protnone PTEs. */
 	if (pte_present(pte))
 		rec.ref.pfn = pte_pfn(pte);
+	if (huge)
+		rec.ref.flags |= VMT_REF_HUGE;
 	vmt_emit(&rec, VMT_REC_REFERENCE);
 
 	if (vmt_session.settings.flags & VMT_CONFIG_PROTECT) {
 		t = vmt_session_target(current->mm);
+		/* A THP is one entry of the set, by its first page. */
 		if (t)
-			vmt_enabled_admit(t, address, instruction_pointer(regs), kernel_mode);
+			vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
+					  instruction_pointer(regs), kernel_mode);
 	}
 }
 
@@ -128,10 +133,11 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
  * vmt_log_evict() - write the EVICT record of a page protected again
  * @addr:	the page's address
  * @old:	its PTE before it was protected
+ * @huge:	it was a THP, protected whole
  *
  * Context: process context, current is the evicting thread.
  */
-void vmt_log_evict(unsigned long addr, pte_t old)
+void vmt_log_evict(unsigned long addr, pte_t old, bool huge)
 {
 	struct vmt_record rec;
 
@@ -142,6 +148,8 @@ void vmt_log_evict(unsigned long addr, pte_t old)
 		rec.ref.evict_flags |= VMT_EVICT_DIRTY;
 	if (pte_young(old))
 		rec.ref.evict_flags |= VMT_EVICT_ACCESSED;
+	if (huge)
+		rec.ref.flags |= VMT_REF_HUGE;
 	vmt_emit(&rec, VMT_REC_EVICT);
 }
 

@@ -14,9 +14,17 @@
  * page was written while it was enabled. do_numa_page() keeps Dirty as it is
  * and sets Accessed.
  *
+ * A transparent huge page mapped by a PMD is protected the same way at PMD
+ * level: one fault for the 2 MiB, after which do_huge_pmd_numa_page() maps
+ * it back whole, and the enabled set holds it as one entry. A THP that the
+ * kernel splits or collapses while protected comes back mapped present (the
+ * split and collapse code builds fresh entries from the VMA's protection):
+ * its pages are traced again from the next re-protection sweep.
+ *
  * Locking: the caller holds mmap_read_lock, so VMAs do not change and page
  * tables are not freed; apply_to_existing_page_range() takes each PTE table's
- * lock around our callback. The PTE is swapped out atomically so that a
+ * lock around our callback, and huge PMDs are changed under pmd_lock(). The
+ * PTE is swapped out atomically, and a PMD changed with cmpxchg, so that a
  * Dirty bit the hardware sets concurrently is not lost, as mprotect does.
  * The caller flushes the TLB before it counts a page as protected.
  */
@@ -31,8 +39,10 @@
 
 struct vmt_pte_walk {
 	struct mm_struct *mm;
-	u64 changed;
-	pte_t last;		/* the last PTE changed, as it was before */
+	u64 changed;		/* PTEs changed */
+	u64 huge_changed;	/* huge PMDs changed */
+	pte_t last;		/* the last entry changed, as it was before, as a PTE */
+	bool last_huge;		/* ... and it was a huge PMD */
 };
 
 static pte_t vmt_pte_mkprotnone(pte_t pte)
@@ -58,6 +68,65 @@ static pte_t vmt_pte_mkpresent(pte_t pte)
 	return __pte(flip_protnone_guard(old, new, PTE_PFN_MASK));
 }
 
+/*
+ * The PTE that would map @addr if the huge PMD @pmd were split: its flags
+ * and the frame of the 4 KiB page, inverted when protnone as pte_pfn()
+ * expects. For the fault probe's records and the evictions'.
+ */
+static pte_t vmt_huge_pte(pmd_t pmd, unsigned long addr)
+{
+	unsigned long pfn = pmd_pfn(pmd) + ((addr & ~HPAGE_PMD_MASK) >> PAGE_SHIFT);
+
+	return pfn_pte(pfn, __pgprot(pmd_flags(pmd) & PTE_FLAGS_MASK & ~_PAGE_PSE));
+}
+
+/* A transparent huge page, mapped present or protnone; not DAX, not swap. */
+static bool vmt_pmd_thp(pmd_t pmd)
+{
+	return pmd_trans_huge(pmd) && (pmd_flags(pmd) & (_PAGE_PRESENT | _PAGE_PROTNONE));
+}
+
+/*
+ * Protect the huge PMD at @pmdp, if it maps a THP present. Takes its lock;
+ * the cmpxchg keeps a Dirty or Accessed bit the hardware sets meanwhile.
+ */
+static void vmt_protect_huge(pmd_t *pmdp, unsigned long addr, struct vmt_pte_walk *walk)
+{
+	spinlock_t *ptl = pmd_lock(walk->mm, pmdp);
+	pmdval_t old = pmd_val(READ_ONCE(*pmdp)), new;
+
+	do {
+		if (!vmt_pmd_thp(__pmd(old)) || pmd_protnone(__pmd(old)))
+			goto out;
+		new = (old & ~(_PAGE_PRESENT | _PAGE_DIRTY | _PAGE_ACCESSED)) | _PAGE_PROTNONE;
+		new = flip_protnone_guard(old, new, PHYSICAL_PMD_PAGE_MASK);
+	} while (!try_cmpxchg(&pmdp->pmd, &old, new));
+	if (old & _PAGE_DIRTY)
+		folio_mark_dirty(page_folio(pmd_page(__pmd(old))));
+	walk->last = vmt_huge_pte(__pmd(old), addr & HPAGE_PMD_MASK);
+	walk->last_huge = true;
+	walk->huge_changed++;
+out:
+	spin_unlock(ptl);
+}
+
+/* Map back the huge PMD at @pmdp, if it is protnone. */
+static void vmt_unprotect_huge(pmd_t *pmdp, unsigned long addr, struct vmt_pte_walk *walk)
+{
+	spinlock_t *ptl = pmd_lock(walk->mm, pmdp);
+	pmdval_t old = pmd_val(READ_ONCE(*pmdp)), new;
+
+	do {
+		if (!vmt_pmd_thp(__pmd(old)) || !pmd_protnone(__pmd(old)))
+			goto out;
+		new = (old & ~_PAGE_PROTNONE) | _PAGE_PRESENT;
+		new = flip_protnone_guard(old, new, PHYSICAL_PMD_PAGE_MASK);
+	} while (!try_cmpxchg(&pmdp->pmd, &old, new));
+	walk->huge_changed++;
+out:
+	spin_unlock(ptl);
+}
+
 /* Called with the PTE table's lock held. */
 static int vmt_protect_pte(pte_t *ptep, unsigned long addr, void *data)
 {
@@ -74,6 +143,7 @@ static int vmt_protect_pte(pte_t *ptep, unsigned long addr, void *data)
 		pte = pte_mkclean(pte);
 	}
 	set_pte_at(walk->mm, addr, ptep, vmt_pte_mkprotnone(pte_mkold(pte)));
+	walk->last_huge = false;
 	walk->changed++;
 	return 0;
 }
@@ -104,57 +174,78 @@ static bool vmt_vma_accessible(struct vm_area_struct *vma)
 }
 
 /*
- * The PMD entry covering @addr, read once, or a none PMD when an upper level
- * is empty or maps a huge page itself.
+ * The PMD entry covering @addr, or NULL when an upper level is empty or maps
+ * a huge page itself. The caller holds mmap_read_lock, or has interrupts
+ * off, so that the page tables stay.
  */
-static pmd_t vmt_pmd_read(struct mm_struct *mm, unsigned long addr)
+static pmd_t *vmt_pmd_offset(struct mm_struct *mm, unsigned long addr)
 {
 	pgd_t *pgd = pgd_offset(mm, addr);
 	p4d_t *p4d;
 	pud_t *pud, pudval;
 
 	if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
-		return __pmd(0);
+		return NULL;
 	p4d = p4d_offset(pgd, addr);
 	if (p4d_none(READ_ONCE(*p4d)) || p4d_bad(READ_ONCE(*p4d)))
-		return __pmd(0);
+		return NULL;
 	pud = pud_offset(p4d, addr);
 	pudval = READ_ONCE(*pud);
 	if (pud_none(pudval) || pud_leaf(pudval) || pud_bad(pudval))
-		return __pmd(0);
-	return READ_ONCE(*pmd_offset(pud, addr));
+		return NULL;
+	return pmd_offset(pud, addr);
 }
 
+/* Whether @pmd points to a PTE table. */
+static bool vmt_pmd_table(pmd_t pmd)
+{
+	return !pmd_none(pmd) && !pmd_leaf(pmd) && !pmd_trans_huge(pmd) && !pmd_bad(pmd);
+}
+
+struct vmt_walk_ops {
+	pte_fn_t pte;
+	void (*huge)(pmd_t *pmdp, unsigned long addr, struct vmt_pte_walk *walk);
+};
+
+static const struct vmt_walk_ops vmt_protect_ops = {
+	.pte = vmt_protect_pte,
+	.huge = vmt_protect_huge,
+};
+
+static const struct vmt_walk_ops vmt_unprotect_ops = {
+	.pte = vmt_unprotect_pte,
+	.huge = vmt_unprotect_huge,
+};
+
 /*
- * Apply @fn to the PTEs of [start, end), one PMD's span at a time, passing
- * over empty and huge PMDs: apply_to_existing_page_range() warns on huge
- * ones. Under mmap_read_lock a PMD that points to a PTE table stays one.
+ * Apply @ops to the entries mapping [start, end), one PMD's span at a time:
+ * the PTEs of a PTE table, or a huge PMD (which a VMA always holds whole).
+ * apply_to_existing_page_range() warns on huge PMDs, so it sees only tables.
+ * Under mmap_read_lock a PMD that points to a PTE table stays one.
  */
 static void vmt_walk_range(struct mm_struct *mm, unsigned long start, unsigned long end,
-			   pte_fn_t fn, struct vmt_pte_walk *walk, u64 *huge_pmds)
+			   const struct vmt_walk_ops *ops, struct vmt_pte_walk *walk)
 {
 	unsigned long addr, next;
-	pmd_t pmd;
+	pmd_t *pmdp, pmd;
 
 	for (addr = start; addr < end; addr = next) {
 		next = pmd_addr_end(addr, end);
-		pmd = vmt_pmd_read(mm, addr);
-		if (pmd_none(pmd))
+		pmdp = vmt_pmd_offset(mm, addr);
+		if (!pmdp)
 			continue;
-		if (pmd_leaf(pmd) || pmd_trans_huge(pmd)) {
-			if (huge_pmds)
-				(*huge_pmds)++;
-			continue;
-		}
-		apply_to_existing_page_range(mm, addr, next - addr, fn, walk);
+		pmd = READ_ONCE(*pmdp);
+		if (vmt_pmd_thp(pmd))
+			ops->huge(pmdp, addr, walk);
+		else if (vmt_pmd_table(pmd))
+			apply_to_existing_page_range(mm, addr, next - addr, ops->pte, walk);
 	}
 }
 
 /**
  * vmt_protect_mm() - protect every present PTE of @mm's ordinary VMAs
  * @mm:		the address space; the caller holds mmap_read_lock
- * @counts:	PTEs protected, VMAs skipped and huge PMDs passed over are
- *		added here
+ * @counts:	PTEs and huge PMDs protected, VMAs skipped are added here
  *
  * Flushes the TLB of every CPU before returning, so every access after it
  * faults.
@@ -172,19 +263,19 @@ void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts)
 		}
 		if (!vmt_vma_accessible(vma))
 			continue;
-		vmt_walk_range(mm, vma->vm_start, vma->vm_end, vmt_protect_pte, &walk,
-			       &counts->huge_pmds);
+		vmt_walk_range(mm, vma->vm_start, vma->vm_end, &vmt_protect_ops, &walk);
 	}
 	counts->ptes += walk.changed;
+	counts->huge_pmds += walk.huge_changed;
 	/* Stale TLB entries would let accesses through unseen. */
-	if (walk.changed)
+	if (walk.changed || walk.huge_changed)
 		vmt_flush_tlb_all_cpus();
 }
 
 /**
  * vmt_unprotect_mm() - map back every protnone PTE of @mm's accessible VMAs
  * @mm:		the address space; the caller holds mmap_read_lock
- * @counts:	PTEs restored are added to ->ptes
+ * @counts:	PTEs restored are added to ->ptes, huge PMDs to ->huge_pmds
  *
  * Only the tracer makes protnone PTEs in accessible VMAs here: NUMA balancing
  * would too, but needs more than one node. Going from not present to
@@ -199,23 +290,26 @@ void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts)
 	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end)) {
 		if (vmt_vma_skipped(vma) || !vmt_vma_accessible(vma))
 			continue;
-		vmt_walk_range(mm, vma->vm_start, vma->vm_end, vmt_unprotect_pte, &walk, NULL);
+		vmt_walk_range(mm, vma->vm_start, vma->vm_end, &vmt_unprotect_ops, &walk);
 	}
 	counts->ptes += walk.changed;
+	counts->huge_pmds += walk.huge_changed;
 }
 
 /**
  * vmt_protect_page() - protect one page again
  * @mm:		the address space; the caller holds mmap_read_lock
  * @addr:	the page's address
- * @old:	set to the PTE as it was, when one was protected
+ * @old:	set to the entry as it was, when one was protected; a huge
+ *		PMD as the PTE of its first page (vmt_huge_pte())
+ * @huge:	set when that was a huge PMD: the whole THP is protected
  *
  * Leaves alone a page that is no longer mapped, or whose VMA is one
  * vmt_protect_mm() passes over. The caller flushes the TLB.
  *
- * Return: true when a PTE was protected.
+ * Return: true when an entry was protected.
  */
-bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old)
+bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old, bool *huge)
 {
 	struct vmt_pte_walk walk = { .mm = mm };
 	struct vm_area_struct *vma;
@@ -224,9 +318,10 @@ bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old)
 	vma = vma_lookup(mm, addr);
 	if (!vma || vmt_vma_skipped(vma) || !vmt_vma_accessible(vma))
 		return false;
-	vmt_walk_range(mm, addr, addr + PAGE_SIZE, vmt_protect_pte, &walk, NULL);
+	vmt_walk_range(mm, addr, addr + PAGE_SIZE, &vmt_protect_ops, &walk);
 	*old = walk.last;
-	return walk.changed;
+	*huge = walk.last_huge;
+	return walk.changed || walk.huge_changed;
 }
 
 /**
@@ -236,18 +331,26 @@ bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old)
  *
  * Context: interrupts off (the walk is lockless, as in GUP-fast). The bit
  * is cleared atomically, as the hardware sets it; the caller flushes the TLB
- * so that the next access sets it again.
+ * so that the next access sets it again. A THP's PMD has one Accessed bit.
  *
- * Return: true when a present PTE maps @addr with its Accessed bit set.
+ * Return: true when a present PTE or huge PMD maps @addr with its Accessed
+ * bit set.
  */
 bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr)
 {
-	pmd_t pmd;
+	pmd_t *pmdp = vmt_pmd_offset(mm, addr), pmd;
 	pte_t *ptep;
 
 	lockdep_assert_irqs_disabled();
-	pmd = vmt_pmd_read(mm, addr);
-	if (pmd_none(pmd) || pmd_leaf(pmd) || pmd_trans_huge(pmd) || pmd_bad(pmd))
+	if (!pmdp)
+		return false;
+	pmd = READ_ONCE(*pmdp);
+	if (vmt_pmd_thp(pmd)) {
+		if (pmd_protnone(pmd))
+			return false;
+		return test_and_clear_bit(_PAGE_BIT_ACCESSED, (unsigned long *)&pmdp->pmd);
+	}
+	if (!vmt_pmd_table(pmd))
 		return false;
 	ptep = pte_offset_kernel(&pmd, addr);
 	if (!pte_present(ptep_get(ptep)) || pte_protnone(ptep_get(ptep)))
@@ -259,23 +362,32 @@ bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr)
  * vmt_pte_lookup_lockless() - the PTE mapping @addr in @mm, read without locks
  * @mm:		the address space
  * @addr:	a user address
+ * @huge:	set when a huge PMD maps @addr
  *
  * For the fault probe. Interrupts are off while walking: page tables are
  * freed only after a grace period that waits for them (as in GUP-fast).
  *
- * Return: the PTE, or a none PTE when no PTE table covers @addr (a huge
- * mapping included).
+ * Return: the PTE; for a huge PMD, the PTE that would map @addr were it
+ * split (vmt_huge_pte()); a none PTE when nothing maps @addr.
  */
-pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr)
+pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr, bool *huge)
 {
 	unsigned long flags;
 	pte_t pte = __pte(0);
-	pmd_t pmd;
+	pmd_t *pmdp, pmd;
 
+	*huge = false;
 	local_irq_save(flags);
-	pmd = vmt_pmd_read(mm, addr);
-	if (!pmd_none(pmd) && !pmd_leaf(pmd) && !pmd_trans_huge(pmd) && !pmd_bad(pmd))
-		pte = ptep_get(pte_offset_kernel(&pmd, addr));
+	pmdp = vmt_pmd_offset(mm, addr);
+	if (pmdp) {
+		pmd = READ_ONCE(*pmdp);
+		if (vmt_pmd_thp(pmd)) {
+			pte = vmt_huge_pte(pmd, addr);
+			*huge = true;
+		} else if (vmt_pmd_table(pmd)) {
+			pte = ptep_get(pte_offset_kernel(&pmd, addr));
+		}
+	}
 	local_irq_restore(flags);
 	return pte;
 }

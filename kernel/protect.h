@@ -13,14 +13,14 @@
 struct vmt_protect_counts {
 	u64 ptes;		/* PTEs changed */
 	u64 skipped_vmas;	/* hugetlb, VM_IO, VM_PFNMAP, VM_MIXEDMAP */
-	u64 huge_pmds;		/* transparent huge pages, left unprotected */
+	u64 huge_pmds;		/* transparent huge pages (PMDs) */
 };
 
 void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
 void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
-bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old);
+bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old, bool *huge);
 bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr);
-pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr);
+pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr, bool *huge);
 #ifdef CONFIG_VMTRACE_KUNIT_TEST
 pte_t vmt_pte_mkprotnone_for_test(pte_t pte);
 #endif

@@ -390,7 +390,7 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 	WRITE_ONCE(s->nr_targets, 0);
 	kvfree(s->targets);
 	s->targets = NULL;
-	s->restored = restored.ptes;
+	s->restored = restored.ptes + restored.huge_pmds;
 	mutex_unlock(&s->targets_lock);
 }
 
@@ -419,7 +419,7 @@ static void vmt_reprotect(struct work_struct *work)
 		mmap_read_unlock(t->mm);
 		mmput(t->mm);
 	}
-	WRITE_ONCE(s->reprotections, s->reprotections + counts.ptes);
+	WRITE_ONCE(s->reprotections, s->reprotections + counts.ptes + counts.huge_pmds);
 	schedule_delayed_work(&s->reprotect_work,
 			      msecs_to_jiffies(s->settings.reprotect_ms));
 }

@@ -128,6 +128,6 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm);
 /* probe.c */
 int vmt_probes_register(void);
 void vmt_probes_unregister(void);
-void vmt_log_evict(unsigned long addr, pte_t old);
+void vmt_log_evict(unsigned long addr, pte_t old, bool huge);
 
 #endif /* _VMTRACE_SESSION_H */

@@ -68,6 +68,7 @@ static void probe_test_record_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct vmt_record, ref.error_code), 48);
 	KUNIT_EXPECT_EQ(test, offsetof(struct vmt_record, ref.access), 52);
 	KUNIT_EXPECT_EQ(test, offsetof(struct vmt_record, ref.evict_flags), 55);
+	KUNIT_EXPECT_EQ(test, offsetof(struct vmt_record, ref.flags), 56);
 	KUNIT_EXPECT_EQ(test, offsetof(struct vmt_record, lost.count), 24);
 }
 

@@ -136,12 +136,12 @@ static void print_summary(const char *path, struct raw_rings *rings, uint64_t re
 	}
 	fprintf(stderr, ") ]\n");
 	if (status->protected || status->restored || status->skipped_vmas || status->huge_pmds)
-		fprintf(stderr, "[ protection: %llu PTEs protected at start, %llu restored at stop, "
-			"%llu VMAs skipped, %llu huge pages not protected ]\n",
+		fprintf(stderr, "[ protection: %llu PTEs and %llu huge pages protected at start, "
+			"%llu restored at stop, %llu VMAs skipped ]\n",
 			(unsigned long long)status->protected,
+			(unsigned long long)status->huge_pmds,
 			(unsigned long long)status->restored,
-			(unsigned long long)status->skipped_vmas,
-			(unsigned long long)status->huge_pmds);
+			(unsigned long long)status->skipped_vmas);
 	if (status->evictions || status->overflows || status->deferred || status->reprotections)
 		fprintf(stderr, "[ enabled sets: %llu evictions, %llu overflows, %llu deferred, "
 			"%llu PTEs re-protected ]\n",
@@ -415,22 +415,24 @@ int cmd_dump_raw(int argc, char **argv)
 	while ((n = fread(&rec, 1, sizeof(rec), in)) == sizeof(rec)) {
 		switch (rec.hdr.type) {
 		case VMT_REC_REFERENCE:
-			printf("%llu ref cpu=%u pid=%u tid=%u addr=0x%llx ip=0x%llx pfn=0x%llx access=%s mode=%s cause=%s err=0x%x\n",
+			printf("%llu ref cpu=%u pid=%u tid=%u addr=0x%llx ip=0x%llx pfn=0x%llx access=%s mode=%s cause=%s err=0x%x%s\n",
 			       (unsigned long long)rec.hdr.time_ns, rec.hdr.cpu, rec.hdr.pid,
 			       rec.hdr.tid, (unsigned long long)rec.ref.vaddr,
 			       (unsigned long long)rec.ref.ip, (unsigned long long)rec.ref.pfn,
 			       rec.ref.access < 5 ? access_names[rec.ref.access] : "?",
 			       rec.ref.kernel_mode ? "kernel" : "user",
 			       rec.ref.cause < 4 ? cause_names[rec.ref.cause] : "?",
-			       rec.ref.error_code);
+			       rec.ref.error_code,
+			       rec.ref.flags & VMT_REF_HUGE ? " huge=1" : "");
 			break;
 		case VMT_REC_EVICT:
-			printf("%llu evict cpu=%u pid=%u tid=%u addr=0x%llx pfn=0x%llx dirty=%d accessed=%d\n",
+			printf("%llu evict cpu=%u pid=%u tid=%u addr=0x%llx pfn=0x%llx dirty=%d accessed=%d%s\n",
 			       (unsigned long long)rec.hdr.time_ns, rec.hdr.cpu, rec.hdr.pid,
 			       rec.hdr.tid, (unsigned long long)rec.ref.vaddr,
 			       (unsigned long long)rec.ref.pfn,
 			       !!(rec.ref.evict_flags & VMT_EVICT_DIRTY),
-			       !!(rec.ref.evict_flags & VMT_EVICT_ACCESSED));
+			       !!(rec.ref.evict_flags & VMT_EVICT_ACCESSED),
+			       rec.ref.flags & VMT_REF_HUGE ? " huge=1" : "");
 			break;
 		case VMT_REC_LOST:
 			printf("%llu lost cpu=%u count=%llu\n", (unsigned long long)rec.hdr.time_ns,

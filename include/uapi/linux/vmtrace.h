@@ -71,7 +71,16 @@ struct vmt_reference {
 	__u8 kernel_mode;	/* 1 when the access came from kernel mode */
 	__u8 cause;		/* enum vmt_fault_cause */
 	__u8 evict_flags;	/* VMT_EVICT_*: EVICT records only */
+	__u32 flags;		/* VMT_REF_* */
+	__u32 reserved;
 };
+
+/*
+ * VMT_REF_HUGE: a transparent huge page mapped by one PMD held the address.
+ * Protected, enabled and evicted whole: an EVICT record's vaddr is the first
+ * page's, and nothing is logged in the other 511 pages until it is evicted.
+ */
+#define VMT_REF_HUGE		0x1
 
 /*
  * An EVICT record's vaddr is the page's address, pfn its frame, pid and tid
@@ -216,13 +225,13 @@ struct vmt_status {
 	__u64 records;		/* records written to the rings */
 	__u64 lost;		/* records dropped because a ring was full */
 	__u64 protected;	/* PTEs protected at start */
-	__u64 restored;		/* protnone PTEs mapped back at stop */
+	__u64 restored;		/* protnone PTEs and huge PMDs mapped back at stop */
 	__u64 skipped_vmas;	/* hugetlb, VM_IO, VM_PFNMAP, VM_MIXEDMAP: not protected */
-	__u64 huge_pmds;	/* transparent huge pages: not protected yet */
+	__u64 huge_pmds;	/* transparent huge pages protected at start (PMDs) */
 	__u64 evictions;	/* pages protected again on leaving an enabled set */
 	__u64 overflows;	/* faulting pages an enabled set had no room for */
 	__u64 deferred;		/* evictions put off to a thread's next fault */
-	__u64 reprotections;	/* PTEs protected again by the periodic sweep */
+	__u64 reprotections;	/* PTEs and huge PMDs protected again by the sweeps */
 	__u64 missed;		/* children or address spaces past VMT_MAX_TARGETS: not traced */
 	__u64 reserved[3];
 };

@@ -75,7 +75,7 @@ for i, (t, addr, access, cause, pfn) in enumerate(refs):
 assert len({r[4] for r in refs}) == 64, "frames repeat"
 print("64 protection faults, in order, 64 distinct frames")
 PY
-protected=$(sed -n 's/^\[ protection: \([0-9]*\) PTEs protected.*/\1/p' go1.summary)
+protected=$(sed -n 's/^\[ protection: \([0-9]*\) PTEs and .*/\1/p' go1.summary)
 restored=$(sed -n 's/.* \([0-9]*\) restored at stop.*/\1/p' go1.summary)
 prot_faults=$(grep -c 'cause=protection' go1.txt)
 echo "protected $protected, protection faults $prot_faults, restored $restored"

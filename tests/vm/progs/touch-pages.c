@@ -11,9 +11,14 @@
  * All accesses go through one instruction in one function that sits alone on
  * its page, so the only other pages the access loop needs are that one, the
  * loop's and the stack.
+ *
+ * With VMT_TOUCH_HUGE=1 in the environment, the buffer starts on a 2 MiB
+ * boundary and is madvise(MADV_HUGEPAGE)d, so that with THP enabled it is
+ * made of transparent huge pages; the program fails if it is not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -24,6 +29,7 @@
 #include <unistd.h>
 
 #define MAX_ACCESSES 4096
+#define HUGE_SIZE (2UL << 20)
 
 struct access {
 	uint32_t page;
@@ -84,12 +90,35 @@ static int write_file(const char *dir, const char *name, const char *text)
 	return fclose(f);
 }
 
+/* Whether /proc/self/smaps says the mapping at @buf is all AnonHugePages. */
+static bool all_huge(const char *buf, size_t size)
+{
+	char line[256];
+	unsigned long start, end, kb;
+	bool in = false, ok = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			in = start <= (uintptr_t)buf && (uintptr_t)buf < end;
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			ok = kb * 1024 >= size;
+	}
+	fclose(f);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigset_t block, old;
 	uint32_t npages;
 	char text[64];
+	bool huge;
 	char *buf;
 	int n;
 
@@ -103,14 +132,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmt-touch-pages: bad page count or sequence\n");
 		return 2;
 	}
-	buf = mmap(NULL, (size_t)npages * 4096, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	huge = getenv("VMT_TOUCH_HUGE") && !strcmp(getenv("VMT_TOUCH_HUGE"), "1");
+	buf = mmap(NULL, (size_t)npages * 4096 + (huge ? HUGE_SIZE : 0),
+		   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
 		perror("vmt-touch-pages: mmap");
 		return 1;
 	}
+	if (huge) {
+		buf = (char *)(((uintptr_t)buf + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1));
+		if (madvise(buf, (size_t)npages * 4096, MADV_HUGEPAGE)) {
+			perror("vmt-touch-pages: madvise(MADV_HUGEPAGE)");
+			return 1;
+		}
+	}
 	for (uint32_t i = 0; i < npages; i++)
 		memset(buf + (size_t)i * 4096, 0x5a, 4096);
+	if (huge && !all_huge(buf, (size_t)npages * 4096)) {
+		fprintf(stderr, "vmt-touch-pages: the buffer is not all transparent huge pages\n");
+		return 1;
+	}
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR1);

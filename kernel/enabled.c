@@ -111,7 +111,7 @@ static void vmt_twork_run(struct callback_head *cb)
 	 */
 	if (current->mm && !(current->flags & PF_EXITING)) {
 		t = vmt_session_target(current->mm);
-		if (!t && vmt_session_traces(task_tgid_nr(current)))
+		if (!t && vmt_session_traces(current))
 			t = vmt_session_add_target(current->mm);
 		if (t)
 			vmt_enabled_evict(t);

@@ -30,11 +30,7 @@ static struct tracepoint *vmt_tp_exec;
 
 static bool vmt_is_target(struct task_struct *task)
 {
-	if (!task->mm || (task->flags & PF_KTHREAD))
-		return false;
-	if (vmt_session.settings.flags & VMT_CONFIG_SYSTEM_WIDE)
-		return true;
-	return vmt_session_traces(task_tgid_nr(task));
+	return vmt_session_traces(task);
 }
 
 static u8 vmt_access_type(unsigned long error_code)
@@ -171,8 +167,8 @@ static void vmt_probe_fault_kernel(void *data, unsigned long address,
 /*
  * sched:sched_process_fork, in the parent before the child first runs. A
  * thread is its process's target already; a new process is followed when
- * asked, and with protection its task_work protects its address space
- * before it runs user code.
+ * asked (system-wide, always), and with protection its task_work protects
+ * its address space before it runs user code.
  */
 static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
@@ -181,8 +177,14 @@ static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_s
 	/* Pairs with the release in vmt_session_start(): settings are in place. */
 	if (!smp_load_acquire(&vmt_session.tracing))
 		return;
-	if (!(s->flags & VMT_CONFIG_FOLLOW) || (s->flags & VMT_CONFIG_SYSTEM_WIDE) ||
-	    child->tgid == parent->tgid || !vmt_is_target(parent))
+	if (child->tgid == parent->tgid)
+		return;
+	if (s->flags & VMT_CONFIG_SYSTEM_WIDE) {
+		if ((s->flags & VMT_CONFIG_PROTECT) && vmt_is_target(child))
+			vmt_enabled_attach(child);
+		return;
+	}
+	if (!(s->flags & VMT_CONFIG_FOLLOW) || !vmt_is_target(parent))
 		return;
 	vmt_session_follow(child);
 	if (s->flags & VMT_CONFIG_PROTECT)

@@ -151,9 +151,9 @@ int vmt_settings_check(const struct vmt_settings *settings)
 	} else if (settings->enabled_pages || settings->policy || settings->reprotect_ms) {
 		return -EINVAL;
 	}
+	/* System-wide follows every new process already. */
 	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE)
-		return settings->nr_pids ||
-		       (settings->flags & (VMT_CONFIG_PROTECT | VMT_CONFIG_FOLLOW)) ? -EINVAL : 0;
+		return settings->nr_pids || (settings->flags & VMT_CONFIG_FOLLOW) ? -EINVAL : 0;
 	if (!settings->nr_pids || settings->nr_pids > VMT_MAX_PIDS)
 		return -EINVAL;
 	for (i = 0; i < settings->nr_pids; i++)
@@ -257,17 +257,26 @@ struct vmt_target *vmt_session_target(struct mm_struct *mm)
 }
 
 /**
- * vmt_session_traces() - whether the process @tgid is a target
- * @tgid:	a thread group id
+ * vmt_session_traces() - whether @task's references are traced
+ * @task:	a task
+ *
+ * System-wide, every user task is, but those in the address space of the
+ * process that started tracing; otherwise the target processes' tasks.
  *
  * Context: any; lockless, like vmt_session_target().
  */
-bool vmt_session_traces(pid_t tgid)
+bool vmt_session_traces(struct task_struct *task)
 {
 	struct vmt_session *s = &vmt_session;
-	/* Pairs with the releases in start and vmt_session_follow(). */
-	u32 i, n = smp_load_acquire(&s->nr_tgids);
+	pid_t tgid = task_tgid_nr(task);
+	u32 i, n;
 
+	if (!task->mm || (task->flags & PF_KTHREAD))
+		return false;
+	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)
+		return task->mm != s->exclude_mm;
+	/* Pairs with the releases in start and vmt_session_follow(). */
+	n = smp_load_acquire(&s->nr_tgids);
 	for (i = 0; i < n; i++)
 		if (s->tgids[i] == tgid)
 			return true;
@@ -344,24 +353,73 @@ out_unlock:
 	return t;
 }
 
+/*
+ * System-wide: take a reference on the address space of every user process
+ * but the excluded one, up to @max (the rest are counted as missed). Under
+ * RCU nothing may sleep, and mmput() might: only references that are kept
+ * are taken.
+ */
+static u32 vmt_collect_mms(struct vmt_session *s, struct mm_struct **mms, u32 max)
+{
+	struct task_struct *p;
+	struct mm_struct *mm;
+	u32 n = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) || !READ_ONCE(p->mm) ||
+		    READ_ONCE(p->mm) == s->exclude_mm)
+			continue;
+		if (n == max) {
+			atomic64_inc(&s->missed);
+			continue;
+		}
+		mm = get_task_mm(p);
+		if (mm)
+			mms[n++] = mm;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
 /* A target that has exited, or has no address space, is passed over. */
 static int __vmt_protect_targets(struct vmt_session *s)
 {
-	struct mm_struct *mm;
+	struct mm_struct **mms;
 	int err = 0;
-	u32 i;
+	u32 i, n = 0;
 
 	s->targets = kvcalloc(VMT_MAX_TARGETS, sizeof(*s->targets), GFP_KERNEL);
-	if (!s->targets)
+	mms = kvcalloc(VMT_MAX_TARGETS, sizeof(*mms), GFP_KERNEL);
+	if (!s->targets || !mms) {
+		kvfree(mms);
 		return -ENOMEM;
-	for (i = 0; i < s->settings.nr_pids && !err; i++) {
-		mm = vmt_get_process_mm(s->settings.pids[i]);
-		if (!mm)
-			continue;
-		if (!vmt_session_add_target(mm))
-			err = -ENOMEM;
-		mmput(mm);
 	}
+	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE) {
+		n = vmt_collect_mms(s, mms, VMT_MAX_TARGETS);
+	} else {
+		for (i = 0; i < s->settings.nr_pids; i++) {
+			mms[n] = vmt_get_process_mm(s->settings.pids[i]);
+			if (mms[n])
+				n++;
+		}
+	}
+	/*
+	 * Processes sharing an address space share its target. System-wide,
+	 * one that finds no room is counted in ->missed; a process asked for
+	 * by its pid must be traced.
+	 */
+	for (i = 0; i < n; i++) {
+		if (!vmt_session_add_target(mms[i]) &&
+		    !(s->settings.flags & VMT_CONFIG_SYSTEM_WIDE))
+			err = -ENOMEM;
+		mmput(mms[i]);
+		if (err)
+			break;
+	}
+	while (++i < n)
+		mmput(mms[i]);
+	kvfree(mms);
 	return err;
 }
 
@@ -438,6 +496,14 @@ static void __vmt_probes_quiesce(struct vmt_session *s)
 	vmt_enabled_quiesce();
 }
 
+/* Once the probes are quiet: forget the collector's address space. */
+static void __vmt_unexclude(struct vmt_session *s)
+{
+	if (s->exclude_mm)
+		mmdrop(s->exclude_mm);
+	s->exclude_mm = NULL;
+}
+
 /**
  * vmt_session_start() - empty the rings and let the probes act; with
  * protection, protect the targets
@@ -469,6 +535,10 @@ int vmt_session_start(void)
 	atomic64_set(&s->missed, 0);
 	memcpy(s->tgids, s->settings.pids, s->settings.nr_pids * sizeof(pid_t));
 	s->nr_tgids = s->settings.nr_pids;
+	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE) {
+		s->exclude_mm = current->mm;
+		mmgrab(s->exclude_mm);
+	}
 	/* The probes act from here on: everything they read is in place. */
 	smp_store_release(&s->tracing, true);
 	if (s->settings.flags & VMT_CONFIG_PROTECT) {
@@ -476,6 +546,7 @@ int vmt_session_start(void)
 		if (err) {
 			__vmt_probes_quiesce(s);
 			__vmt_unprotect_targets(s);
+			__vmt_unexclude(s);
 			goto out_unlock;
 		}
 		if (s->settings.reprotect_ms)
@@ -498,6 +569,7 @@ static void __vmt_session_stop(struct vmt_session *s)
 	__vmt_probes_quiesce(s);
 	cancel_delayed_work_sync(&s->reprotect_work);
 	__vmt_unprotect_targets(s);
+	__vmt_unexclude(s);
 	WRITE_ONCE(s->state, VMT_STATE_OFF);
 	/* Readers drain what is left and see the end. */
 	wake_up_all(&s->readers);

@@ -69,6 +69,9 @@ struct vmt_settings {
  *		child or an exec'd process) and @protect; stop takes it only
  *		once every task_work has run
  * @missed:	processes and address spaces left untraced for want of room
+ * @exclude_mm:	system-wide, the address space of the process that started
+ *		tracing (the collector), which is not traced; pinned with
+ *		mmgrab() while tracing, so that the pointer is not reused
  * @protect:	what protecting them did
  * @restored:	PTEs mapped back at stop
  * @evictions:	and @overflows: of the targets of the last session, once
@@ -96,6 +99,7 @@ struct vmt_session {
 	u32 nr_targets;
 	struct mutex targets_lock;	/* see above */
 	atomic64_t missed;
+	struct mm_struct *exclude_mm;
 	struct vmt_protect_counts protect;
 	u64 restored;
 	u64 evictions;
@@ -121,7 +125,7 @@ void vmt_ring_wakeup(struct vmt_cpu_ring *cr);
 int vmt_settings_check(const struct vmt_settings *settings);
 
 struct vmt_target *vmt_session_target(struct mm_struct *mm);
-bool vmt_session_traces(pid_t tgid);
+bool vmt_session_traces(struct task_struct *task);
 void vmt_session_follow(struct task_struct *child);
 struct vmt_target *vmt_session_add_target(struct mm_struct *mm);
 

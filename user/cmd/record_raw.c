@@ -36,7 +36,9 @@ static const char record_raw_usage[] =
 	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]\n"
 	"                          [--protect [-n PAGES] [--policy fifo|clock] [--reprotect-ms MS]]\n"
 	"                          (-p PID | -- COMMAND [ARGS...])\n"
-	"  --follow         trace the processes the target forks, too\n"
+	"  -a               trace every process but this one (COMMAND included);\n"
+	"                   new processes are traced as they start\n"
+	"  --follow         trace the processes the target forks, too (not with -a)\n"
 	"  --protect        protect the target's pages: log every access to a page\n"
 	"                   outside its enabled set\n"
 	"  -n PAGES         pages the enabled set keeps unprotected (default 512, 0 allowed)\n"
@@ -248,6 +250,10 @@ int cmd_record_raw(int argc, char **argv)
 	}
 	if ((optind >= argc) == !attach || (attach && (config.flags & VMT_CONFIG_SYSTEM_WIDE))) {
 		fputs(record_raw_usage, stderr);
+		return 2;
+	}
+	if ((config.flags & VMT_CONFIG_SYSTEM_WIDE) && (config.flags & VMT_CONFIG_FOLLOW)) {
+		fprintf(stderr, "vmtrace record-raw: -a traces new processes already; --follow is for one target\n");
 		return 2;
 	}
 	if (config.flags & VMT_CONFIG_PROTECT) {

@@ -154,7 +154,12 @@ struct vmt_version {
 #define VMT_IOC_VERSION		_IOR(VMT_IOC_MAGIC, 0x00, struct vmt_version)
 
 /* struct vmt_config.flags */
-#define VMT_CONFIG_SYSTEM_WIDE	0x1	/* every user process; pids ignored */
+/*
+ * Every user process but the one that starts tracing (every task sharing
+ * its address space, that is), new ones as they start; nr_pids must be 0,
+ * and FOLLOW is not taken (it is implied).
+ */
+#define VMT_CONFIG_SYSTEM_WIDE	0x1
 #define VMT_CONFIG_OVERWRITE	0x2	/* rings are flight recorders */
 /*
  * Protect the targets' present pages at start, so that each access to one
@@ -162,7 +167,8 @@ struct vmt_version {
  * the target's enabled set of enabled_pages pages, which stay unprotected;
  * the page it displaces is protected again, its TLB entries flushed, and a
  * VMT_REC_EVICT record written. Stop maps back every page still protected.
- * Needs pids (not system-wide).
+ * With SYSTEM_WIDE, every traced address space is protected, up to
+ * VMT_MAX_TARGETS (the rest are counted in vmt_status.missed).
  */
 #define VMT_CONFIG_PROTECT	0x4
 /*

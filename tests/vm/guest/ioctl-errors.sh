@@ -58,7 +58,9 @@ for bad in [config(ring=3), config(ring=32), config(ring=1 << 25), config(flags=
             # enabled-set settings: only with protection, and in range
             config(enabled=512), config(policy=1), config(reprotect=10),
             config(flags=PROTECT, enabled=65537), config(flags=PROTECT, policy=2),
-            config(flags=PROTECT, reprotect=3600001), config(flags=PROTECT | 1, n=0)]:
+            config(flags=PROTECT, reprotect=3600001),
+            # system-wide follows every process already: no --follow
+            config(flags=0x8 | 1, n=0), config(flags=PROTECT | 0x8 | 1, n=0)]:
     expect(errno.EINVAL, CONFIGURE, bad)
 expect(errno.EFAULT, CONFIGURE, config(ptr=8))
 expect(errno.ENOTTY, ioc(1, 0x7f, 8), bytes(8))
@@ -100,6 +102,7 @@ fcntl.ioctl(fd, CONFIGURE, config(ring=2048))
 fcntl.ioctl(fd, CONFIGURE, config(ring=2048, flags=PROTECT, enabled=65536, policy=1,
                                   reprotect=3600000))
 fcntl.ioctl(fd, CONFIGURE, config(ring=2048, flags=PROTECT, enabled=0))
+fcntl.ioctl(fd, CONFIGURE, config(ring=2048, flags=PROTECT | 1, n=0))  # system-wide
 print("ioctl-errors: ok")
 PY
 rmmod vmtrace

@@ -80,7 +80,7 @@ $(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_P
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz
+	$(CC) -pthread -o $@ $^ -lbpf -lelf -lzstd -llzma -lz
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
@@ -124,7 +124,7 @@ vm-images: setup
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcmocka -lzstd -llzma -lz
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS))
 	@scripts/run-unit-tests $^

@@ -5,22 +5,48 @@
  * The directory, kept in memory meanwhile, is written by
  * vmt_trace_writer_close(); until then the file is a sequence of complete
  * blocks (plus, if the process dies mid-write, one partial block at the end).
+ *
+ * With workers (options.workers), a full frame goes to a worker pool
+ * (work_pool.c) with its header filled in but for the payload's size and
+ * checksum; the workers compress frames in parallel, and the pool appends
+ * them, and the stream blocks queued between them, in the order they were
+ * queued. Only the appending thread touches the file, the directory and
+ * the offsets then; the lock guards what other threads read of them (the
+ * statistics) and the first error, which every later call returns.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "trace_format.h"
+#include "work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "struct vmt_record entries are stored as they are: little-endian hosts only");
 
 #define DEFAULT_FRAME_BYTES	(1u << 20)
+#define MAX_WORKERS		256
+#define QUEUED_PER_WORKER	4
+
+/* A frame to compress and append, or a stream block to append as it is. */
+struct write_job {
+	struct vmt_work work;
+	bool is_frame;
+	struct vmt_frame_header h;	/* all but sequence, comp_size, payload_crc */
+	unsigned int codec, stage2;
+	uint32_t entry_size;
+	uint8_t *data;			/* the frame's entries, or the block */
+	size_t len;
+	struct vmt_buf payload;
+	int err;			/* from compressing */
+};
 
 struct writer_stream {
 	struct vmt_trace_stream_info info;
@@ -33,12 +59,17 @@ struct writer_stream {
 struct vmt_trace_writer {
 	int fd;
 	uint64_t end;			/* bytes written */
+	uint64_t raw_written;		/* entry bytes in the frames written */
 	struct vmt_trace_writer_options options;
 	struct writer_stream *streams;
 	uint32_t nr_streams;
 	struct vmt_frame_ref *frames;
 	uint64_t nr_frames, frames_capacity;
-	struct vmt_buf payload, block;
+	struct vmt_buf block;
+	struct write_job sync_job;	/* without workers: the one frame being written */
+	struct vmt_work_pool *pool;	/* with workers */
+	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
+	int failed;			/* the first error of a queued job */
 	/* vmt_trace_writer_append_record()'s state */
 	int order_stream;		/* -1 until the first record */
 	int run_stream;
@@ -47,14 +78,41 @@ struct vmt_trace_writer {
 	char error[256];
 };
 
+static void compress_job(struct vmt_work *work, void *writer);
+static void append_job(struct vmt_work *work, void *writer);
+static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len);
+
 static int writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&w->lock);
 	va_start(ap, fmt);
 	vsnprintf(w->error, sizeof(w->error), fmt, ap);
 	va_end(ap);
+	pthread_mutex_unlock(&w->lock);
 	return err;
+}
+
+/* The error a queued job met, which ends the writer: 0 while there is none. */
+static int queued_error(struct vmt_trace_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	err = w->failed;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+void vmt_trace_writer_stats(struct vmt_trace_writer *w, struct vmt_trace_writer_stats *stats)
+{
+	pthread_mutex_lock(&w->lock);
+	stats->frames = w->nr_frames;
+	stats->bytes = w->end;
+	stats->raw_bytes = w->raw_written;
+	pthread_mutex_unlock(&w->lock);
+	stats->stalls = w->pool ? vmt_work_pool_stalls(w->pool) : 0;
 }
 
 const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer)
@@ -62,23 +120,27 @@ const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer
 	return writer->error;
 }
 
+/* Called by the one thread that appends (see the top of this file). */
 static int write_all(struct vmt_trace_writer *w, const void *data, size_t len)
 {
 	const uint8_t *p = data;
+	size_t done = 0;
 
-	while (len) {
-		ssize_t n = write(w->fd, p, len);
+	while (done < len) {
+		ssize_t n = write(w->fd, p + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return writer_fail(w, n < 0 ? -errno : -EIO,
-					   "write at byte %llu: %s", (unsigned long long)w->end,
+					   "write at byte %llu: %s",
+					   (unsigned long long)(w->end + done),
 					   strerror(n < 0 ? errno : EIO));
-		p += n;
-		len -= (size_t)n;
-		w->end += (uint64_t)n;
+		done += (size_t)n;
 	}
+	pthread_mutex_lock(&w->lock);
+	w->end += len;
+	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
 
@@ -103,22 +165,24 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 	if (!w->options.stage2)
 		w->options.stage2 = VMT_CODEC_ZSTD;
 	if (w->options.codec > VMT_CODEC_VPC || w->options.stage2 > VMT_CODEC_XZ ||
-	    w->options.frame_bytes > VMT_MAX_FRAME_RAW ||
+	    w->options.frame_bytes > VMT_MAX_FRAME_RAW || w->options.workers > MAX_WORKERS ||
 	    (w->options.codec == VMT_CODEC_XZ && (w->options.level < 0 || w->options.level > 9))) {
 		snprintf(err->message, sizeof(err->message),
-			 "bad writer options: codec %u, second stage %u, level %d, frame %u bytes (at most %u)",
+			 "bad writer options: codec %u, second stage %u, level %d, frame %u bytes (at most %u), %u workers (at most %u)",
 			 w->options.codec, w->options.stage2, w->options.level,
-			 w->options.frame_bytes, VMT_MAX_FRAME_RAW);
+			 w->options.frame_bytes, VMT_MAX_FRAME_RAW, w->options.workers,
+			 MAX_WORKERS);
 		free(w);
 		return -EINVAL;
 	}
+	pthread_mutex_init(&w->lock, NULL);
 	w->order_stream = w->run_stream = w->last_record_stream = -1;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		ret = -errno;
 		snprintf(err->message, sizeof(err->message), "cannot create %s: %s", path,
 			 strerror(errno));
-		free(w);
+		vmt_trace_writer_abandon(w);
 		return ret;
 	}
 	vmt_file_header_encode(header);
@@ -127,6 +191,20 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, w->error);
 		vmt_trace_writer_abandon(w);
 		return ret;
+	}
+	if (w->options.workers) {
+		unsigned int queued = w->options.max_queued ? w->options.max_queued
+					: QUEUED_PER_WORKER * w->options.workers;
+
+		ret = vmt_work_pool_create(&w->pool, w->options.workers, queued, compress_job,
+					   append_job, w);
+		if (ret) {
+			snprintf(err->message, sizeof(err->message),
+				 "cannot start %u compression threads: %s", w->options.workers,
+				 strerror(-ret));
+			vmt_trace_writer_abandon(w);
+			return ret;
+		}
 	}
 	*writer = w;
 	return 0;
@@ -162,7 +240,7 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 	if (!s->pending)
 		return writer_fail(w, -ENOMEM, "out of memory");
 	vmt_stream_block_encode(block, &checked);
-	err = write_all(w, block, sizeof(block));
+	err = w->pool ? queue_block(w, block, sizeof(block)) : write_all(w, block, sizeof(block));
 	if (err) {
 		free(s->pending);
 		return err;
@@ -186,7 +264,9 @@ static int add_frame_ref(struct vmt_trace_writer *w, const struct vmt_frame_ref 
 		w->frames = frames;
 		w->frames_capacity = capacity;
 	}
+	pthread_mutex_lock(&w->lock);
 	w->frames[w->nr_frames++] = *ref;
+	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
 
@@ -203,63 +283,174 @@ static void choose_codec(const struct vmt_trace_writer *w, const struct writer_s
 	}
 }
 
-static int write_frame(struct vmt_trace_writer *w, struct writer_stream *s)
+static struct write_job *job_of(struct vmt_work *work)
 {
-	struct vmt_frame_header h = { 0 };
+	return (struct write_job *)((char *)work - offsetof(struct write_job, work));
+}
+
+/* The part that runs in parallel; the job's errors wait for append_frame(). */
+static void compress_job(struct vmt_work *work, void *writer)
+{
+	const struct vmt_trace_writer *w = writer;
+	struct write_job *job = job_of(work);
+
+	if (job->is_frame)
+		job->err = vmt_codec_compress(job->codec, job->stage2, w->options.level,
+					      job->entry_size, job->data, job->len, &job->payload);
+}
+
+/* Header and payload with one write, and the frame into the directory. */
+static int append_frame(struct vmt_trace_writer *w, struct write_job *job)
+{
+	struct vmt_frame_header *h = &job->h;
 	struct vmt_frame_ref ref;
-	uint32_t raw_size = s->nr_pending * s->info.entry_size;
-	unsigned int codec, stage2;
 	int err;
 
-	if (!s->nr_pending)
-		return 0;
-	choose_codec(w, s, &codec, &stage2);
-	err = vmt_codec_compress(codec, stage2, w->options.level, s->info.entry_size, s->pending,
-				 raw_size, &w->payload);
-	if (err)
-		return writer_fail(w, err, "stream %u: %s compression failed", s->info.id,
-				   vmt_codec_name(codec));
-	h.stream_id = s->info.id;
-	h.sequence = w->nr_frames;
-	h.first_entry = s->written;
-	h.entry_count = s->nr_pending;
-	h.codec = vmt_codec_field(codec, stage2);
-	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
-		uint64_t prev;
-
-		h.flags = VMT_FRAME_TIME_SORTED;
-		h.first_time = prev = entry_time(&s->info, s->pending);
-		for (uint32_t i = 1; i < s->nr_pending; i++) {
-			uint64_t t = entry_time(&s->info, s->pending + (size_t)i * s->info.entry_size);
-
-			if (t < prev)
-				h.flags = 0;
-			prev = t;
-		}
-		h.last_time = prev;
-	}
-	h.raw_size = raw_size;
-	h.comp_size = (uint32_t)w->payload.size;
-	h.payload_crc = vmt_crc32(w->payload.data, w->payload.size);
-
-	err = vmt_buf_reserve(&w->block, VMT_FRAME_HEADER_SIZE + w->payload.size);
+	if (job->err)
+		return writer_fail(w, job->err, "stream %u: %s compression failed", h->stream_id,
+				   vmt_codec_name(job->codec));
+	h->sequence = w->nr_frames;
+	h->comp_size = (uint32_t)job->payload.size;
+	h->payload_crc = vmt_crc32(job->payload.data, job->payload.size);
+	err = vmt_buf_reserve(&w->block, VMT_FRAME_HEADER_SIZE + job->payload.size);
 	if (err)
 		return writer_fail(w, err, "out of memory");
-	vmt_frame_header_encode(w->block.data, &h);
-	memcpy(w->block.data + VMT_FRAME_HEADER_SIZE, w->payload.data, w->payload.size);
+	vmt_frame_header_encode(w->block.data, h);
+	memcpy(w->block.data + VMT_FRAME_HEADER_SIZE, job->payload.data, job->payload.size);
 	ref = (struct vmt_frame_ref){
-		.offset = w->end, .first_entry = h.first_entry, .first_time = h.first_time,
-		.last_time = h.last_time, .stream_id = h.stream_id,
-		.entry_count = h.entry_count, .flags = h.flags,
+		.offset = w->end, .first_entry = h->first_entry, .first_time = h->first_time,
+		.last_time = h->last_time, .stream_id = h->stream_id,
+		.entry_count = h->entry_count, .flags = h->flags,
 	};
 	err = add_frame_ref(w, &ref);
 	if (err)
 		return err;
-	err = write_all(w, w->block.data, VMT_FRAME_HEADER_SIZE + w->payload.size);
-	if (err) {
+	err = write_all(w, w->block.data, VMT_FRAME_HEADER_SIZE + job->payload.size);
+	pthread_mutex_lock(&w->lock);
+	if (err)
 		w->nr_frames--;
+	else
+		w->raw_written += h->raw_size;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+static void free_job(struct write_job *job)
+{
+	free(job->data);
+	vmt_buf_free(&job->payload);
+	free(job);
+}
+
+/* In sequence order, one at a time: nothing more reaches the file after an error. */
+static void append_job(struct vmt_work *work, void *writer)
+{
+	struct vmt_trace_writer *w = writer;
+	struct write_job *job = job_of(work);
+	int err = queued_error(w);
+
+	if (!err)
+		err = job->is_frame ? append_frame(w, job) : write_all(w, job->data, job->len);
+	if (err) {
+		pthread_mutex_lock(&w->lock);
+		if (!w->failed)
+			w->failed = err;
+		pthread_mutex_unlock(&w->lock);
+	}
+	free_job(job);
+}
+
+static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len)
+{
+	struct write_job *job = calloc(1, sizeof(*job));
+	int err = queued_error(w);
+
+	if (err) {
+		free(job);
 		return err;
 	}
+	if (job)
+		job->data = malloc(len);
+	if (!job || !job->data) {
+		free(job);
+		return writer_fail(w, -ENOMEM, "out of memory");
+	}
+	memcpy(job->data, block, len);
+	job->len = len;
+	vmt_work_pool_submit(w->pool, &job->work);
+	return 0;
+}
+
+/* The header of the frame @s's pending entries make, but what compressing them gives. */
+static void frame_header_init(const struct vmt_trace_writer *w, const struct writer_stream *s,
+			      struct write_job *job)
+{
+	struct vmt_frame_header *h = &job->h;
+
+	memset(h, 0, sizeof(*h));
+	choose_codec(w, s, &job->codec, &job->stage2);
+	job->entry_size = s->info.entry_size;
+	job->len = (size_t)s->nr_pending * s->info.entry_size;
+	job->err = 0;
+	job->is_frame = true;
+	h->stream_id = s->info.id;
+	h->first_entry = s->written;
+	h->entry_count = s->nr_pending;
+	h->codec = vmt_codec_field(job->codec, job->stage2);
+	h->raw_size = (uint32_t)job->len;
+	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
+		uint64_t prev;
+
+		h->flags = VMT_FRAME_TIME_SORTED;
+		h->first_time = prev = entry_time(&s->info, s->pending);
+		for (uint32_t i = 1; i < s->nr_pending; i++) {
+			uint64_t t = entry_time(&s->info, s->pending + (size_t)i * s->info.entry_size);
+
+			if (t < prev)
+				h->flags = 0;
+			prev = t;
+		}
+		h->last_time = prev;
+	}
+}
+
+/* Hand the frame to the workers, and give the stream a new buffer. */
+static int queue_frame(struct vmt_trace_writer *w, struct writer_stream *s)
+{
+	struct write_job *job = calloc(1, sizeof(*job));
+	uint8_t *fresh = malloc((size_t)s->frame_entries * s->info.entry_size);
+
+	if (!job || !fresh) {
+		free(job);
+		free(fresh);
+		return writer_fail(w, -ENOMEM, "out of memory");
+	}
+	frame_header_init(w, s, job);
+	job->data = s->pending;
+	s->pending = fresh;
+	s->written += s->nr_pending;
+	s->nr_pending = 0;
+	vmt_work_pool_submit(w->pool, &job->work);
+	return 0;
+}
+
+static int write_frame(struct vmt_trace_writer *w, struct writer_stream *s)
+{
+	struct write_job *job = &w->sync_job;
+	int err;
+
+	if (!s->nr_pending)
+		return 0;
+	if (w->pool) {
+		err = queued_error(w);
+		return err ? err : queue_frame(w, s);
+	}
+	frame_header_init(w, s, job);
+	job->err = vmt_codec_compress(job->codec, job->stage2, w->options.level, job->entry_size,
+				      s->pending, job->len, &job->payload);
+	err = append_frame(w, job);
+	if (err)
+		return err;
 	s->written += s->nr_pending;
 	s->nr_pending = 0;
 	return 0;
@@ -393,27 +584,34 @@ int vmt_trace_writer_flush(struct vmt_trace_writer *w)
 
 	for (uint32_t i = 0; i < w->nr_streams && !err; i++)
 		err = write_frame(w, &w->streams[i]);
+	if (w->pool) {
+		vmt_work_pool_wait(w->pool);
+		if (!err)
+			err = queued_error(w);
+	}
 	return err;
 }
 
+/* Stops the workers first: what they had queued is in the file then. */
 static void writer_free(struct vmt_trace_writer *w)
 {
+	vmt_work_pool_destroy(w->pool);
+	if (w->fd >= 0)
+		close(w->fd);
 	for (uint32_t i = 0; i < w->nr_streams; i++)
 		free(w->streams[i].pending);
 	free(w->streams);
 	free(w->frames);
-	vmt_buf_free(&w->payload);
+	vmt_buf_free(&w->sync_job.payload);
 	vmt_buf_free(&w->block);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
 
 void vmt_trace_writer_abandon(struct vmt_trace_writer *w)
 {
-	if (!w)
-		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	writer_free(w);
+	if (w)
+		writer_free(w);
 }
 
 int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *err)
@@ -436,6 +634,8 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 	}
 	if (!ret)
 		ret = write_all(w, w->block.data, w->block.size);
+	vmt_work_pool_destroy(w->pool);
+	w->pool = NULL;
 	if (close(w->fd) && !ret)
 		ret = writer_fail(w, -errno, "close: %s", strerror(errno));
 	w->fd = -1;

@@ -88,6 +88,18 @@ struct vmt_trace_writer_options {
 	unsigned int codec;	/* enum vmt_codec */
 	unsigned int stage2;	/* VPC's second stage: VMT_CODEC_ZSTD (0 means it) or _XZ */
 	int level;		/* zstd 1..19, xz 0..9; 0: the codec's default */
+	/*
+	 * Threads that compress frames, 0..256; 0: the calling thread does.
+	 * With workers, vmt_trace_writer_append*() hand each full frame to
+	 * them and return; frames reach the file in sequence order all the
+	 * same, and the file is byte for byte the one 0 workers write.
+	 */
+	unsigned int workers;
+	/*
+	 * With workers: frames (and stream blocks) queued or being compressed
+	 * at most, before an append waits for one to be written; 0: 4 a worker.
+	 */
+	unsigned int max_queued;
 };
 
 /* Create (truncate) @path and write the file header. */
@@ -116,6 +128,17 @@ int vmt_trace_writer_flush(struct vmt_trace_writer *writer);
 int vmt_trace_writer_close(struct vmt_trace_writer *writer, struct vmt_trace_error *err);
 /* Free without writing the directory, as a killed writer would leave it. */
 void vmt_trace_writer_abandon(struct vmt_trace_writer *writer);
+struct vmt_trace_writer_stats {
+	uint64_t frames;	/* frames written to the file */
+	uint64_t bytes;		/* bytes written to the file */
+	uint64_t raw_bytes;	/* entry bytes in those frames */
+	uint64_t stalls;	/* appends that waited for a worker (queue full) */
+};
+/*
+ * What has reached the file so far. Safe to call while workers run; the
+ * counters may lag the appends by the frames still queued.
+ */
+void vmt_trace_writer_stats(struct vmt_trace_writer *writer, struct vmt_trace_writer_stats *stats);
 /* The message of the last failed call on @writer. */
 const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer);
 

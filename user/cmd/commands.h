@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <linux/vmtrace.h>
 
+#include "vmtrace/trace.h"
+
 int cmd_version(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
 int cmd_record_raw(int argc, char **argv);
@@ -16,6 +18,28 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* trace_file.c: what the trace-file commands share. */
+/* A number in [min, max], or -1 after saying what is wrong. */
+long long parse_number(const char *cmd, const char *what, const char *text, long long min,
+		       long long max);
+/* A file's size in bytes, or -1. */
+long long file_size(const char *path);
+/* Open a trace, or say why not and return NULL. */
+struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int flags);
+/* getopt_long entries of the writer's options, and their usage lines. */
+#define WRITER_LONG_OPTIONS \
+	{ "codec", required_argument, NULL, 'c' }, \
+	{ "stage2", required_argument, NULL, 's' }, \
+	{ "level", required_argument, NULL, 'l' }, \
+	{ "frame-bytes", required_argument, NULL, 'f' }
+extern const char writer_options_usage[];
+/* 1: @opt was a writer option, taken; 0: not one; -1: a bad value (said). */
+int parse_writer_option(const char *cmd, int opt, const char *arg,
+			struct vmt_trace_writer_options *o);
 
 /* record_print.c: one record as one line of text (dump-raw's and dump's format). */
 void print_record(FILE *out, const struct vmt_record *rec);

@@ -18,7 +18,7 @@
 #define CONVERT_BATCH 1024
 
 /* A number in [min, max], or -1 after saying what is wrong. */
-static long long parse_number(const char *cmd, const char *what, const char *text,
+long long parse_number(const char *cmd, const char *what, const char *text,
 			      long long min, long long max)
 {
 	long long n;
@@ -33,20 +33,58 @@ static long long parse_number(const char *cmd, const char *what, const char *tex
 	return n;
 }
 
-static long long file_size(const char *path)
+long long file_size(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) ? -1 : (long long)st.st_size;
 }
 
-static const char convert_usage[] =
-	"usage: vmtrace convert RAW -o FILE [--codec vpc|zstd|xz|none] [--stage2 zstd|xz]\n"
-	"                       [--level N] [--frame-bytes N]\n"
-	"  --codec C        the frames' codec (default vpc)\n"
-	"  --stage2 C       vpc's second stage (default zstd)\n"
+const char writer_options_usage[] =
+	"  --codec C        the frames' codec: vpc (default), zstd, xz or none\n"
+	"  --stage2 C       vpc's second stage: zstd (default) or xz\n"
 	"  --level N        zstd 1..19 or xz 0..9 (default: zstd 3, xz 6)\n"
 	"  --frame-bytes N  raw bytes a frame holds at most (default 1 MiB)\n";
+
+int parse_writer_option(const char *cmd, int opt, const char *arg,
+			struct vmt_trace_writer_options *o)
+{
+	long long n;
+	int codec;
+
+	switch (opt) {
+	case 'c':
+	case 's':
+		codec = vmt_codec_from_name(arg);
+		if (codec < 0 || (opt == 's' && codec != VMT_CODEC_ZSTD && codec != VMT_CODEC_XZ)) {
+			fprintf(stderr, "vmtrace %s: unknown %s '%s'\n", cmd,
+				opt == 'c' ? "codec" : "second stage", arg);
+			return -1;
+		}
+		if (opt == 'c')
+			o->codec = (unsigned int)codec;
+		else
+			o->stage2 = (unsigned int)codec;
+		return 1;
+	case 'l':
+		n = parse_number(cmd, "level", arg, 1, 19);
+		if (n < 0)
+			return -1;
+		o->level = (int)n;
+		return 1;
+	case 'f':
+		n = parse_number(cmd, "frame size", arg, 1, 64 << 20);
+		if (n < 0)
+			return -1;
+		o->frame_bytes = (uint32_t)n;
+		return 1;
+	}
+	return 0;
+}
+
+static const char convert_usage[] =
+	"usage: vmtrace convert RAW -o FILE [--codec vpc|zstd|xz|none] [--stage2 zstd|xz]\n"
+	"                       [--level N] [--frame-bytes N]\n";
 
 static int convert_records(FILE *in, const char *raw_path, struct vmt_trace_writer *w,
 			   unsigned long long *records)
@@ -87,10 +125,7 @@ int cmd_convert(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "codec", required_argument, NULL, 'c' },
-		{ "stage2", required_argument, NULL, 's' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "frame-bytes", required_argument, NULL, 'f' },
+		WRITER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_VPC };
@@ -98,48 +133,25 @@ int cmd_convert(int argc, char **argv)
 	struct vmt_trace_writer *w;
 	struct vmt_trace_error err;
 	unsigned long long records = 0;
-	long long level, frame_bytes, in_size, out_size;
-	int opt, codec, status;
+	long long in_size, out_size;
+	int opt, taken, status;
 	FILE *in;
 
 	while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
+		if (opt == 'o') {
 			out_path = optarg;
-			break;
-		case 'c':
-		case 's':
-			codec = vmt_codec_from_name(optarg);
-			if (codec < 0 || (opt == 's' && codec != VMT_CODEC_ZSTD &&
-					  codec != VMT_CODEC_XZ)) {
-				fprintf(stderr, "vmtrace convert: unknown %s '%s'\n",
-					opt == 'c' ? "codec" : "second stage", optarg);
-				return 2;
-			}
-			if (opt == 'c')
-				wopts.codec = (unsigned int)codec;
-			else
-				wopts.stage2 = (unsigned int)codec;
-			break;
-		case 'l':
-			level = parse_number("convert", "level", optarg, 1, 19);
-			if (level < 0)
-				return 2;
-			wopts.level = (int)level;
-			break;
-		case 'f':
-			frame_bytes = parse_number("convert", "frame size", optarg, 1, 64 << 20);
-			if (frame_bytes < 0)
-				return 2;
-			wopts.frame_bytes = (uint32_t)frame_bytes;
-			break;
-		default:
-			fputs(convert_usage, stderr);
+			continue;
+		}
+		taken = parse_writer_option("convert", opt, optarg, &wopts);
+		if (taken < 0)
+			return 2;
+		if (!taken) {
+			fprintf(stderr, "%s%s", convert_usage, writer_options_usage);
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || !out_path) {
-		fputs(convert_usage, stderr);
+		fprintf(stderr, "%s%s", convert_usage, writer_options_usage);
 		return 2;
 	}
 	raw_path = argv[optind];
@@ -172,7 +184,7 @@ int cmd_convert(int argc, char **argv)
 	return 0;
 }
 
-static struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int flags)
+struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int flags)
 {
 	struct vmt_trace_error err;
 	struct vmt_trace *t;

@@ -17,6 +17,7 @@ static const char usage_text[] =
 	"commands:\n"
 	"  version   the tools' ABI and, when the module is loaded, the module's\n"
 	"  faults    run a command and count its user page faults (BPF)\n"
+	"  record    trace a command or processes into a compressed trace file (.vmt)\n"
 	"  record-raw  trace a command's faults into a file of raw records\n"
 	"  dump-raw  print a raw record file, one record a line\n"
 	"  convert   compress a raw record file into a trace file (.vmt)\n"
@@ -24,6 +25,8 @@ static const char usage_text[] =
 	"  dump      print a trace file, one record a line\n"
 	"  verify    check every frame of a trace file; --repair rebuilds its directory\n"
 	"  export    write a trace file's records back out as raw records\n"
+	"  stats     counts per process, CPU and record type; lost records; time span\n"
+	"  report    processes, footprints, fault rates over time, top pages\n"
 	"  help      this text\n";
 
 int cmd_version(int argc, char **argv)
@@ -64,6 +67,7 @@ static const struct {
 } commands[] = {
 	{ "version", cmd_version },
 	{ "faults", cmd_faults },
+	{ "record", cmd_record },
 	{ "record-raw", cmd_record_raw },
 	{ "dump-raw", cmd_dump_raw },
 	{ "convert", cmd_convert },
@@ -71,6 +75,8 @@ static const struct {
 	{ "dump", cmd_dump },
 	{ "verify", cmd_verify },
 	{ "export", cmd_export },
+	{ "stats", cmd_stats },
+	{ "report", cmd_report },
 };
 
 int main(int argc, char **argv)

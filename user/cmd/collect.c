@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The collector's session, shared by `vmtrace record` and `record-raw`
+ * (collect.h). It sleeps in poll() until a ring is a quarter full, a
+ * target exits, or 100 ms pass, and drains every ring each time it wakes.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "commands.h"
+
+#define DRAIN_BATCH 1024
+
+const char collect_options_usage[] =
+	"  -p PID           trace this running process (up to 64 times) until they all exit\n"
+	"  -a               trace every process but this one (COMMAND included);\n"
+	"                   new processes are traced as they start\n"
+	"  --follow         trace the processes the target forks, too (not with -a)\n"
+	"  --protect        protect the target's pages: log every access to a page\n"
+	"                   outside its enabled set\n"
+	"  -n PAGES         pages the enabled set keeps unprotected (default 512, 0 allowed)\n"
+	"  --policy P       which enabled page to protect again: fifo (default) or clock\n"
+	"  --reprotect-ms MS protect every page again every MS milliseconds (default 0: never)\n"
+	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
+	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n";
+
+struct collector {
+	const char *cmd;
+	struct collect_options *options;
+	int fd;
+	int pidfds[VMT_MAX_PIDS];
+	unsigned int nr_pidfds;
+	struct vmt_geometry geometry;
+	struct vmt_ring_view *views;
+	uint64_t *overwritten;
+	uint64_t records;
+	struct vmt_status status;
+	bool finished;			/* status holds the counters at the end */
+	struct vmt_record batch[DRAIN_BATCH];
+};
+
+/* A number within [0, max], or -1 with a message. */
+static long parse_u32(const char *cmd, const char *what, const char *text, unsigned long max)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(text, &end, 0);
+	if (errno || *end || !*text || *text == '-' || n > max) {
+		fprintf(stderr, "vmtrace %s: bad %s '%s' (0..%lu)\n", cmd, what, text, max);
+		return -1;
+	}
+	return (long)n;
+}
+
+void collect_options_init(struct collect_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->enabled_pages = VMT_DEFAULT_ENABLED_PAGES;
+	o->policy = VMT_POLICY_FIFO;
+}
+
+int collect_parse_option(const char *cmd, int opt, const char *arg, struct collect_options *o)
+{
+	long n;
+
+	switch (opt) {
+	case 'a':
+		o->config.flags |= VMT_CONFIG_SYSTEM_WIDE;
+		return 1;
+	case 'r':
+		n = parse_u32(cmd, "ring size", arg, VMT_MAX_RING_RECORDS);
+		if (n < 0)
+			return -1;
+		o->config.ring_records = (__u32)n;
+		return 1;
+	case 'O':
+		o->config.flags |= VMT_CONFIG_OVERWRITE;
+		return 1;
+	case 'P':
+		o->config.flags |= VMT_CONFIG_PROTECT;
+		return 1;
+	case 'F':
+		o->config.flags |= VMT_CONFIG_FOLLOW;
+		return 1;
+	case 'n':
+		o->enabled_pages = parse_u32(cmd, "page count", arg, VMT_MAX_ENABLED_PAGES);
+		o->enabled_options = true;
+		return o->enabled_pages < 0 ? -1 : 1;
+	case 'R':
+		o->reprotect_ms = parse_u32(cmd, "interval", arg, VMT_MAX_REPROTECT_MS);
+		o->enabled_options = true;
+		return o->reprotect_ms < 0 ? -1 : 1;
+	case 'L':
+		o->enabled_options = true;
+		if (!strcmp(arg, "fifo")) {
+			o->policy = VMT_POLICY_FIFO;
+		} else if (!strcmp(arg, "clock")) {
+			o->policy = VMT_POLICY_CLOCK;
+		} else {
+			fprintf(stderr, "vmtrace %s: bad policy '%s' (fifo or clock)\n", cmd, arg);
+			return -1;
+		}
+		return 1;
+	case 'p':
+		n = parse_u32(cmd, "pid", arg, INT32_MAX);
+		if (n <= 0) {
+			if (n == 0)
+				fprintf(stderr, "vmtrace %s: bad pid '%s'\n", cmd, arg);
+			return -1;
+		}
+		if (o->nr_pids == VMT_MAX_PIDS) {
+			fprintf(stderr, "vmtrace %s: more than %u -p\n", cmd, VMT_MAX_PIDS);
+			return -1;
+		}
+		o->pids[o->nr_pids++] = (__u32)n;
+		return 1;
+	}
+	return 0;
+}
+
+int collect_check_options(const char *cmd, struct collect_options *o, bool have_command)
+{
+	bool system_wide = o->config.flags & VMT_CONFIG_SYSTEM_WIDE;
+
+	if (system_wide && o->nr_pids) {
+		fprintf(stderr, "vmtrace %s: -a traces every process; -p is for chosen ones\n", cmd);
+		return -1;
+	}
+	if (!system_wide && have_command == !!o->nr_pids) {
+		fprintf(stderr, "vmtrace %s: give -p PID, -a or a COMMAND\n", cmd);
+		return -1;
+	}
+	if (system_wide && (o->config.flags & VMT_CONFIG_FOLLOW)) {
+		fprintf(stderr, "vmtrace %s: -a traces new processes already; --follow is for one target\n",
+			cmd);
+		return -1;
+	}
+	if (o->config.flags & VMT_CONFIG_PROTECT) {
+		o->config.enabled_pages = (__u32)o->enabled_pages;
+		o->config.policy = (__u32)o->policy;
+		o->config.reprotect_ms = (__u32)o->reprotect_ms;
+	} else if (o->enabled_options) {
+		fprintf(stderr, "vmtrace %s: -n, --policy and --reprotect-ms need --protect\n", cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void collector_close(struct collector *c)
+{
+	if (!c)
+		return;
+	if (c->views)
+		for (unsigned int cpu = 0; cpu < c->geometry.nr_rings; cpu++)
+			vmt_ring_unmap(&c->views[cpu], &c->geometry);
+	free(c->views);
+	free(c->overwritten);
+	for (unsigned int i = 0; i < c->nr_pidfds; i++)
+		if (c->pidfds[i] >= 0)
+			close(c->pidfds[i]);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+static void say_cannot_open(const char *cmd, int err)
+{
+	struct utsname u;
+
+	fprintf(stderr, "vmtrace %s: cannot open %s: %s\n", cmd, VMT_DEVICE_PATH, strerror(-err));
+	if (err == -ENOENT || err == -ENODEV || err == -ENXIO) {
+		if (uname(&u))
+			snprintf(u.release, sizeof(u.release), "$(uname -r)");
+		fprintf(stderr, "vmtrace %s: the vmtrace module is not loaded; load it as root with\n"
+			"    insmod build/module/%s/vmtrace.ko    (from the source tree, after 'make module')\n"
+			"or  modprobe vmtrace                      (where it is installed)\n",
+			cmd, u.release);
+	} else if (err == -EACCES || err == -EPERM) {
+		fprintf(stderr, "vmtrace %s: %s is root's only (mode 0600): run as root\n", cmd,
+			VMT_DEVICE_PATH);
+	}
+}
+
+struct collector *collector_open(const char *cmd, struct collect_options *o)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		fprintf(stderr, "vmtrace %s: out of memory\n", cmd);
+		return NULL;
+	}
+	c->cmd = cmd;
+	c->options = o;
+	c->fd = -1;
+	for (unsigned int i = 0; i < o->nr_pids; i++) {
+		c->pidfds[i] = (int)syscall(SYS_pidfd_open, (pid_t)o->pids[i], 0);
+		if (c->pidfds[i] < 0) {
+			fprintf(stderr, "vmtrace %s: pid %u: %s\n", cmd, o->pids[i], strerror(errno));
+			collector_close(c);
+			return NULL;
+		}
+		c->nr_pidfds++;
+	}
+	c->fd = vmt_device_open();
+	if (c->fd < 0) {
+		say_cannot_open(cmd, c->fd);
+		collector_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int map_rings(struct collector *c)
+{
+	int err = vmt_device_geometry(c->fd, &c->geometry);
+
+	if (err)
+		return err;
+	c->views = calloc(c->geometry.nr_rings, sizeof(*c->views));
+	c->overwritten = calloc(c->geometry.nr_rings, sizeof(*c->overwritten));
+	if (!c->views || !c->overwritten)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < c->geometry.nr_rings; cpu++) {
+		err = vmt_ring_map(c->fd, &c->geometry, cpu, &c->views[cpu]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int drain(struct collector *c, const struct collect_sink *sink)
+{
+	long n;
+	int err;
+
+	for (unsigned int cpu = 0; cpu < c->geometry.nr_rings; cpu++) {
+		if (!c->views[cpu].meta)
+			continue;
+		do {
+			n = vmt_ring_view_read(&c->views[cpu], c->batch, DRAIN_BATCH,
+					       &c->overwritten[cpu]);
+			if (n < 0)
+				return (int)n;
+			if (n) {
+				err = sink->records(sink->ctx, c->batch, (size_t)n);
+				if (err)
+					return err;
+			}
+			c->records += (uint64_t)n;
+		} while (n == DRAIN_BATCH);
+	}
+	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Every -p target has exited (its pidfd turned readable): stop watching it. */
+static bool targets_exited(struct collector *c, const struct pollfd *fds)
+{
+	bool all = true;
+
+	for (unsigned int i = 0; i < c->nr_pidfds; i++) {
+		if (c->pidfds[i] >= 0 && (fds[i].revents & POLLIN)) {
+			close(c->pidfds[i]);
+			c->pidfds[i] = -1;
+		}
+		if (c->pidfds[i] >= 0)
+			all = false;
+	}
+	return all;
+}
+
+/* Poll and drain until the session ends; the exit status, or -1 with *failed set. */
+static int drain_loop(struct collector *c, pid_t child, const struct collect_sink *sink,
+		      const char **failed, int *err)
+{
+	struct pollfd fds[VMT_MAX_PIDS + 1];
+	double start = now_seconds(), last_tick = start;
+	unsigned int nfds;
+	int wstatus;
+
+	for (;;) {
+		nfds = 0;
+		for (unsigned int i = 0; i < c->nr_pidfds; i++)
+			fds[nfds++] = (struct pollfd){ .fd = c->pidfds[i], .events = POLLIN };
+		fds[nfds++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+		if (poll(fds, nfds, 100) < 0 && errno != EINTR) {
+			*err = -errno;
+			*failed = "waiting for records";
+			return -1;
+		}
+		if (interrupted)
+			return 0;
+		if (fds[nfds - 1].revents & POLLHUP) {
+			fprintf(stderr, "vmtrace %s: tracing was stopped from elsewhere\n", c->cmd);
+			return 1;
+		}
+		if (!child && c->nr_pidfds && targets_exited(c, fds))
+			return 0;
+		if (child && waitpid(child, &wstatus, WNOHANG) == child)
+			return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+		*err = drain(c, sink);
+		if (*err) {
+			*failed = "draining the rings";
+			return -1;
+		}
+		if (sink->tick && now_seconds() - last_tick >= 1.0) {
+			last_tick = now_seconds();
+			sink->tick(sink->ctx, c, last_tick - start);
+		}
+	}
+}
+
+int collector_run(struct collector *c, char **command, const struct collect_sink *sink)
+{
+	struct vmt_config config = c->options->config;
+	const char *failed = NULL;
+	int release_fd = -1, err = 0, exit_status = 1;
+	pid_t child = 0;
+	__u32 target;
+
+	interrupted = 0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (command) {
+		child = spawn_held(command, &release_fd);
+		if (child < 0) {
+			err = (int)child;
+			child = 0;
+			failed = "fork";
+			goto out;
+		}
+		c->pidfds[0] = (int)syscall(SYS_pidfd_open, child, 0);
+		c->nr_pidfds = c->pidfds[0] >= 0;
+		target = (__u32)child;
+		config.pids_ptr = (__u64)(uintptr_t)&target;
+		config.nr_pids = 1;
+	} else {
+		config.pids_ptr = (__u64)(uintptr_t)c->options->pids;
+		config.nr_pids = c->options->nr_pids;
+	}
+	if (config.flags & VMT_CONFIG_SYSTEM_WIDE) {
+		config.pids_ptr = 0;
+		config.nr_pids = 0;
+	}
+	err = vmt_device_configure(c->fd, &config);
+	if (err) {
+		failed = "configure";
+		goto out;
+	}
+	err = map_rings(c);
+	if (err) {
+		failed = "mapping the rings";
+		goto out;
+	}
+	err = vmt_device_start(c->fd);
+	if (err) {
+		failed = "start";
+		goto out;
+	}
+	if (child) {
+		err = spawn_release(release_fd);
+		release_fd = -1;
+		if (err) {
+			failed = "starting the command";
+			vmt_device_stop(c->fd);
+			goto out;
+		}
+	}
+	if (!c->options->quiet) {
+		if (child)
+			fprintf(stderr, "vmtrace %s: tracing command %d\n", c->cmd, child);
+		else if (c->options->nr_pids)
+			fprintf(stderr, "vmtrace %s: tracing %u pid%s\n", c->cmd,
+				c->options->nr_pids, c->options->nr_pids == 1 ? "" : "s");
+		else
+			fprintf(stderr, "vmtrace %s: tracing every process until SIGINT or SIGTERM\n",
+				c->cmd);
+	}
+
+	exit_status = drain_loop(c, child, sink, &failed, &err);
+	child = 0;	/* reaped, or left to run on after a signal or a failure */
+	vmt_device_stop(c->fd);
+	if (!failed) {
+		err = drain(c, sink);
+		if (err)
+			failed = "draining the rings";
+	}
+	if (!failed)
+		c->finished = vmt_device_status(c->fd, &c->status) == 0;
+out:
+	if (release_fd >= 0)
+		spawn_abandon(child, release_fd);
+	else if (child && failed)
+		spawn_wait(child);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (failed) {
+		fprintf(stderr, "vmtrace %s: %s: %s\n", c->cmd, failed, strerror(-err));
+		return 1;
+	}
+	return exit_status;
+}
+
+uint64_t collector_records(const struct collector *c)
+{
+	return c->records;
+}
+
+uint64_t collector_lost(const struct collector *c)
+{
+	uint64_t lost = 0;
+
+	for (unsigned int cpu = 0; c->views && cpu < c->geometry.nr_rings; cpu++)
+		if (c->views[cpu].meta)
+			lost += __atomic_load_n(&c->views[cpu].meta->lost, __ATOMIC_RELAXED);
+	return lost;
+}
+
+const struct vmt_status *collector_status(const struct collector *c)
+{
+	return c->finished ? &c->status : NULL;
+}
+
+void collector_print_lost(const struct collector *c, FILE *out)
+{
+	for (unsigned int cpu = 0; c->views && cpu < c->geometry.nr_rings; cpu++) {
+		const struct vmt_ring_meta *meta = c->views[cpu].meta;
+		unsigned long long lost = meta ? meta->lost : 0;
+
+		if (lost || c->overwritten[cpu])
+			fprintf(out, "; cpu%u: %llu lost, %llu overwritten", cpu, lost,
+				(unsigned long long)c->overwritten[cpu]);
+	}
+}
+
+void collector_print_counters(const struct collector *c, FILE *out)
+{
+	const struct vmt_status *status = &c->status;
+
+	if (status->protected || status->restored || status->skipped_vmas || status->huge_pmds)
+		fprintf(out, "[ protection: %llu PTEs and %llu huge pages protected at start, "
+			"%llu restored at stop, %llu VMAs skipped ]\n",
+			(unsigned long long)status->protected,
+			(unsigned long long)status->huge_pmds,
+			(unsigned long long)status->restored,
+			(unsigned long long)status->skipped_vmas);
+	if (status->evictions || status->overflows || status->deferred || status->reprotections)
+		fprintf(out, "[ enabled sets: %llu evictions, %llu overflows, %llu deferred, "
+			"%llu PTEs re-protected ]\n",
+			(unsigned long long)status->evictions,
+			(unsigned long long)status->overflows,
+			(unsigned long long)status->deferred,
+			(unsigned long long)status->reprotections);
+	if (status->missed)
+		fprintf(out, "[ %llu processes or address spaces not traced: over %u ]\n",
+			(unsigned long long)status->missed, VMT_MAX_TARGETS);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * collect.c: what record and record-raw share. The tracer's options, and
+ * a session: open the device, run COMMAND (held until tracing starts) or
+ * attach to PIDs, map every CPU's ring, drain them into a sink until the
+ * command or the targets exit or SIGINT/SIGTERM arrives, stop, drain again.
+ */
+#ifndef VMTRACE_CMD_COLLECT_H
+#define VMTRACE_CMD_COLLECT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vmtrace/vmtrace.h"
+
+/* getopt_long entries of the tracer's options; their short letters. */
+#define COLLECT_LONG_OPTIONS \
+	{ "all", no_argument, NULL, 'a' }, \
+	{ "ring-records", required_argument, NULL, 'r' }, \
+	{ "overwrite", no_argument, NULL, 'O' }, \
+	{ "protect", no_argument, NULL, 'P' }, \
+	{ "follow", no_argument, NULL, 'F' }, \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "enabled-pages", required_argument, NULL, 'n' }, \
+	{ "policy", required_argument, NULL, 'L' }, \
+	{ "reprotect-ms", required_argument, NULL, 'R' }
+#define COLLECT_SHORT_OPTIONS "ar:p:n:"
+
+/* Usage lines of those options. */
+extern const char collect_options_usage[];
+
+struct collect_options {
+	struct vmt_config config;
+	__u32 pids[VMT_MAX_PIDS];	/* -p, in order */
+	unsigned int nr_pids;
+	long enabled_pages, policy, reprotect_ms;
+	bool enabled_options;		/* -n, --policy or --reprotect-ms given */
+	bool quiet;			/* no "tracing ..." line */
+};
+
+void collect_options_init(struct collect_options *o);
+/* 1: @opt was a tracer option and is taken; 0: not one of them; -1: bad value (said). */
+int collect_parse_option(const char *cmd, int opt, const char *arg, struct collect_options *o);
+/* After parsing: 0, or -1 having said what is wrong with the combination. */
+int collect_check_options(const char *cmd, struct collect_options *o, bool have_command);
+
+struct collector;
+
+/* What the drain loop feeds: negative errno stops the session. */
+struct collect_sink {
+	int (*records)(void *ctx, const struct vmt_record *records, size_t n);
+	/* About once a second while tracing: for progress. May be NULL. */
+	void (*tick)(void *ctx, const struct collector *c, double seconds);
+	void *ctx;
+};
+
+/*
+ * Open the device and the PIDs' pidfds; on failure say why (how to load
+ * the module, when it is not) and return NULL.
+ */
+struct collector *collector_open(const char *cmd, struct collect_options *o);
+/*
+ * Trace @command (NULL: the -p PIDs, or with -a all until a signal) into @sink. Returns the exit status:
+ * the command's, 0 when the targets exit or a signal stops tracing, 1 on
+ * failure (said).
+ */
+int collector_run(struct collector *c, char **command, const struct collect_sink *sink);
+void collector_close(struct collector *c);
+
+/* Records drained so far. */
+uint64_t collector_records(const struct collector *c);
+/* Records the kernel dropped so far, summed over CPUs. */
+uint64_t collector_lost(const struct collector *c);
+/*
+ * After collector_run(): "; cpu1: 5 lost, ..." for each CPU that lost or
+ * overwrote records (empty when none did), and the module's counters
+ * (protection, enabled sets) as extra lines, to stderr.
+ */
+void collector_print_lost(const struct collector *c, FILE *out);
+void collector_print_counters(const struct collector *c, FILE *out);
+/* The module's counters at the end of collector_run(); NULL if it did not get there. */
+const struct vmt_status *collector_status(const struct collector *c);
+
+#endif

@@ -20,27 +20,7 @@
 
 #include "../../user/lib/trace_format.h"
 
-static char path[64];
-
-static int setup(void **state)
-{
-	int fd;
-
-	(void)state;
-	snprintf(path, sizeof(path), "/tmp/vmt-test-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(path);
-	return 0;
-}
+#include "temp_file.h"
 
 /* Record @i of a deterministic sequence over two CPUs and two record types. */
 static struct vmt_record make_record(uint64_t i)

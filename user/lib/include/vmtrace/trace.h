@@ -216,6 +216,60 @@ int vmt_trace_cursor_next(struct vmt_trace_cursor *cursor, const struct vmt_reco
 			  uint32_t *stream_id);
 void vmt_trace_cursor_free(struct vmt_trace_cursor *cursor);
 
+/* ---- Summaries (stats and report) ---------------------------------------- */
+
+struct vmt_trace_summary_options {
+	uint32_t time_buckets;	/* equal slices of the time span; 0: 10 */
+	uint32_t top_pages;	/* the most referenced pages to keep; 0: 10 */
+};
+
+/* One process (thread group): what its records say. */
+struct vmt_trace_process {
+	uint32_t pid;
+	uint64_t records;	/* of any type */
+	uint64_t references;	/* VMT_REC_REFERENCE */
+	uint64_t writes;	/* references with VMT_ACCESS_WRITE */
+	uint64_t evictions;	/* VMT_REC_EVICT */
+	uint64_t pages;		/* distinct 4 KiB pages referenced: the footprint */
+	uint64_t first_time, last_time;
+};
+
+struct vmt_trace_page {
+	uint32_t pid;
+	uint64_t address;	/* the 4 KiB page's */
+	uint64_t references;
+	uint64_t writes;
+};
+
+#define VMT_SUMMARY_TYPES	8	/* by_type[] covers record types 0..7 */
+
+struct vmt_trace_summary {
+	uint64_t records;
+	uint64_t by_type[VMT_SUMMARY_TYPES];
+	uint64_t other_types;		/* records of a type >= VMT_SUMMARY_TYPES */
+	uint32_t nr_cpus;		/* highest CPU seen + 1 */
+	uint64_t *by_cpu;		/* records, LOST records included */
+	uint64_t *lost_by_cpu;		/* the counts of the LOST records */
+	uint64_t lost;
+	uint64_t first_time, last_time;	/* 0 and 0 without records */
+	uint32_t nr_processes;
+	struct vmt_trace_process *processes;	/* most references first; ties: lower pid */
+	uint64_t pages;			/* distinct (pid, page) pairs referenced */
+	uint32_t nr_buckets;
+	uint64_t bucket_ns;		/* each bucket's length */
+	uint64_t *bucket_references;	/* references in [first + i * len, first + (i+1) * len) */
+	uint32_t nr_top_pages;
+	struct vmt_trace_page *top_pages;	/* most references first; ties: pid, address */
+};
+
+/*
+ * Read every record once (in written order) and count. Returns 0 with
+ * *@summary set, or -errno (message in vmt_trace_error_message()).
+ */
+int vmt_trace_summarize(struct vmt_trace *trace, const struct vmt_trace_summary_options *options,
+			struct vmt_trace_summary **summary);
+void vmt_trace_summary_free(struct vmt_trace_summary *summary);
+
 /* ---- Repair -------------------------------------------------------------- */
 
 struct vmt_trace_repair_report {

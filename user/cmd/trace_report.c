@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace stats FILE and vmtrace report FILE: what vmt_trace_summarize()
+ * counts, as tables. stats: records per type, CPU and process, lost
+ * records, the time span. report: processes and their footprints, the
+ * reference (fault) rate over time, the most referenced pages.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const char *const type_names[VMT_SUMMARY_TYPES] = {
+	[VMT_REC_NONE] = "none", [VMT_REC_LOST] = "lost", [VMT_REC_REFERENCE] = "reference",
+	[VMT_REC_EVICT] = "evict", [VMT_REC_MARKER] = "marker",
+};
+
+static struct vmt_trace_summary *summarize_or_say(const char *cmd, const char *path,
+						  const struct vmt_trace_summary_options *o,
+						  struct vmt_trace **trace)
+{
+	struct vmt_trace_summary *s;
+	int err;
+
+	*trace = open_or_say(cmd, path, 0);
+	if (!*trace)
+		return NULL;
+	err = vmt_trace_summarize(*trace, o, &s);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, path,
+			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(*trace));
+		vmt_trace_close(*trace);
+		return NULL;
+	}
+	return s;
+}
+
+static double seconds(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+static double span_seconds(const struct vmt_trace_summary *s)
+{
+	return s->records ? seconds(s->last_time - s->first_time) : 0.0;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct vmt_trace_summary *s;
+	struct vmt_trace *t;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: vmtrace stats FILE\n");
+		return 2;
+	}
+	s = summarize_or_say("stats", argv[1], NULL, &t);
+	if (!s)
+		return 1;
+	printf("records: %llu\n", (unsigned long long)s->records);
+	printf("time: %llu .. %llu ns (%.3f s)\n", (unsigned long long)s->first_time,
+	       (unsigned long long)s->last_time, span_seconds(s));
+	printf("lost: %llu\n", (unsigned long long)s->lost);
+	printf("by type:\n");
+	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
+		if (s->by_type[i])
+			printf("  %-10s %12llu\n", type_names[i] ? type_names[i] : "?",
+			       (unsigned long long)s->by_type[i]);
+	if (s->other_types)
+		printf("  %-10s %12llu\n", "other", (unsigned long long)s->other_types);
+	printf("by cpu:\n");
+	for (uint32_t cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->by_cpu[cpu])
+			printf("  cpu%-7u %12llu records, %llu lost\n", cpu,
+			       (unsigned long long)s->by_cpu[cpu],
+			       (unsigned long long)s->lost_by_cpu[cpu]);
+	printf("by pid:\n");
+	for (uint32_t i = 0; i < s->nr_processes; i++) {
+		const struct vmt_trace_process *p = &s->processes[i];
+
+		printf("  %-10u %12llu records: %llu references, %llu evictions\n", p->pid,
+		       (unsigned long long)p->records, (unsigned long long)p->references,
+		       (unsigned long long)p->evictions);
+	}
+	vmt_trace_summary_free(s);
+	vmt_trace_close(t);
+	return 0;
+}
+
+static const char report_usage[] =
+	"usage: vmtrace report [--buckets N] [--top N] FILE\n"
+	"  --buckets N      time slices of the reference rate (default 10)\n"
+	"  --top N          the most referenced pages to list (default 10)\n";
+
+static void print_rates(const struct vmt_trace_summary *s)
+{
+	uint64_t most = 1;
+	double slice = seconds(s->bucket_ns);
+
+	for (uint32_t i = 0; i < s->nr_buckets; i++)
+		if (s->bucket_references[i] > most)
+			most = s->bucket_references[i];
+	printf("\nreferences over time (%u slices of %.3f s):\n", s->nr_buckets, slice);
+	for (uint32_t i = 0; i < s->nr_buckets; i++) {
+		uint64_t n = s->bucket_references[i];
+		int bar = (int)(40 * n / most);
+
+		printf("  %8.3f s %10llu %12.0f/s  %.*s\n", slice * i, (unsigned long long)n,
+		       slice > 0 ? (double)n / slice : 0.0, bar,
+		       "########################################");
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "buckets", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vmt_trace_summary_options o = { 0 };
+	struct vmt_trace_summary *s;
+	struct vmt_trace *t;
+	long long n;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (opt != 'b' && opt != 't') {
+			fputs(report_usage, stderr);
+			return 2;
+		}
+		n = parse_number("report", opt == 'b' ? "bucket count" : "page count", optarg, 1,
+				 1000000);
+		if (n < 0)
+			return 2;
+		if (opt == 'b')
+			o.time_buckets = (uint32_t)n;
+		else
+			o.top_pages = (uint32_t)n;
+	}
+	if (optind != argc - 1) {
+		fputs(report_usage, stderr);
+		return 2;
+	}
+	s = summarize_or_say("report", argv[optind], &o, &t);
+	if (!s)
+		return 1;
+	printf("%s: %llu records over %.3f s, %llu references, %llu evictions, %llu lost\n",
+	       argv[optind], (unsigned long long)s->records, span_seconds(s),
+	       (unsigned long long)s->by_type[VMT_REC_REFERENCE],
+	       (unsigned long long)s->by_type[VMT_REC_EVICT], (unsigned long long)s->lost);
+	printf("\nprocesses (footprint: distinct 4 KiB pages referenced):\n");
+	printf("  %-8s %12s %10s %10s %12s %10s\n", "pid", "references", "writes", "evictions",
+	       "footprint", "seconds");
+	for (uint32_t i = 0; i < s->nr_processes; i++) {
+		const struct vmt_trace_process *p = &s->processes[i];
+
+		printf("  %-8u %12llu %10llu %10llu %6llu pages %10.3f\n", p->pid,
+		       (unsigned long long)p->references, (unsigned long long)p->writes,
+		       (unsigned long long)p->evictions, (unsigned long long)p->pages,
+		       seconds(p->last_time - p->first_time));
+	}
+	printf("  all: %llu pages (%.1f MiB)\n", (unsigned long long)s->pages,
+	       (double)s->pages * 4096 / (1 << 20));
+	if (s->by_type[VMT_REC_REFERENCE])
+		print_rates(s);
+	printf("\ntop pages:\n");
+	printf("  %-8s %-18s %12s %10s\n", "pid", "page", "references", "writes");
+	for (uint32_t i = 0; i < s->nr_top_pages; i++)
+		printf("  %-8u 0x%-16llx %12llu %10llu\n", s->top_pages[i].pid,
+		       (unsigned long long)s->top_pages[i].address,
+		       (unsigned long long)s->top_pages[i].references,
+		       (unsigned long long)s->top_pages[i].writes);
+	vmt_trace_summary_free(s);
+	vmt_trace_close(t);
+	return 0;
+}

@@ -78,17 +78,19 @@ static void progress(void *ctx, const struct collector *c, double seconds)
 	struct recording *r = ctx;
 	struct vmt_trace_writer_stats st;
 	uint64_t records = collector_records(c);
-	char bytes[32];
+	char bytes[32], compressed[32] = "";
 
 	if (r->quiet)
 		return;
 	vmt_trace_writer_stats(r->writer, &st);
 	format_bytes(bytes, sizeof(bytes), st.bytes);
-	fprintf(stderr, "vmtrace record: %.0f s: %llu records (%.0f/s), %s written (%.1fx), %llu lost\n",
+	if (st.frames)
+		snprintf(compressed, sizeof(compressed), " (%.1fx)", ratio(&st));
+	fprintf(stderr, "vmtrace record: %.0f s: %llu records (%.0f/s), %s written%s, %llu lost\n",
 		seconds, (unsigned long long)records,
 		seconds > r->last_seconds ?
 			(double)(records - r->last_records) / (seconds - r->last_seconds) : 0.0,
-		bytes, ratio(&st), (unsigned long long)collector_lost(c));
+		bytes, compressed, (unsigned long long)collector_lost(c));
 	r->last_records = records;
 	r->last_seconds = seconds;
 }

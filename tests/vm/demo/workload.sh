@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make demo`: load vmtrace, show what it reports, run a real
-# workload (python3 building and querying an sqlite3 database), unload.
+# workload (python3 building and querying an sqlite3 database) with
+# `vmtrace record`, print `vmtrace report` of the trace, unload.
 set -euo pipefail
 echo "== $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB"
 insmod /opt/vmtrace/lib/vmtrace.ko
 echo "== module loaded: /dev/vmtrace $(stat -c %a /dev/vmtrace), ABI $(cat /sys/kernel/vmtrace/abi_version)"
 vmtrace version
-echo "== workload: python3 + sqlite3, traced by vmtrace (record-raw)"
+echo "== workload: python3 + sqlite3, recorded by vmtrace record (pages protected, 512 enabled)"
 cat >/tmp/demo.py <<'PY'
 import random, sqlite3
 db = sqlite3.connect("/tmp/demo.db")
@@ -22,13 +23,14 @@ for kind, n, pages in db.execute(
 PY
 cd /tmp
 /usr/bin/time -f "   %e s, %R minor page faults, %M KiB max RSS" \
-	vmtrace record-raw -o demo.raw -- python3 demo.py
-vmtrace dump-raw demo.raw >demo.txt
-echo "== what the trace holds"
-awk '$2 == "ref" { split($9, a, "="); split($11, c, "="); n[a[2] " " c[2]]++; pages[substr($6, 1, length($6) - 3)] = 1 }
-     END { for (k in n) printf "   %-12s %6d references\n", k, n[k]; printf "   %d distinct pages\n", length(pages) }' demo.txt | sort
+	vmtrace record -o demo.vmt --protect -n 512 -- python3 demo.py
+echo "== the trace file"
+vmtrace info demo.vmt | sed 's/^/   /'
+vmtrace verify demo.vmt | sed 's/^/   /'
+echo "== vmtrace report demo.vmt"
+vmtrace report --buckets 8 --top 5 demo.vmt | sed 's/^/   /'
 echo "   first references:"
-grep -m3 ' ref ' demo.txt | sed 's/^/     /'
+vmtrace dump demo.vmt | grep -m3 ' ref ' | sed 's/^/     /'
 rmmod vmtrace
 echo "== module unloaded; kernel log:"
 dmesg | grep 'vmtrace:' | sed 's/^/   /'

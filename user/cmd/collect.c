@@ -337,6 +337,15 @@ static int drain_loop(struct collector *c, pid_t child, const struct collect_sin
 	}
 }
 
+/* "tracing pid 12" (the form the VM tests read), or "tracing pids 12 34". */
+static void print_pids(const char *cmd, const struct collect_options *o)
+{
+	fprintf(stderr, "vmtrace %s: tracing pid%s", cmd, o->nr_pids == 1 ? "" : "s");
+	for (unsigned int i = 0; i < o->nr_pids; i++)
+		fprintf(stderr, " %u", o->pids[i]);
+	fputc('\n', stderr);
+}
+
 int collector_run(struct collector *c, char **command, const struct collect_sink *sink)
 {
 	struct vmt_config config = c->options->config;
@@ -397,8 +406,7 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 		if (child)
 			fprintf(stderr, "vmtrace %s: tracing command %d\n", c->cmd, child);
 		else if (c->options->nr_pids)
-			fprintf(stderr, "vmtrace %s: tracing %u pid%s\n", c->cmd,
-				c->options->nr_pids, c->options->nr_pids == 1 ? "" : "s");
+			print_pids(c->cmd, c->options);
 		else
 			fprintf(stderr, "vmtrace %s: tracing every process until SIGINT or SIGTERM\n",
 				c->cmd);

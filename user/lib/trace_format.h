@@ -185,6 +185,13 @@ int vmt_trace_scan_for_repair(const char *path, struct vmt_trace_stream_info **s
 			      uint64_t *nr_frames, struct vmt_trace_repair_report *report,
 			      struct vmt_trace_error *err);
 
+/*
+ * trace_reader.c: keep the message as the trace's error (what
+ * vmt_trace_error_message() returns) and return @err.
+ */
+int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- Codecs (codec.c, codec_vpc.c) -------------------------------------- */
 
 int vmt_buf_reserve(struct vmt_buf *b, size_t capacity);

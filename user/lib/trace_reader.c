@@ -46,10 +46,7 @@ struct vmt_trace {
 	char error[256];
 };
 
-static int trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
+int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -71,8 +68,8 @@ static int trace_pread(struct vmt_trace *t, uint64_t offset, void *buf, size_t l
 	uint8_t *p = buf;
 
 	if (offset > t->size || len > t->size - offset)
-		return trace_fail(t, -EIO, "%s at byte %llu: file truncated (%llu bytes)", what,
-				  (unsigned long long)offset, (unsigned long long)t->size);
+		return vmt_trace_fail(t, -EIO, "%s at byte %llu: file truncated (%llu bytes)", what,
+				      (unsigned long long)offset, (unsigned long long)t->size);
 	if (t->fd < 0) {
 		memcpy(buf, t->mem + offset, len);
 		return 0;
@@ -83,9 +80,9 @@ static int trace_pread(struct vmt_trace *t, uint64_t offset, void *buf, size_t l
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return trace_fail(t, n < 0 ? -errno : -EIO, "%s at byte %llu: %s", what,
-					  (unsigned long long)offset,
-					  n < 0 ? strerror(errno) : "file truncated");
+			return vmt_trace_fail(t, n < 0 ? -errno : -EIO, "%s at byte %llu: %s", what,
+					      (unsigned long long)offset,
+					      n < 0 ? strerror(errno) : "file truncated");
 		p += n;
 		len -= (size_t)n;
 		offset += (uint64_t)n;
@@ -99,7 +96,7 @@ static int add_stream(struct vmt_trace *t, const struct vmt_trace_stream_info *i
 
 	streams = realloc(t->streams, (t->nr_streams + 1) * sizeof(*streams));
 	if (!streams)
-		return trace_fail(t, -ENOMEM, "out of memory");
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
 	t->streams = streams;
 	memset(&streams[t->nr_streams], 0, sizeof(*streams));
 	streams[t->nr_streams].info = *info;
@@ -119,24 +116,24 @@ static int add_frame(struct vmt_trace *t, const struct vmt_frame_ref *ref)
 	struct reader_stream *s;
 
 	if (ref->stream_id >= t->nr_streams)
-		return trace_fail(t, -EBADMSG, "frame %llu at byte %llu: no stream %u",
-				  (unsigned long long)frame_no, (unsigned long long)ref->offset,
-				  ref->stream_id);
+		return vmt_trace_fail(t, -EBADMSG, "frame %llu at byte %llu: no stream %u",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
+				      ref->stream_id);
 	s = &t->streams[ref->stream_id];
 	if (!ref->entry_count ||
 	    (uint64_t)ref->entry_count * s->info.entry_size > VMT_MAX_FRAME_RAW ||
 	    ref->first_entry != s->entries || (ref->flags & ~VMT_FRAME_TIME_SORTED))
-		return trace_fail(t, -EBADMSG,
-				  "frame %llu at byte %llu: %u entries from %llu (flags 0x%x) do not continue stream %u at entry %llu",
-				  (unsigned long long)frame_no, (unsigned long long)ref->offset,
-				  ref->entry_count, (unsigned long long)ref->first_entry,
-				  ref->flags, ref->stream_id, (unsigned long long)s->entries);
+		return vmt_trace_fail(t, -EBADMSG,
+				      "frame %llu at byte %llu: %u entries from %llu (flags 0x%x) do not continue stream %u at entry %llu",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
+				      ref->entry_count, (unsigned long long)ref->first_entry,
+				      ref->flags, ref->stream_id, (unsigned long long)s->entries);
 	if (t->nr_frames == t->frames_capacity) {
 		uint64_t capacity = t->frames_capacity ? 2 * t->frames_capacity : 64;
 		struct vmt_frame_ref *frames = realloc(t->frames, capacity * sizeof(*frames));
 
 		if (!frames)
-			return trace_fail(t, -ENOMEM, "out of memory");
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
 		t->frames = frames;
 		t->frames_capacity = capacity;
 	}
@@ -148,7 +145,7 @@ static int add_frame(struct vmt_trace *t, const struct vmt_frame_ref *ref)
 					sizeof(*idx));
 
 		if (!idx)
-			return trace_fail(t, -ENOMEM, "out of memory");
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
 		s->frames = idx;
 	}
 	s->frames[s->nr_frames++] = frame_no;
@@ -166,36 +163,36 @@ static int load_directory(struct vmt_trace *t)
 	int err;
 
 	if (t->size < VMT_FILE_HEADER_SIZE + VMT_TRAILER_SIZE)
-		return trace_fail(t, -ENODATA,
-				  "no directory: the file ends at byte %llu (the writer did not finish? 'vmtrace verify --repair' rebuilds it)",
-				  (unsigned long long)t->size);
+		return vmt_trace_fail(t, -ENODATA,
+				      "no directory: the file ends at byte %llu (the writer did not finish? 'vmtrace verify --repair' rebuilds it)",
+				      (unsigned long long)t->size);
 	err = trace_pread(t, t->size - VMT_TRAILER_SIZE, trailer, sizeof(trailer), "trailer");
 	if (err)
 		return err;
 	err = vmt_trailer_decode(trailer, &dir_offset, &dir_size, &dir_crc, why, sizeof(why));
 	if (err)
-		return trace_fail(t, err, "trailer at byte %llu: %s%s",
-				  (unsigned long long)(t->size - VMT_TRAILER_SIZE), why,
-				  err == -ENODATA ? "; 'vmtrace verify --repair' rebuilds the directory" : "");
+		return vmt_trace_fail(t, err, "trailer at byte %llu: %s%s",
+				      (unsigned long long)(t->size - VMT_TRAILER_SIZE), why,
+				      err == -ENODATA ? "; 'vmtrace verify --repair' rebuilds the directory" : "");
 	if (dir_offset < VMT_FILE_HEADER_SIZE || dir_size < VMT_DIR_HEADER_SIZE ||
 	    dir_size > t->size || dir_offset != t->size - VMT_TRAILER_SIZE - dir_size)
-		return trace_fail(t, -EBADMSG,
-				  "trailer at byte %llu: nonsense directory place (%llu bytes at byte %llu in a %llu-byte file)",
-				  (unsigned long long)(t->size - VMT_TRAILER_SIZE),
-				  (unsigned long long)dir_size, (unsigned long long)dir_offset,
-				  (unsigned long long)t->size);
+		return vmt_trace_fail(t, -EBADMSG,
+				      "trailer at byte %llu: nonsense directory place (%llu bytes at byte %llu in a %llu-byte file)",
+				      (unsigned long long)(t->size - VMT_TRAILER_SIZE),
+				      (unsigned long long)dir_size, (unsigned long long)dir_offset,
+				      (unsigned long long)t->size);
 	t->data_end = dir_offset;
 	dir = malloc(dir_size);
 	if (!dir)
-		return trace_fail(t, -ENOMEM, "out of memory for a %llu-byte directory",
-				  (unsigned long long)dir_size);
+		return vmt_trace_fail(t, -ENOMEM, "out of memory for a %llu-byte directory",
+				      (unsigned long long)dir_size);
 	err = trace_pread(t, dir_offset, dir, dir_size, "directory");
 	if (err)
 		goto out;
 	err = -EBADMSG;
 	if (!vmt_checksum_matches(dir_crc, vmt_crc32(dir, dir_size))) {
-		trace_fail(t, err, "directory at byte %llu: checksum mismatch (stored 0x%08x, computed 0x%08x)",
-			   (unsigned long long)dir_offset, dir_crc, vmt_crc32(dir, dir_size));
+		vmt_trace_fail(t, err, "directory at byte %llu: checksum mismatch (stored 0x%08x, computed 0x%08x)",
+			       (unsigned long long)dir_offset, dir_crc, vmt_crc32(dir, dir_size));
 		goto out;
 	}
 	nr_streams = vmt_get32(dir + 4);
@@ -204,9 +201,9 @@ static int load_directory(struct vmt_trace *t)
 	    nr_frames > dir_size / VMT_DIR_FRAME_SIZE ||
 	    dir_size != VMT_DIR_HEADER_SIZE + (uint64_t)nr_streams * VMT_STREAM_BLOCK_SIZE +
 			nr_frames * VMT_DIR_FRAME_SIZE) {
-		trace_fail(t, err, "directory at byte %llu: wrong magic or nonsense counts (%u streams, %llu frames in %llu bytes)",
-			   (unsigned long long)dir_offset, nr_streams,
-			   (unsigned long long)nr_frames, (unsigned long long)dir_size);
+		vmt_trace_fail(t, err, "directory at byte %llu: wrong magic or nonsense counts (%u streams, %llu frames in %llu bytes)",
+			       (unsigned long long)dir_offset, nr_streams,
+			       (unsigned long long)nr_frames, (unsigned long long)dir_size);
 		goto out;
 	}
 	p = dir + VMT_DIR_HEADER_SIZE;
@@ -217,8 +214,8 @@ static int load_directory(struct vmt_trace *t)
 		if (!err && info.id != i)
 			err = -EBADMSG, snprintf(why, sizeof(why), "stream %u listed as stream %u", info.id, i);
 		if (err) {
-			trace_fail(t, err, "directory at byte %llu: %s", (unsigned long long)dir_offset,
-				   why);
+			vmt_trace_fail(t, err, "directory at byte %llu: %s", (unsigned long long)dir_offset,
+				       why);
 			goto out;
 		}
 		err = add_stream(t, &info);
@@ -232,8 +229,8 @@ static int load_directory(struct vmt_trace *t)
 
 		vmt_frame_ref_decode(p, &ref);
 		if (ref.offset < prev_end || ref.offset > dir_offset - VMT_FRAME_HEADER_SIZE) {
-			err = trace_fail(t, -EBADMSG, "directory: frame %llu at nonsense byte offset %llu",
-					 (unsigned long long)i, (unsigned long long)ref.offset);
+			err = vmt_trace_fail(t, -EBADMSG, "directory: frame %llu at nonsense byte offset %llu",
+					     (unsigned long long)i, (unsigned long long)ref.offset);
 			goto out;
 		}
 		err = add_frame(t, &ref);
@@ -259,8 +256,8 @@ static int read_frame_payload(struct vmt_trace *t, uint64_t frame_no, uint64_t o
 
 	err = trace_pread(t, offset, raw, sizeof(raw), "frame header");
 	if (err)
-		return trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no,
-				  t->error);
+		return vmt_trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no,
+				      t->error);
 	err = vmt_frame_header_decode(raw, h, why, sizeof(why));
 	if (!err && h->stream_id >= t->nr_streams)
 		err = -EBADMSG, snprintf(why, sizeof(why), "no stream %u", h->stream_id);
@@ -271,21 +268,21 @@ static int read_frame_payload(struct vmt_trace *t, uint64_t frame_no, uint64_t o
 		err = -EIO, snprintf(why, sizeof(why), "%u-byte payload runs past byte %llu (truncated?)",
 				     h->comp_size, (unsigned long long)t->data_end);
 	if (err)
-		return trace_fail(t, err, "frame %llu at byte %llu: %s", (unsigned long long)frame_no,
-				  (unsigned long long)offset, why);
+		return vmt_trace_fail(t, err, "frame %llu at byte %llu: %s", (unsigned long long)frame_no,
+				      (unsigned long long)offset, why);
 	err = vmt_buf_reserve(&t->payload, h->comp_size ? h->comp_size : 1);
 	if (err)
-		return trace_fail(t, err, "out of memory");
+		return vmt_trace_fail(t, err, "out of memory");
 	err = trace_pread(t, offset + VMT_FRAME_HEADER_SIZE, t->payload.data, h->comp_size,
 			  "frame payload");
 	if (err)
-		return trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no, t->error);
+		return vmt_trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no, t->error);
 	t->payload.size = h->comp_size;
 	if (!vmt_checksum_matches(h->payload_crc, vmt_crc32(t->payload.data, h->comp_size)))
-		return trace_fail(t, -EBADMSG,
-				  "frame %llu at byte %llu: payload checksum mismatch (stored 0x%08x, computed 0x%08x)",
-				  (unsigned long long)frame_no, (unsigned long long)offset,
-				  h->payload_crc, vmt_crc32(t->payload.data, h->comp_size));
+		return vmt_trace_fail(t, -EBADMSG,
+				      "frame %llu at byte %llu: payload checksum mismatch (stored 0x%08x, computed 0x%08x)",
+				      (unsigned long long)frame_no, (unsigned long long)offset,
+				      h->payload_crc, vmt_crc32(t->payload.data, h->comp_size));
 	return 0;
 }
 
@@ -381,7 +378,7 @@ static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repa
 			 offset == t->size ? "end of file" : why);
 	}
 	if (err == -ENOMEM || (err && !tolerant))
-		return trace_fail(t, err, "%s", why);
+		return vmt_trace_fail(t, err, "%s", why);
 	return 0;
 }
 
@@ -412,8 +409,8 @@ static int trace_open_common(struct vmt_trace *t, unsigned int flags, bool toler
 	int err;
 
 	if (t->size < VMT_FILE_HEADER_SIZE)
-		return trace_fail(t, -EIO, "file header: file truncated at byte %llu (a header is %u bytes)",
-				  (unsigned long long)t->size, VMT_FILE_HEADER_SIZE);
+		return vmt_trace_fail(t, -EIO, "file header: file truncated at byte %llu (a header is %u bytes)",
+				      (unsigned long long)t->size, VMT_FILE_HEADER_SIZE);
 	err = trace_pread(t, 0, header, sizeof(header), "file header");
 	if (err)
 		return err;
@@ -579,14 +576,14 @@ static int load_frame(struct vmt_trace *t, uint64_t frame_no)
 	if (h.stream_id != ref->stream_id || h.first_entry != ref->first_entry ||
 	    h.entry_count != ref->entry_count || h.first_time != ref->first_time ||
 	    h.last_time != ref->last_time || h.flags != ref->flags)
-		return trace_fail(t, -EBADMSG,
-				  "frame %llu at byte %llu: header disagrees with the directory",
-				  (unsigned long long)frame_no, (unsigned long long)ref->offset);
+		return vmt_trace_fail(t, -EBADMSG,
+				      "frame %llu at byte %llu: header disagrees with the directory",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset);
 	if (s->cache_capacity < h.raw_size) {
 		uint8_t *cache = realloc(s->cache, h.raw_size);
 
 		if (!cache)
-			return trace_fail(t, -ENOMEM, "out of memory");
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
 		s->cache = cache;
 		s->cache_capacity = h.raw_size;
 	}
@@ -594,9 +591,9 @@ static int load_frame(struct vmt_trace *t, uint64_t frame_no)
 	err = vmt_codec_decompress(h.codec & 0xff, h.codec >> 8, s->info.entry_size,
 				   t->payload.data, t->payload.size, s->cache, h.raw_size);
 	if (err)
-		return trace_fail(t, err, "frame %llu at byte %llu: %s payload does not decode to %u bytes",
-				  (unsigned long long)frame_no, (unsigned long long)ref->offset,
-				  vmt_codec_name(h.codec & 0xff), h.raw_size);
+		return vmt_trace_fail(t, err, "frame %llu at byte %llu: %s payload does not decode to %u bytes",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
+				      vmt_codec_name(h.codec & 0xff), h.raw_size);
 	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
 		const uint8_t *last = s->cache + (size_t)(h.entry_count - 1) * s->info.entry_size;
 		bool sorted = true;
@@ -607,9 +604,9 @@ static int load_frame(struct vmt_trace *t, uint64_t frame_no)
 				sorted = false;
 		if (!sorted || vmt_get64(s->cache + s->info.time_offset) != h.first_time ||
 		    vmt_get64(last + s->info.time_offset) != h.last_time)
-			return trace_fail(t, -EBADMSG,
-					  "frame %llu at byte %llu: entry times disagree with the header",
-					  (unsigned long long)frame_no, (unsigned long long)ref->offset);
+			return vmt_trace_fail(t, -EBADMSG,
+					      "frame %llu at byte %llu: entry times disagree with the header",
+					      (unsigned long long)frame_no, (unsigned long long)ref->offset);
 	}
 	s->cached_frame = frame_no;
 	t->frames_decoded++;
@@ -639,13 +636,13 @@ static const uint8_t *entry_at(struct vmt_trace *t, uint32_t stream_id, uint64_t
 	uint64_t frame_no;
 
 	if (stream_id >= t->nr_streams) {
-		*err = trace_fail(t, -EINVAL, "no stream %u", stream_id);
+		*err = vmt_trace_fail(t, -EINVAL, "no stream %u", stream_id);
 		return NULL;
 	}
 	s = &t->streams[stream_id];
 	if (index >= s->entries) {
-		*err = trace_fail(t, -ERANGE, "stream %u has %llu entries, not %llu", stream_id,
-				  (unsigned long long)s->entries, (unsigned long long)index + 1);
+		*err = vmt_trace_fail(t, -ERANGE, "stream %u has %llu entries, not %llu", stream_id,
+				      (unsigned long long)s->entries, (unsigned long long)index + 1);
 		return NULL;
 	}
 	frame_no = s->frames[frame_of_entry(t, s, index)];
@@ -696,10 +693,10 @@ int64_t vmt_trace_seek_time(struct vmt_trace *t, uint32_t stream_id, uint64_t ti
 	uint64_t k = 0;
 
 	if (stream_id >= t->nr_streams)
-		return trace_fail(t, -EINVAL, "no stream %u", stream_id);
+		return vmt_trace_fail(t, -EINVAL, "no stream %u", stream_id);
 	s = &t->streams[stream_id];
 	if (s->info.time_offset == VMT_TRACE_NO_TIME)
-		return trace_fail(t, -EINVAL, "stream %u has no times", stream_id);
+		return vmt_trace_fail(t, -EINVAL, "stream %u has no times", stream_id);
 	if (s->time_sorted) {
 		uint64_t lo = 0, hi = s->nr_frames;
 
@@ -741,143 +738,4 @@ int vmt_trace_check(struct vmt_trace *t)
 			return err;
 	}
 	return 0;
-}
-
-/* ---- Cursors ------------------------------------------------------------- */
-
-struct vmt_trace_cursor {
-	struct vmt_trace *trace;
-	enum vmt_trace_order order;
-	uint64_t *next;			/* per stream: the next entry to return */
-	/* VMT_ORDER_WRITTEN: the order stream's next run */
-	int order_stream;
-	uint64_t next_run;
-	uint32_t run_stream, run_left;
-	/* VMT_ORDER_TIME: each record stream's next record, once read */
-	struct vmt_record *heads;
-	bool *head_valid;
-	struct vmt_record record;
-};
-
-int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
-			    struct vmt_trace_cursor **cursor)
-{
-	struct vmt_trace_cursor *c = calloc(1, sizeof(*c));
-	size_t n = t->nr_streams + 1;
-
-	*cursor = NULL;
-	if (order != VMT_ORDER_WRITTEN && order != VMT_ORDER_TIME) {
-		free(c);
-		return trace_fail(t, -EINVAL, "unknown order %d", order);
-	}
-	if (!c)
-		return trace_fail(t, -ENOMEM, "out of memory");
-	c->next = calloc(n, sizeof(*c->next));
-	c->heads = calloc(n, sizeof(*c->heads));
-	c->head_valid = calloc(n, sizeof(*c->head_valid));
-	if (!c->next || !c->heads || !c->head_valid) {
-		vmt_trace_cursor_free(c);
-		return trace_fail(t, -ENOMEM, "out of memory");
-	}
-	c->trace = t;
-	c->order = order;
-	c->order_stream = -1;
-	for (uint32_t i = 0; i < t->nr_streams; i++)
-		if (t->streams[i].info.kind == VMT_STREAM_ORDER)
-			c->order_stream = (int)i;
-	*cursor = c;
-	return 0;
-}
-
-void vmt_trace_cursor_free(struct vmt_trace_cursor *c)
-{
-	if (!c)
-		return;
-	free(c->next);
-	free(c->heads);
-	free(c->head_valid);
-	free(c);
-}
-
-static int cursor_take(struct vmt_trace_cursor *c, uint32_t stream_id,
-		       const struct vmt_record **record, uint32_t *out_stream)
-{
-	int err = vmt_trace_read(c->trace, stream_id, c->next[stream_id], &c->record);
-
-	if (err)
-		return err;
-	c->next[stream_id]++;
-	*record = &c->record;
-	*out_stream = stream_id;
-	return 1;
-}
-
-static int cursor_next_by_time(struct vmt_trace_cursor *c, const struct vmt_record **record,
-			       uint32_t *stream_id)
-{
-	struct vmt_trace *t = c->trace;
-	int best = -1;
-
-	for (uint32_t i = 0; i < t->nr_streams; i++) {
-		if (t->streams[i].info.kind != VMT_STREAM_RECORDS || c->next[i] >= t->streams[i].entries)
-			continue;
-		if (!c->head_valid[i]) {
-			int err = vmt_trace_read(t, i, c->next[i], &c->heads[i]);
-
-			if (err)
-				return err;
-			c->head_valid[i] = true;
-		}
-		if (best < 0 || c->heads[i].hdr.time_ns < c->heads[best].hdr.time_ns)
-			best = (int)i;
-	}
-	if (best < 0)
-		return 0;
-	c->record = c->heads[best];
-	c->head_valid[best] = false;
-	c->next[best]++;
-	*record = &c->record;
-	*stream_id = (uint32_t)best;
-	return 1;
-}
-
-int vmt_trace_cursor_next(struct vmt_trace_cursor *c, const struct vmt_record **record,
-			  uint32_t *stream_id)
-{
-	struct vmt_trace *t = c->trace;
-
-	while (c->order == VMT_ORDER_WRITTEN && c->order_stream >= 0) {
-		struct vmt_trace_order_run run;
-		uint8_t entry[sizeof(run)];
-		int err;
-
-		if (c->run_left) {
-			const struct reader_stream *s = &t->streams[c->run_stream];
-
-			/* A killed writer's runs may name records whose frame it never wrote. */
-			if (c->next[c->run_stream] >= s->entries) {
-				c->run_left = 0;
-				continue;
-			}
-			c->run_left--;
-			return cursor_take(c, c->run_stream, record, stream_id);
-		}
-		if (c->next_run >= t->streams[c->order_stream].entries)
-			break;
-		err = vmt_trace_read(t, (uint32_t)c->order_stream, c->next_run, entry);
-		if (err)
-			return err;
-		run.stream_id = vmt_get32(entry);
-		run.count = vmt_get32(entry + 4);
-		if (run.stream_id >= t->nr_streams ||
-		    t->streams[run.stream_id].info.kind != VMT_STREAM_RECORDS)
-			return trace_fail(t, -EBADMSG,
-					  "order stream entry %llu names stream %u, not a record stream",
-					  (unsigned long long)c->next_run, run.stream_id);
-		c->next_run++;
-		c->run_stream = run.stream_id;
-		c->run_left = run.count;
-	}
-	/* Records the order stream does not cover come by time. */
-	return cursor_next_by_time(c, record, stream_id);
 }

@@ -2,8 +2,20 @@
 /*
  * Cursors: the records of every record stream of a trace, one at a time,
  * in the order the writer received them (through the order stream) or
- * merged by time. They reach entries through vmt_trace_read(), so each
- * stream's frames are decoded once, in turn.
+ * merged by time, through the trace's filter (vmt_trace_set_filter()). They
+ * reach entries through vmt_trace_read(), so each stream's frames are
+ * decoded once, in turn.
+ *
+ * The filter narrows the work before it narrows the output: a stream of a
+ * type or CPU left out is never read (in written order its runs are
+ * stepped over by count), and a time range bounds each time-sorted stream
+ * to [start, end) entries found with vmt_trace_seek_time(), so that no
+ * frame before the range is decoded and the cursor ends when every stream
+ * has passed its end. Pids, and times in streams that are not time-sorted,
+ * are checked record by record.
+ *
+ *   stream 3: |----frame----|----frame----|----frame----|----frame----|
+ *                                 ^start (from)       ^end (first after to)
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,60 +23,152 @@
 
 #include "trace_format.h"
 
+struct cursor_stream {
+	uint64_t entries;
+	uint64_t next;			/* the next entry to return or pass over */
+	uint64_t start, end;		/* the entries the filter's time range may pass */
+	bool records;			/* a record stream the filter does not leave out */
+	bool head_valid;		/* VMT_ORDER_TIME: @head is entry @next */
+	struct vmt_record head;
+};
+
 struct vmt_trace_cursor {
 	struct vmt_trace *trace;
 	enum vmt_trace_order order;
+	struct vmt_trace_filter filter;	/* zeroed when the trace has none */
+	uint32_t *filter_ids;		/* the cursor's copy of its pids and cpus */
 	uint32_t nr_streams;
-	uint64_t *entries;		/* per stream: its entry count */
-	uint64_t *next;			/* per stream: the next entry to return */
+	struct cursor_stream *streams;
+	/* Entries in the streams' [start, end) ranges not yet returned or passed over. */
+	uint64_t remaining;
 	/* VMT_ORDER_WRITTEN: the order stream's next run */
 	int order_stream;
 	uint64_t next_run;
 	uint32_t run_stream, run_left;
-	/* VMT_ORDER_TIME: each record stream's next record, once read */
-	struct vmt_record *heads;
-	bool *head_valid;
 	struct vmt_record record;
 };
 
-static bool is_record_stream(const struct vmt_trace *t, uint32_t stream_id)
+static bool in_list(const uint32_t *list, uint32_t n, uint32_t value)
 {
-	return vmt_trace_stream(t, stream_id)->kind == VMT_STREAM_RECORDS;
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i] == value)
+			return true;
+	return false;
+}
+
+static bool type_passes(const struct vmt_trace_filter *f, uint32_t type)
+{
+	return !f->types || (type < 32 && (f->types & (1u << type)));
+}
+
+static bool record_passes(const struct vmt_trace_filter *f, const struct vmt_record *r)
+{
+	return type_passes(f, r->hdr.type) &&
+	       (!f->nr_pids || in_list(f->pids, f->nr_pids, r->hdr.pid)) &&
+	       (!f->nr_cpus || in_list(f->cpus, f->nr_cpus, r->hdr.cpu)) &&
+	       (!f->time_range ||
+		(r->hdr.time_ns >= f->from_time && r->hdr.time_ns <= f->to_time));
+}
+
+/* A time-sorted stream's entries within the filter's time range: [s->start, s->end). */
+static int bound_by_time(struct vmt_trace_cursor *c, uint32_t id, struct cursor_stream *s,
+			 const struct vmt_trace_stream_stats *st)
+{
+	const struct vmt_trace_filter *f = &c->filter;
+	int64_t i;
+
+	/* The directory answers the ranges that start or end outside the stream. */
+	if (f->from_time > st->last_time || f->to_time < st->first_time) {
+		s->start = s->end = s->entries;
+		return 0;
+	}
+	if (f->from_time > st->first_time) {
+		i = vmt_trace_seek_time(c->trace, id, f->from_time);
+		if (i < 0)
+			return (int)i;
+		s->start = (uint64_t)i;
+	}
+	if (f->to_time < st->last_time) {
+		i = vmt_trace_seek_time(c->trace, id, f->to_time + 1);
+		if (i < 0)
+			return (int)i;
+		s->end = (uint64_t)i;
+	}
+	return 0;
+}
+
+static int init_stream(struct vmt_trace_cursor *c, uint32_t id)
+{
+	const struct vmt_trace_stream_info *info = vmt_trace_stream(c->trace, id);
+	struct cursor_stream *s = &c->streams[id];
+	struct vmt_trace_stream_stats st;
+	int err;
+
+	vmt_trace_stream_stats(c->trace, id, &st);
+	s->entries = st.entries;
+	s->end = st.entries;
+	if (info->kind == VMT_STREAM_ORDER)
+		c->order_stream = (int)id;
+	if (info->kind != VMT_STREAM_RECORDS || !type_passes(&c->filter, info->record_type) ||
+	    (c->filter.nr_cpus && info->cpu != VMT_TRACE_ANY_CPU &&
+	     !in_list(c->filter.cpus, c->filter.nr_cpus, info->cpu)))
+		return 0;
+	s->records = true;
+	if (c->filter.time_range && st.time_sorted && st.entries) {
+		err = bound_by_time(c, id, s, &st);
+		if (err)
+			return err;
+	}
+	c->remaining += s->end - s->start;
+	return 0;
 }
 
 int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 			    struct vmt_trace_cursor **cursor)
 {
-	struct vmt_trace_cursor *c = calloc(1, sizeof(*c));
-	size_t n = vmt_trace_nr_streams(t) + 1;
+	const struct vmt_trace_filter *filter = vmt_trace_filter(t);
+	struct vmt_trace_cursor *c;
+	int err;
 
 	*cursor = NULL;
-	if (order != VMT_ORDER_WRITTEN && order != VMT_ORDER_TIME) {
-		free(c);
+	if (order != VMT_ORDER_WRITTEN && order != VMT_ORDER_TIME)
 		return vmt_trace_fail(t, -EINVAL, "unknown order %d", order);
-	}
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return vmt_trace_fail(t, -ENOMEM, "out of memory");
-	c->entries = calloc(n, sizeof(*c->entries));
-	c->next = calloc(n, sizeof(*c->next));
-	c->heads = calloc(n, sizeof(*c->heads));
-	c->head_valid = calloc(n, sizeof(*c->head_valid));
-	if (!c->entries || !c->next || !c->heads || !c->head_valid) {
-		vmt_trace_cursor_free(c);
-		return vmt_trace_fail(t, -ENOMEM, "out of memory");
-	}
 	c->trace = t;
 	c->order = order;
 	c->nr_streams = vmt_trace_nr_streams(t);
 	c->order_stream = -1;
-	for (uint32_t i = 0; i < c->nr_streams; i++) {
-		struct vmt_trace_stream_stats st;
-
-		vmt_trace_stream_stats(t, i, &st);
-		c->entries[i] = st.entries;
-		if (vmt_trace_stream(t, i)->kind == VMT_STREAM_ORDER)
-			c->order_stream = (int)i;
+	c->streams = calloc(c->nr_streams + 1, sizeof(*c->streams));
+	if (filter) {
+		/* A copy: the trace's may change while this cursor lives. */
+		c->filter = *filter;
+		c->filter_ids = malloc(((size_t)filter->nr_pids + filter->nr_cpus + 1) *
+				       sizeof(uint32_t));
+		if (c->filter_ids) {
+			for (uint32_t i = 0; i < filter->nr_pids; i++)
+				c->filter_ids[i] = filter->pids[i];
+			for (uint32_t i = 0; i < filter->nr_cpus; i++)
+				c->filter_ids[filter->nr_pids + i] = filter->cpus[i];
+			c->filter.pids = c->filter_ids;
+			c->filter.cpus = c->filter_ids + filter->nr_pids;
+		}
 	}
+	if (!c->streams || (filter && !c->filter_ids)) {
+		vmt_trace_cursor_free(c);
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < c->nr_streams; i++) {
+		err = init_stream(c, i);
+		if (err) {
+			vmt_trace_cursor_free(c);
+			return err;
+		}
+	}
+	/* In time order, a stream starts where its range does. */
+	for (uint32_t i = 0; order == VMT_ORDER_TIME && i < c->nr_streams; i++)
+		c->streams[i].next = c->streams[i].start;
 	*cursor = c;
 	return 0;
 }
@@ -73,53 +177,98 @@ void vmt_trace_cursor_free(struct vmt_trace_cursor *c)
 {
 	if (!c)
 		return;
-	free(c->entries);
-	free(c->next);
-	free(c->heads);
-	free(c->head_valid);
+	free(c->streams);
+	free(c->filter_ids);
 	free(c);
 }
 
-static int cursor_take(struct vmt_trace_cursor *c, uint32_t stream_id,
-		       const struct vmt_record **record, uint32_t *out_stream)
+/*
+ * Entry s->next of stream @id, taken: 1 with the record when the filter
+ * passes it, 0 when it does not.
+ */
+static int take(struct vmt_trace_cursor *c, uint32_t id, const struct vmt_record **record,
+		uint32_t *stream_id)
 {
-	int err = vmt_trace_read(c->trace, stream_id, c->next[stream_id], &c->record);
+	struct cursor_stream *s = &c->streams[id];
 
-	if (err)
-		return err;
-	c->next[stream_id]++;
+	if (!s->head_valid) {
+		int err = vmt_trace_read(c->trace, id, s->next, &s->head);
+
+		if (err)
+			return err;
+	}
+	s->head_valid = false;
+	s->next++;
+	c->remaining--;
+	if (!record_passes(&c->filter, &s->head))
+		return 0;
+	c->record = s->head;
 	*record = &c->record;
-	*out_stream = stream_id;
+	*stream_id = id;
 	return 1;
 }
 
-static int cursor_next_by_time(struct vmt_trace_cursor *c, const struct vmt_record **record,
-			       uint32_t *stream_id)
+static int next_by_time(struct vmt_trace_cursor *c, const struct vmt_record **record,
+			uint32_t *stream_id)
 {
-	struct vmt_trace *t = c->trace;
-	int best = -1;
+	for (;;) {
+		int best = -1, ret;
 
-	for (uint32_t i = 0; i < c->nr_streams; i++) {
-		if (!is_record_stream(t, i) || c->next[i] >= c->entries[i])
-			continue;
-		if (!c->head_valid[i]) {
-			int err = vmt_trace_read(t, i, c->next[i], &c->heads[i]);
+		for (uint32_t i = 0; i < c->nr_streams; i++) {
+			struct cursor_stream *s = &c->streams[i];
 
-			if (err)
-				return err;
-			c->head_valid[i] = true;
+			if (!s->records)
+				continue;
+			if (s->next < s->start)
+				s->next = s->start;
+			if (s->next >= s->end)
+				continue;
+			if (!s->head_valid) {
+				int err = vmt_trace_read(c->trace, i, s->next, &s->head);
+
+				if (err)
+					return err;
+				s->head_valid = true;
+			}
+			if (best < 0 || s->head.hdr.time_ns < c->streams[best].head.hdr.time_ns)
+				best = (int)i;
 		}
-		if (best < 0 || c->heads[i].hdr.time_ns < c->heads[best].hdr.time_ns)
-			best = (int)i;
+		if (best < 0)
+			return 0;
+		ret = take(c, (uint32_t)best, record, stream_id);
+		if (ret)
+			return ret;
 	}
-	if (best < 0)
+}
+
+/*
+ * The current run's next record in written order: 1 with it, 0 when it was
+ * passed over (left out by the filter, or the run is over), or -errno.
+ */
+static int next_in_run(struct vmt_trace_cursor *c, const struct vmt_record **record,
+		       uint32_t *stream_id)
+{
+	struct cursor_stream *s = &c->streams[c->run_stream];
+	uint64_t skip;
+
+	/* A killed writer's runs may name records whose frame it never wrote. */
+	if (s->next >= s->entries) {
+		c->run_left = 0;
 		return 0;
-	c->record = c->heads[best];
-	c->head_valid[best] = false;
-	c->next[best]++;
-	*record = &c->record;
-	*stream_id = (uint32_t)best;
-	return 1;
+	}
+	if (s->records && s->next >= s->start && s->next < s->end) {
+		c->run_left--;
+		return take(c, c->run_stream, record, stream_id);
+	}
+	/* Outside the range: step over as much of the run as lies outside it, unread. */
+	skip = c->run_left;
+	if (s->records && s->next < s->start && s->start - s->next < skip)
+		skip = s->start - s->next;
+	if (s->entries - s->next < skip)
+		skip = s->entries - s->next;
+	s->next += skip;
+	c->run_left -= (uint32_t)skip;
+	return 0;
 }
 
 int vmt_trace_cursor_next(struct vmt_trace_cursor *c, const struct vmt_record **record,
@@ -127,35 +276,34 @@ int vmt_trace_cursor_next(struct vmt_trace_cursor *c, const struct vmt_record **
 {
 	struct vmt_trace *t = c->trace;
 
-	while (c->order == VMT_ORDER_WRITTEN && c->order_stream >= 0) {
-		struct vmt_trace_order_run run;
-		uint8_t entry[sizeof(run)];
+	while (c->order == VMT_ORDER_WRITTEN && c->order_stream >= 0 && c->remaining) {
+		uint8_t entry[sizeof(struct vmt_trace_order_run)];
+		uint32_t run_stream;
 		int err;
 
 		if (c->run_left) {
-			/* A killed writer's runs may name records whose frame it never wrote. */
-			if (c->next[c->run_stream] >= c->entries[c->run_stream]) {
-				c->run_left = 0;
-				continue;
-			}
-			c->run_left--;
-			return cursor_take(c, c->run_stream, record, stream_id);
+			err = next_in_run(c, record, stream_id);
+			if (err)
+				return err;
+			continue;
 		}
-		if (c->next_run >= c->entries[c->order_stream])
+		if (c->next_run >= c->streams[c->order_stream].entries)
 			break;
 		err = vmt_trace_read(t, (uint32_t)c->order_stream, c->next_run, entry);
 		if (err)
 			return err;
-		run.stream_id = vmt_get32(entry);
-		run.count = vmt_get32(entry + 4);
-		if (run.stream_id >= c->nr_streams || !is_record_stream(t, run.stream_id))
+		run_stream = vmt_get32(entry);
+		if (run_stream >= c->nr_streams ||
+		    vmt_trace_stream(t, run_stream)->kind != VMT_STREAM_RECORDS)
 			return vmt_trace_fail(t, -EBADMSG,
 					      "order stream entry %llu names stream %u, not a record stream",
-					      (unsigned long long)c->next_run, run.stream_id);
+					      (unsigned long long)c->next_run, run_stream);
 		c->next_run++;
-		c->run_stream = run.stream_id;
-		c->run_left = run.count;
+		c->run_stream = run_stream;
+		c->run_left = vmt_get32(entry + 4);
 	}
+	if (!c->remaining)
+		return 0;
 	/* Records the order stream does not cover come by time. */
-	return cursor_next_by_time(c, record, stream_id);
+	return next_by_time(c, record, stream_id);
 }

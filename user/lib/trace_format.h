@@ -191,6 +191,8 @@ int vmt_trace_scan_for_repair(const char *path, struct vmt_trace_stream_info **s
  */
 int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* trace_reader.c: the filter vmt_trace_set_filter() gave (a copy), or NULL. */
+const struct vmt_trace_filter *vmt_trace_filter(const struct vmt_trace *t);
 
 /* ---- Codecs (codec.c, codec_vpc.c) -------------------------------------- */
 

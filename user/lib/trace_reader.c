@@ -43,6 +43,7 @@ struct vmt_trace {
 	uint64_t nr_frames, frames_capacity;
 	uint64_t frames_decoded;
 	struct vmt_buf payload;
+	struct vmt_trace_filter *filter;	/* with its pids and cpus after it */
 	char error[256];
 };
 
@@ -391,6 +392,7 @@ static void trace_free(struct vmt_trace *t)
 	free(t->streams);
 	free(t->frames);
 	vmt_buf_free(&t->payload);
+	free(t->filter);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -529,6 +531,44 @@ const struct vmt_trace_stream_info *vmt_trace_stream(const struct vmt_trace *tra
 						     uint32_t stream_id)
 {
 	return stream_id < trace->nr_streams ? &trace->streams[stream_id].info : NULL;
+}
+
+int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter)
+{
+	struct vmt_trace_filter *copy;
+	uint32_t *ids;
+
+	if (!filter) {
+		free(trace->filter);
+		trace->filter = NULL;
+		return 0;
+	}
+	if (filter->time_range && filter->from_time > filter->to_time)
+		return vmt_trace_fail(trace, -EINVAL, "time range %llu..%llu ends before it starts",
+				      (unsigned long long)filter->from_time,
+				      (unsigned long long)filter->to_time);
+	if ((filter->nr_pids && !filter->pids) || (filter->nr_cpus && !filter->cpus))
+		return vmt_trace_fail(trace, -EINVAL, "filter: a count without its list");
+	copy = malloc(sizeof(*copy) +
+		      ((size_t)filter->nr_pids + filter->nr_cpus) * sizeof(uint32_t));
+	if (!copy)
+		return vmt_trace_fail(trace, -ENOMEM, "out of memory");
+	*copy = *filter;
+	ids = (uint32_t *)(copy + 1);
+	if (filter->nr_pids)
+		memcpy(ids, filter->pids, filter->nr_pids * sizeof(uint32_t));
+	if (filter->nr_cpus)
+		memcpy(ids + filter->nr_pids, filter->cpus, filter->nr_cpus * sizeof(uint32_t));
+	copy->pids = ids;
+	copy->cpus = ids + filter->nr_pids;
+	free(trace->filter);
+	trace->filter = copy;
+	return 0;
+}
+
+const struct vmt_trace_filter *vmt_trace_filter(const struct vmt_trace *t)
+{
+	return t->filter;
 }
 
 uint64_t vmt_trace_nr_frames(const struct vmt_trace *trace)

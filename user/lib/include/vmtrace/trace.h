@@ -204,6 +204,31 @@ enum vmt_trace_order {
 	VMT_ORDER_TIME		= 1,
 };
 
+/*
+ * Which records cursors return. A zeroed filter passes every record; each
+ * field that is set narrows it, and a record must pass them all.
+ */
+struct vmt_trace_filter {
+	uint32_t types;		/* bit t set: records of type t (t < 32); 0: any type */
+	uint32_t nr_pids;	/* 0: any pid */
+	const uint32_t *pids;	/* records whose hdr.pid is one of these */
+	uint32_t nr_cpus;	/* 0: any CPU */
+	const uint32_t *cpus;	/* records whose hdr.cpu is one of these */
+	int time_range;		/* nonzero: records with from_time <= time <= to_time only */
+	uint64_t from_time, to_time;
+};
+
+/*
+ * Restrict what cursors over @trace return, vmt_trace_summarize()'s
+ * included: cursors created after this call pass only the records @filter
+ * passes (NULL: every record again). The filter is copied. Streams of a type
+ * or CPU the filter leaves out are never decoded; a time range starts and
+ * ends each time-sorted stream with vmt_trace_seek_time() instead of reading
+ * the frames before it. vmt_trace_read() and vmt_trace_seek_time() still
+ * reach every entry. -EINVAL when from_time > to_time.
+ */
+int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter);
+
 struct vmt_trace_cursor;
 
 int vmt_trace_cursor_create(struct vmt_trace *trace, enum vmt_trace_order order,

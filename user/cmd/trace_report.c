@@ -19,6 +19,7 @@ static const char *const type_names[VMT_SUMMARY_TYPES] = {
 
 static struct vmt_trace_summary *summarize_or_say(const char *cmd, const char *path,
 						  const struct vmt_trace_summary_options *o,
+						  struct filter_options *filter,
 						  struct vmt_trace **trace)
 {
 	struct vmt_trace_summary *s;
@@ -27,6 +28,10 @@ static struct vmt_trace_summary *summarize_or_say(const char *cmd, const char *p
 	*trace = open_or_say(cmd, path, 0);
 	if (!*trace)
 		return NULL;
+	if (filter && apply_filter_options(cmd, *trace, filter)) {
+		vmt_trace_close(*trace);
+		return NULL;
+	}
 	err = vmt_trace_summarize(*trace, o, &s);
 	if (err) {
 		fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, path,
@@ -47,21 +52,62 @@ static double span_seconds(const struct vmt_trace_summary *s)
 	return s->records ? seconds(s->last_time - s->first_time) : 0.0;
 }
 
+static const char stats_usage[] =
+	"usage: vmtrace stats [filter options] FILE\n"
+	"  records per type, CPU and process; lost records; the time span\n";
+
+/*
+ * The summary's span is the record streams' (from the directory). Through
+ * a filter, the span of the records that passed: their processes' first and
+ * last times (lost records carry no process).
+ */
+static void print_time_span(const struct vmt_trace_summary *s, bool filtered)
+{
+	uint64_t first = s->first_time, last = s->last_time;
+
+	if (filtered) {
+		first = s->nr_processes ? UINT64_MAX : 0;
+		last = 0;
+		for (uint32_t i = 0; i < s->nr_processes; i++) {
+			if (s->processes[i].first_time < first)
+				first = s->processes[i].first_time;
+			if (s->processes[i].last_time > last)
+				last = s->processes[i].last_time;
+		}
+	}
+	printf("time: %llu .. %llu ns (%.3f s)\n", (unsigned long long)first,
+	       (unsigned long long)last, s->records ? seconds(last - first) : 0.0);
+}
+
 int cmd_stats(int argc, char **argv)
 {
+	static const struct option options[] = {
+		FILTER_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct filter_options filter = { 0 };
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
+	int opt, taken;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: vmtrace stats FILE\n");
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		taken = parse_filter_option("stats", opt, optarg, &filter);
+		if (taken < 0)
+			return 2;
+		if (!taken) {
+			fprintf(stderr, "%s%s", stats_usage, filter_options_usage);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s%s", stats_usage, filter_options_usage);
 		return 2;
 	}
-	s = summarize_or_say("stats", argv[1], NULL, &t);
+	s = summarize_or_say("stats", argv[optind], NULL, &filter, &t);
 	if (!s)
 		return 1;
 	printf("records: %llu\n", (unsigned long long)s->records);
-	printf("time: %llu .. %llu ns (%.3f s)\n", (unsigned long long)s->first_time,
-	       (unsigned long long)s->last_time, span_seconds(s));
+	print_time_span(s, filter.used);
 	printf("lost: %llu\n", (unsigned long long)s->lost);
 	printf("by type:\n");
 	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
@@ -144,7 +190,7 @@ int cmd_report(int argc, char **argv)
 		fputs(report_usage, stderr);
 		return 2;
 	}
-	s = summarize_or_say("report", argv[optind], &o, &t);
+	s = summarize_or_say("report", argv[optind], &o, NULL, &t);
 	if (!s)
 		return 1;
 	printf("%s: %llu records over %.3f s, %llu references, %llu evictions, %llu lost\n",

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The record filter's command-line options, which dump and stats share:
+ * --pid, --cpu, --type (each a comma-separated list, and repeatable),
+ * --from NS and --to NS. They become the trace's filter
+ * (vmt_trace_set_filter()), which every cursor over it then applies.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+const char filter_options_usage[] =
+	"  --pid PID[,PID]  only these processes' records (thread group ids)\n"
+	"  --cpu CPU[,CPU]  only the records of these CPUs\n"
+	"  --type T[,T]     only records of these types: ref, evict, lost, marker, or a number\n"
+	"  --from NS        only records at or after this time (ns, as dump prints it)\n"
+	"  --to NS          only records at or before this time; --from and --to seek\n"
+	"                   through the trace's directory, reading no frame before --from\n";
+
+static const struct {
+	const char *name;
+	unsigned int type;
+} type_names[] = {
+	{ "ref", VMT_REC_REFERENCE }, { "reference", VMT_REC_REFERENCE },
+	{ "evict", VMT_REC_EVICT }, { "lost", VMT_REC_LOST }, { "marker", VMT_REC_MARKER },
+};
+
+static int parse_type(const char *cmd, const char *text, uint32_t *types)
+{
+	long long n;
+
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
+		if (!strcmp(text, type_names[i].name)) {
+			*types |= 1u << type_names[i].type;
+			return 0;
+		}
+	}
+	if (*text < '0' || *text > '9') {
+		fprintf(stderr, "vmtrace %s: unknown record type '%s' (ref, evict, lost, marker or 0..31)\n",
+			cmd, text);
+		return -1;
+	}
+	n = parse_number(cmd, "record type", text, 0, 31);
+	if (n < 0)
+		return -1;
+	*types |= 1u << n;
+	return 0;
+}
+
+/* Each comma-separated number of @arg, appended to @list. */
+static int parse_list(const char *cmd, const char *what, const char *arg, uint32_t *list,
+		      uint32_t *n, long long max)
+{
+	char copy[256], *item, *save = NULL;
+	long long v;
+
+	if (strlen(arg) >= sizeof(copy)) {
+		fprintf(stderr, "vmtrace %s: --%s list too long\n", cmd, what);
+		return -1;
+	}
+	strcpy(copy, arg);
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (*n == FILTER_MAX_IDS) {
+			fprintf(stderr, "vmtrace %s: more than %u --%s values\n", cmd,
+				FILTER_MAX_IDS, what);
+			return -1;
+		}
+		v = parse_number(cmd, what, item, 0, max);
+		if (v < 0)
+			return -1;
+		list[(*n)++] = (uint32_t)v;
+	}
+	return 0;
+}
+
+int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter_options *o)
+{
+	struct vmt_trace_filter *f = &o->filter;
+	char copy[256], *item, *save = NULL;
+	long long t;
+
+	switch (opt) {
+	case FILTER_OPT_PID:
+		o->used = true;
+		return parse_list(cmd, "pid", arg, o->pids, &f->nr_pids, UINT32_MAX) ? -1 : 1;
+	case FILTER_OPT_CPU:
+		o->used = true;
+		return parse_list(cmd, "cpu", arg, o->cpus, &f->nr_cpus, UINT16_MAX) ? -1 : 1;
+	case FILTER_OPT_TYPE:
+		o->used = true;
+		if (strlen(arg) >= sizeof(copy)) {
+			fprintf(stderr, "vmtrace %s: --type list too long\n", cmd);
+			return -1;
+		}
+		strcpy(copy, arg);
+		for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+			if (parse_type(cmd, item, &f->types))
+				return -1;
+		return 1;
+	case FILTER_OPT_FROM:
+	case FILTER_OPT_TO:
+		o->used = true;
+		t = parse_number(cmd, opt == FILTER_OPT_FROM ? "--from time" : "--to time", arg, 0,
+				 INT64_MAX);
+		if (t < 0)
+			return -1;
+		if (!f->time_range)
+			f->to_time = UINT64_MAX;
+		f->time_range = 1;
+		if (opt == FILTER_OPT_FROM)
+			f->from_time = (uint64_t)t;
+		else
+			f->to_time = (uint64_t)t;
+		return 1;
+	}
+	return 0;
+}
+
+int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o)
+{
+	if (!o->used)
+		return 0;
+	o->filter.pids = o->pids;
+	o->filter.cpus = o->cpus;
+	if (vmt_trace_set_filter(t, &o->filter)) {
+		fprintf(stderr, "vmtrace %s: %s\n", cmd, vmt_trace_error_message(t));
+		return -1;
+	}
+	return 0;
+}

@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"  dump      print a trace file, one record a line\n"
 	"  verify    check every frame of a trace file; --repair rebuilds its directory\n"
 	"  export    write a trace file's records back out as raw records\n"
+	"  seek      reach entries by index or time; show the frames each seek decoded\n"
 	"  stats     counts per process, CPU and record type; lost records; time span\n"
 	"  report    processes, footprints, fault rates over time, top pages\n"
 	"  help      this text\n";
@@ -75,6 +76,7 @@ static const struct {
 	{ "dump", cmd_dump },
 	{ "verify", cmd_verify },
 	{ "export", cmd_export },
+	{ "seek", cmd_seek },
 	{ "stats", cmd_stats },
 	{ "report", cmd_report },
 };

@@ -411,6 +411,8 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 			fprintf(stderr, "vmtrace %s: tracing every process until SIGINT or SIGTERM\n",
 				c->cmd);
 	}
+	if (sink->started)
+		sink->started(sink->ctx, c);
 
 	exit_status = drain_loop(c, child, sink, &failed, &err);
 	child = 0;	/* reaped, or left to run on after a signal or a failure */

@@ -53,6 +53,8 @@ struct collect_sink {
 	int (*records)(void *ctx, const struct vmt_record *records, size_t n);
 	/* About once a second while tracing: for progress. May be NULL. */
 	void (*tick)(void *ctx, const struct collector *c, double seconds);
+	/* Once, when tracing is on and COMMAND runs. May be NULL. */
+	void (*started)(void *ctx, const struct collector *c);
 	void *ctx;
 };
 

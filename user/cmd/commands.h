@@ -21,6 +21,9 @@ int cmd_verify(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_seek(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_start(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 

@@ -10,6 +10,7 @@
  * line at the end; -q silences both. The file is finalized (directory
  * written) when the command or the targets exit, or on SIGINT/SIGTERM;
  * a killed collector leaves complete frames that `verify --repair` keeps.
+ * `vmtrace start` runs the same session in the background (record.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,16 +18,25 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect.h"
 #include "commands.h"
+#include "record.h"
 
 static const char record_usage[] =
-	"usage: vmtrace record [-o FILE] [-q] [-j N] [--codec vpc|zstd|xz|none] [--level N]\n"
-	"                      [-a] [--follow] [--protect [-n PAGES] [--policy fifo|clock]\n"
-	"                      [--reprotect-ms MS]] (-p PID ... | -a | -- COMMAND [ARGS...])\n"
+	"usage: vmtrace %s [-o FILE] [-q] [-j N] [--codec vpc|zstd|xz|none] [--level N]\n"
+	"%*s [-a] [--follow] [--protect [-n PAGES] [--policy fifo|clock]\n"
+	"%*s [--reprotect-ms MS]] (-p PID ... | -a | -- COMMAND [ARGS...])\n"
 	"  -o FILE          the trace file (default vmtrace.vmt)\n"
 	"  -q               no progress and no summary\n"
 	"  -j N             threads that compress frames (default: one per CPU)\n";
+
+void record_print_usage(const char *cmd, FILE *out)
+{
+	int indent = (int)strlen("usage: vmtrace ") + (int)strlen(cmd);
+
+	fprintf(out, record_usage, cmd, indent, "", indent, "");
+	fputs(collect_options_usage, out);
+	fputs(writer_options_usage, out);
+}
 
 struct recording {
 	const char *path;
@@ -34,6 +44,7 @@ struct recording {
 	FILE *tee;		/* --tee-raw: every record drained, as record-raw writes it */
 	const char *tee_path;
 	bool quiet;
+	const struct record_hooks *hooks;
 	uint64_t last_records;
 	double last_seconds;
 };
@@ -80,6 +91,16 @@ static void progress(void *ctx, const struct collector *c, double seconds)
 	uint64_t records = collector_records(c);
 	char bytes[32], compressed[32] = "";
 
+	if (r->hooks && r->hooks->progress) {
+		struct record_progress p = { .seconds = seconds, .records = records,
+					     .lost = collector_lost(c) };
+
+		vmt_trace_writer_stats(r->writer, &st);
+		p.bytes = st.bytes;
+		p.raw_bytes = st.raw_bytes;
+		r->hooks->progress(r->hooks->ctx, &p);
+		return;
+	}
 	if (r->quiet)
 		return;
 	vmt_trace_writer_stats(r->writer, &st);
@@ -93,6 +114,15 @@ static void progress(void *ctx, const struct collector *c, double seconds)
 		bytes, compressed, (unsigned long long)collector_lost(c));
 	r->last_records = records;
 	r->last_seconds = seconds;
+}
+
+static void started(void *ctx, const struct collector *c)
+{
+	struct recording *r = ctx;
+
+	(void)c;
+	if (r->hooks && r->hooks->started)
+		r->hooks->started(r->hooks->ctx);
 }
 
 static void print_summary(const struct recording *r, const struct collector *c,
@@ -116,7 +146,7 @@ static void print_summary(const struct recording *r, const struct collector *c,
 	collector_print_counters(c, stderr);
 }
 
-int cmd_record(int argc, char **argv)
+int record_parse_args(const char *cmd, int argc, char **argv, struct record_job *job)
 {
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -128,85 +158,112 @@ int cmd_record(int argc, char **argv)
 		WRITER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_VPC };
-	struct recording r = { .path = "vmtrace.vmt" };
-	struct collect_sink sink = { .records = append_records, .tick = progress, .ctx = &r };
-	struct vmt_trace_writer_stats st;
-	struct collect_options copts;
-	struct vmt_trace_error err;
-	struct collector *c;
 	long long workers = sysconf(_SC_NPROCESSORS_ONLN);
-	int opt, taken, status;
+	int opt, taken;
 
-	collect_options_init(&copts);
+	memset(job, 0, sizeof(*job));
+	job->writer.codec = VMT_CODEC_VPC;
+	job->path = "vmtrace.vmt";
+	collect_options_init(&job->collect);
 	while ((opt = getopt_long(argc, argv, "+o:qj:" COLLECT_SHORT_OPTIONS, options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			r.path = optarg;
+			job->path = optarg;
 			continue;
 		case 'q':
-			r.quiet = copts.quiet = true;
+			job->quiet = job->collect.quiet = true;
 			continue;
 		case 'j':
-			workers = parse_number("record", "thread count", optarg, 1, 256);
+			workers = parse_number(cmd, "thread count", optarg, 1, 256);
 			if (workers < 0)
 				return 2;
 			continue;
 		case 'T':
-			r.tee_path = optarg;
+			job->tee_path = optarg;
 			continue;
 		}
-		taken = collect_parse_option("record", opt, optarg, &copts);
+		taken = collect_parse_option(cmd, opt, optarg, &job->collect);
 		if (!taken)
-			taken = parse_writer_option("record", opt, optarg, &wopts);
+			taken = parse_writer_option(cmd, opt, optarg, &job->writer);
 		if (taken < 0)
 			return 2;
 		if (!taken) {
-			fprintf(stderr, "%s%s%s", record_usage, collect_options_usage,
-				writer_options_usage);
+			record_print_usage(cmd, stderr);
 			return 2;
 		}
 	}
-	if (collect_check_options("record", &copts, optind < argc)) {
-		fputs(record_usage, stderr);
+	if (collect_check_options(cmd, &job->collect, optind < argc)) {
+		record_print_usage(cmd, stderr);
 		return 2;
 	}
-	wopts.workers = workers > 0 ? (unsigned int)workers : 1;
-	c = collector_open("record", &copts);
+	job->writer.workers = workers > 0 ? (unsigned int)workers : 1;
+	job->command = optind < argc ? argv + optind : NULL;
+	return 0;
+}
+
+int record_run(const char *cmd, struct record_job *job, const struct record_hooks *hooks)
+{
+	struct recording r = { .path = job->path, .tee_path = job->tee_path, .quiet = job->quiet,
+			       .hooks = hooks };
+	struct collect_sink sink = { .records = append_records, .tick = progress,
+				     .started = started, .ctx = &r };
+	struct vmt_trace_writer_stats st;
+	struct vmt_trace_error err;
+	struct collector *c;
+	int status;
+
+	c = collector_open(cmd, &job->collect);
 	if (!c)
 		return 1;
 	if (r.tee_path) {
 		r.tee = fopen(r.tee_path, "wb");
 		if (!r.tee) {
-			fprintf(stderr, "vmtrace record: cannot write %s: %s\n", r.tee_path,
+			fprintf(stderr, "vmtrace %s: cannot write %s: %s\n", cmd, r.tee_path,
 				strerror(errno));
 			collector_close(c);
 			return 1;
 		}
 	}
-	if (vmt_trace_writer_create(&r.writer, r.path, &wopts, &err)) {
-		fprintf(stderr, "vmtrace record: %s\n", err.message);
+	if (vmt_trace_writer_create(&r.writer, r.path, &job->writer, &err)) {
+		fprintf(stderr, "vmtrace %s: %s\n", cmd, err.message);
 		if (r.tee)
 			fclose(r.tee);
 		collector_close(c);
 		return 1;
 	}
-	status = collector_run(c, optind < argc ? argv + optind : NULL, &sink);
+	status = collector_run(c, job->command, &sink);
 	if (vmt_trace_writer_flush(r.writer) == 0)
 		vmt_trace_writer_stats(r.writer, &st);
 	else
 		memset(&st, 0, sizeof(st));
 	if (vmt_trace_writer_close(r.writer, &err)) {
-		fprintf(stderr, "vmtrace record: %s: %s\n", r.path, err.message);
+		fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, r.path, err.message);
 		status = 1;
 	}
 	if (r.tee && fclose(r.tee)) {
-		fprintf(stderr, "vmtrace record: closing %s: %s\n", r.tee_path, strerror(errno));
+		fprintf(stderr, "vmtrace %s: closing %s: %s\n", cmd, r.tee_path, strerror(errno));
 		status = 1;
+	}
+	if (hooks && hooks->progress) {
+		long long size = file_size(r.path);
+		struct record_progress p = { .records = collector_records(c),
+					     .lost = collector_lost(c),
+					     .bytes = size > 0 ? (uint64_t)size : 0,
+					     .raw_bytes = st.raw_bytes };
+
+		hooks->progress(hooks->ctx, &p);
 	}
 	if (!r.quiet && collector_status(c))
 		print_summary(&r, c, &st);
 	collector_close(c);
 	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_job job;
+	int status = record_parse_args("record", argc, argv, &job);
+
+	return status ? status : record_run("record", &job, NULL);
 }

@@ -18,6 +18,9 @@ static const char usage_text[] =
 	"  version   the tools' ABI and, when the module is loaded, the module's\n"
 	"  faults    run a command and count its user page faults (BPF)\n"
 	"  record    trace a command or processes into a compressed trace file (.vmt)\n"
+	"  start     record in the background (a daemon): record's options; returns once tracing\n"
+	"  stop      make the background collector finish its file, wait, print its summary\n"
+	"  status    the module's state and counters; the background collector's progress\n"
 	"  record-raw  trace a command's faults into a file of raw records\n"
 	"  dump-raw  print a raw record file, one record a line\n"
 	"  convert   compress a raw record file into a trace file (.vmt)\n"
@@ -69,6 +72,9 @@ static const struct {
 	{ "version", cmd_version },
 	{ "faults", cmd_faults },
 	{ "record", cmd_record },
+	{ "start", cmd_start },
+	{ "stop", cmd_stop },
+	{ "status", cmd_status },
 	{ "record-raw", cmd_record_raw },
 	{ "dump-raw", cmd_dump_raw },
 	{ "convert", cmd_convert },

@@ -18,6 +18,8 @@
 #include <asm/trap_pf.h>
 
 #include "compat.h"
+#include "emit.h"
+#include "events.h"
 #include "protect.h"
 #include "session.h"
 
@@ -27,6 +29,12 @@ static struct tracepoint *vmt_tp_fault_user;
 static struct tracepoint *vmt_tp_fault_kernel;
 static struct tracepoint *vmt_tp_fork;
 static struct tracepoint *vmt_tp_exec;
+static struct tracepoint *vmt_tp_exec_event;
+static struct tracepoint *vmt_tp_switch;
+static struct tracepoint *vmt_tp_newtask;
+static struct tracepoint *vmt_tp_exit;
+static struct tracepoint *vmt_tp_rename;
+static struct tracepoint *vmt_tp_sys_exit;
 
 static bool vmt_is_target(struct task_struct *task)
 {
@@ -56,32 +64,6 @@ static u8 vmt_fault_cause(unsigned long error_code, pte_t pte)
 	if (error_code & X86_PF_WRITE)
 		return VMT_CAUSE_COW;
 	return VMT_CAUSE_OTHER;
-}
-
-/*
- * Stamp @rec as current's and write it to this CPU's ring. Interrupts stay
- * off while it is written: the ring has one producer per CPU, and a fault
- * probe on this CPU must not interleave with an eviction writing here.
- */
-static void vmt_emit(struct vmt_record *rec, u16 type)
-{
-	struct vmt_cpu_ring *cr;
-	unsigned long flags;
-	int cpu;
-
-	local_irq_save(flags);
-	cpu = smp_processor_id();
-	cr = vmt_session.rings[cpu];
-	rec->hdr.time_ns = ktime_get_mono_fast_ns();
-	rec->hdr.pid = task_tgid_nr(current);
-	rec->hdr.tid = task_pid_nr(current);
-	rec->hdr.type = type;
-	rec->hdr.cpu = cpu;
-	if (type == VMT_REC_REFERENCE)
-		cr->faults++;
-	vmt_ring_write(&cr->ring, rec);
-	vmt_ring_wakeup(cr);
-	local_irq_restore(flags);
 }
 
 static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
@@ -212,15 +194,27 @@ static const struct vmt_probe vmt_probes[] = {
 	{ &vmt_tp_fault_kernel, "page_fault_kernel", vmt_probe_fault_kernel },
 	{ &vmt_tp_fork, "sched_process_fork", vmt_probe_fork },
 	{ &vmt_tp_exec, "sched_process_exec", vmt_probe_exec },
+	/* events.c and vma.c */
+	{ &vmt_tp_exec_event, "sched_process_exec", vmt_probe_exec_event },
+	{ &vmt_tp_switch, "sched_switch", vmt_probe_switch },
+	{ &vmt_tp_newtask, "task_newtask", vmt_probe_newtask },
+	{ &vmt_tp_exit, "sched_process_exit", vmt_probe_exit },
+	{ &vmt_tp_rename, "task_rename", vmt_probe_rename },
+	/*
+	 * While a probe is attached here every task's system calls take the
+	 * slow exit path; it returns at once for all but five of them.
+	 */
+	{ &vmt_tp_sys_exit, "sys_exit", vmt_probe_sys_exit },
 };
 
 /**
- * vmt_probes_register() - attach the fault, fork and exec probes, at load
+ * vmt_probes_register() - attach the fault, fork and exec probes and the
+ * event sources, at load
  *
  * They do nothing until vmt_session.tracing is set.
  *
  * Return: 0, -ENOENT when this kernel lacks one of the tracepoints, or the
- * error tracepoint_probe_register() gave.
+ * error tracepoint_probe_register() or the DMA sources gave.
  */
 int vmt_probes_register(void)
 {
@@ -234,8 +228,13 @@ int vmt_probes_register(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(vmt_probes) && !err; i++)
 		err = tracepoint_probe_register(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
-	if (!err)
-		return 0;
+	if (!err) {
+		err = vmt_dma_register();
+		if (!err)
+			return 0;
+		pr_err("vmtrace: cannot attach to the DMA API: %d\n", err);
+		i = ARRAY_SIZE(vmt_probes) + 1;
+	}
 	for (i -= 2; i >= 0; i--)
 		tracepoint_probe_unregister(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
 	tracepoint_synchronize_unregister();
@@ -249,6 +248,7 @@ void vmt_probes_unregister(void)
 {
 	int i;
 
+	vmt_dma_unregister();
 	for (i = ARRAY_SIZE(vmt_probes) - 1; i >= 0; i--)
 		tracepoint_probe_unregister(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
 	/* After this no probe runs, so rings and settings may change. */

@@ -28,6 +28,8 @@
  * bounds whatever a reader wrote.
  */
 #include <linux/kernel.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
 #include <linux/log2.h>
 #include <linux/irqflags.h>
 #include <linux/string.h>
@@ -100,50 +102,101 @@ static void vmt_ring_put_lost(struct vmt_ring *ring, u64 time_ns)
 	ring->head++;
 }
 
+/*
+ * Copy @len bytes of @data into DATA records after @rec, from slot @head on.
+ * Each chunk's header is @rec's, with its own type and length.
+ */
+static void vmt_ring_put_data(struct vmt_ring *ring, u64 head,
+			      const struct vmt_record *rec, const void *data, u32 len)
+{
+	struct vmt_record *slot;
+	u32 off, n;
+
+	for (off = 0; off < len; off += n, head++) {
+		n = min_t(u32, len - off, VMT_DATA_CHUNK);
+		slot = &ring->records[head & ring->mask];
+		slot->hdr = rec->hdr;
+		slot->hdr.type = VMT_REC_DATA;
+		slot->hdr.data_len = n;
+		memcpy(slot->data.bytes, data + off, n);
+		memset(slot->data.bytes + n, 0, VMT_DATA_CHUNK - n);
+	}
+}
+
 /**
- * vmt_ring_write() - append one record
+ * vmt_ring_write_data() - append a record and its variable-size data
  * @ring:	the ring; only one producer may write to a ring at a time
- * @rec:	the record, copied into the ring
+ * @rec:	the record, copied into the ring; its hdr.data_len is set to @len
+ * @data:	the data, copied into VMT_REC_DATA records right after it
+ * @len:	bytes at @data, at most VMT_MAX_DATA_LEN
  *
- * Never sleeps, never allocates; safe with interrupts disabled. Interrupts are
- * disabled here so that a record written from an interrupt on this CPU cannot
- * interleave with one written from the task it interrupted.
+ * The record and its data records are written together or dropped together
+ * (and all counted lost): a reader never sees one without the others.
+ * Never sleeps, never allocates; safe with interrupts disabled. Interrupts
+ * are disabled here so that records written from an interrupt on this CPU
+ * cannot interleave with those of the task it interrupted.
  *
- * Return: 0, or -ENOSPC when the ring was full and the record was dropped
+ * Return: 0, -EINVAL for a @len over VMT_MAX_DATA_LEN (nothing written or
+ * counted), or -ENOSPC when the ring was full and the records were dropped
  * (and counted).
  */
-int vmt_ring_write(struct vmt_ring *ring, const struct vmt_record *rec)
+int vmt_ring_write_data(struct vmt_ring *ring, struct vmt_record *rec,
+			const void *data, u32 len)
 {
 	struct vmt_ring_meta *meta = ring->meta;
+	u64 chunks = DIV_ROUND_UP(len, VMT_DATA_CHUNK);
 	unsigned long irqflags;
 	u64 need;
 	int ret = 0;
 
+	if (len > VMT_MAX_DATA_LEN)
+		return -EINVAL;
+	rec->hdr.data_len = len;
 	local_irq_save(irqflags);
-	need = ring->pending_lost ? 2 : 1;
+	need = 1 + chunks + (ring->pending_lost ? 1 : 0);
 	if (!ring->overwrite) {
 		/* Pairs with the reader's release of tail: its reads are done. */
 		u64 tail = smp_load_acquire(&meta->tail);
 
 		if (ring->head - tail + need > (u64)ring->mask + 1) {
-			ring->pending_lost++;
-			ring->lost++;
+			ring->pending_lost += 1 + chunks;
+			ring->lost += 1 + chunks;
 			WRITE_ONCE(meta->lost, ring->lost);
 			ret = -ENOSPC;
 			goto out;
 		}
 		if (ring->pending_lost)
 			vmt_ring_put_lost(ring, rec->hdr.time_ns);
+	} else if (1 + chunks > (u64)ring->mask + 1) {
+		/* It would overwrite itself. */
+		ring->lost += 1 + chunks;
+		WRITE_ONCE(meta->lost, ring->lost);
+		ret = -ENOSPC;
+		goto out;
 	}
 	ring->records[ring->head & ring->mask] = *rec;
-	ring->head++;
-	ring->written++;
+	vmt_ring_put_data(ring, ring->head + 1, rec, data, len);
+	ring->head += 1 + chunks;
+	ring->written += 1 + chunks;
 	WRITE_ONCE(meta->written, ring->written);
 	/* Pairs with the reader's acquire of head: the records are visible first. */
 	smp_store_release(&meta->head, ring->head);
 out:
 	local_irq_restore(irqflags);
 	return ret;
+}
+
+/**
+ * vmt_ring_write() - append one record without data
+ * @ring:	the ring; only one producer may write to a ring at a time
+ * @rec:	the record, copied into the ring; its hdr.data_len is set to 0
+ *
+ * Return: 0, or -ENOSPC when the ring was full and the record was dropped
+ * (and counted).
+ */
+int vmt_ring_write(struct vmt_ring *ring, struct vmt_record *rec)
+{
+	return vmt_ring_write_data(ring, rec, NULL, 0);
 }
 
 /**

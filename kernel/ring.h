@@ -35,7 +35,9 @@ struct vmt_ring {
 size_t vmt_ring_bytes(u32 nr_records);
 int vmt_ring_init(struct vmt_ring *ring, void *mem, u32 nr_records, u32 cpu,
 		  u32 flags);
-int vmt_ring_write(struct vmt_ring *ring, const struct vmt_record *rec);
+int vmt_ring_write(struct vmt_ring *ring, struct vmt_record *rec);
+int vmt_ring_write_data(struct vmt_ring *ring, struct vmt_record *rec,
+			const void *data, u32 len);
 u32 vmt_ring_consume(struct vmt_ring_meta *meta,
 		     const struct vmt_record *records,
 		     struct vmt_record *out, u32 max);

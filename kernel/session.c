@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "events.h"
 #include "session.h"
 
 static void vmt_reprotect(struct work_struct *work);
@@ -141,7 +142,7 @@ int vmt_settings_check(const struct vmt_settings *settings)
 	if (n && (n < PAGE_SIZE / VMT_RECORD_SIZE || n > VMT_MAX_RING_RECORDS ||
 		  !is_power_of_2(n)))
 		return -EINVAL;
-	if (settings->flags & ~VMT_CONFIG_FLAGS)
+	if (settings->flags & ~VMT_CONFIG_FLAGS || settings->events & ~VMT_EVENTS)
 		return -EINVAL;
 	if (settings->flags & VMT_CONFIG_PROTECT) {
 		if (settings->enabled_pages > VMT_MAX_ENABLED_PAGES ||
@@ -268,13 +269,31 @@ struct vmt_target *vmt_session_target(struct mm_struct *mm)
 bool vmt_session_traces(struct task_struct *task)
 {
 	struct vmt_session *s = &vmt_session;
-	pid_t tgid = task_tgid_nr(task);
-	u32 i, n;
 
 	if (!task->mm || (task->flags & PF_KTHREAD))
 		return false;
 	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)
 		return task->mm != s->exclude_mm;
+	return vmt_session_traces_tgid(task);
+}
+
+/**
+ * vmt_session_traces_tgid() - whether @task's process is traced, by its
+ * thread group id alone
+ * @task:	a user task, which may have let go of its address space (exiting)
+ *
+ * Context: any; lockless.
+ */
+bool vmt_session_traces_tgid(struct task_struct *task)
+{
+	struct vmt_session *s = &vmt_session;
+	pid_t tgid = task_tgid_nr(task);
+	u32 i, n;
+
+	if (task->flags & PF_KTHREAD)
+		return false;
+	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)
+		return tgid != s->exclude_tgid;
 	/* Pairs with the releases in start and vmt_session_follow(). */
 	n = smp_load_acquire(&s->nr_tgids);
 	for (i = 0; i < n; i++)
@@ -535,8 +554,12 @@ int vmt_session_start(void)
 	atomic64_set(&s->missed, 0);
 	memcpy(s->tgids, s->settings.pids, s->settings.nr_pids * sizeof(pid_t));
 	s->nr_tgids = s->settings.nr_pids;
+	atomic64_set(&s->data_dropped, 0);
+	atomic64_set(&s->events_missed, 0);
+	s->dma_missed_base = vmt_dma_missed();
 	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE) {
 		s->exclude_mm = current->mm;
+		s->exclude_tgid = task_tgid_nr(current);
 		mmgrab(s->exclude_mm);
 	}
 	/* The probes act from here on: everything they read is in place. */
@@ -553,6 +576,7 @@ int vmt_session_start(void)
 			schedule_delayed_work(&s->reprotect_work,
 					      msecs_to_jiffies(s->settings.reprotect_ms));
 	}
+	vmt_events_dump();
 	WRITE_ONCE(s->state, VMT_STATE_ON);
 	pr_info("vmtrace: tracing on\n");
 out_unlock:
@@ -620,6 +644,9 @@ void vmt_session_status(struct vmt_status *status)
 	status->deferred = atomic64_read(&s->deferred);
 	status->missed = atomic64_read(&s->missed);
 	status->reprotections = READ_ONCE(s->reprotections);
+	status->data_dropped = atomic64_read(&s->data_dropped);
+	status->events_missed = atomic64_read(&s->events_missed) +
+				vmt_dma_missed() - s->dma_missed_base;
 	status->evictions = s->evictions;
 	status->overflows = s->overflows;
 	/* Pairs with the release in vmt_session_add_target(). */

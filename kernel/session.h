@@ -34,6 +34,7 @@ struct vmt_settings {
 	u32 enabled_pages;
 	u32 policy;
 	u32 reprotect_ms;
+	u32 events;
 	pid_t pids[VMT_MAX_PIDS];
 };
 
@@ -72,6 +73,10 @@ struct vmt_settings {
  * @exclude_mm:	system-wide, the address space of the process that started
  *		tracing (the collector), which is not traced; pinned with
  *		mmgrab() while tracing, so that the pointer is not reused
+ * @exclude_tgid: that process, for tasks that have let go of their mm
+ * @data_dropped: variable-size data left out because it did not fit
+ * @events_missed: introspection events that could not be written whole
+ * @dma_missed_base: vmt_dma_missed() at start
  * @protect:	what protecting them did
  * @restored:	PTEs mapped back at stop
  * @evictions:	and @overflows: of the targets of the last session, once
@@ -100,6 +105,10 @@ struct vmt_session {
 	struct mutex targets_lock;	/* see above */
 	atomic64_t missed;
 	struct mm_struct *exclude_mm;
+	pid_t exclude_tgid;
+	atomic64_t data_dropped;
+	atomic64_t events_missed;
+	u64 dma_missed_base;
 	struct vmt_protect_counts protect;
 	u64 restored;
 	u64 evictions;
@@ -126,6 +135,7 @@ int vmt_settings_check(const struct vmt_settings *settings);
 
 struct vmt_target *vmt_session_target(struct mm_struct *mm);
 bool vmt_session_traces(struct task_struct *task);
+bool vmt_session_traces_tgid(struct task_struct *task);
 void vmt_session_follow(struct task_struct *child);
 struct vmt_target *vmt_session_add_target(struct mm_struct *mm);
 

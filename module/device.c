@@ -13,6 +13,7 @@
 
 #include <uapi/linux/vmtrace.h>
 
+#include "../kernel/events.h"
 #include "../kernel/session.h"
 #include "vmtrace.h"
 
@@ -56,7 +57,7 @@ static long vmt_ioctl_configure(const void __user *arg)
 
 	if (copy_from_user(&cfg, arg, sizeof(cfg)))
 		return -EFAULT;
-	if (cfg.reserved0 || cfg.reserved1 ||
+	if (cfg.reserved0 ||
 	    !vmt_all_zero(cfg.reserved, ARRAY_SIZE(cfg.reserved)))
 		return -EINVAL;
 	if (cfg.nr_pids > VMT_MAX_PIDS)
@@ -74,6 +75,7 @@ static long vmt_ioctl_configure(const void __user *arg)
 	settings->enabled_pages = cfg.enabled_pages;
 	settings->policy = cfg.policy;
 	settings->reprotect_ms = cfg.reprotect_ms;
+	settings->events = cfg.events;
 	for (i = 0; i < cfg.nr_pids; i++) {
 		if (pids[i] > PID_MAX_LIMIT) {
 			kfree(settings);
@@ -105,6 +107,37 @@ static long vmt_ioctl_geometry(void __user *arg)
 	return copy_to_user(arg, &geometry, sizeof(geometry)) ? -EFAULT : 0;
 }
 
+static long vmt_ioctl_marker(const void __user *arg)
+{
+	struct vmt_marker_arg m;
+	char text[VMT_MAX_MARKER_LEN];
+
+	if (copy_from_user(&m, arg, sizeof(m)))
+		return -EFAULT;
+	if (m.len > VMT_MAX_MARKER_LEN || !vmt_all_zero(m.reserved, ARRAY_SIZE(m.reserved)))
+		return -EINVAL;
+	if (copy_from_user(text, u64_to_user_ptr(m.text_ptr), m.len))
+		return -EFAULT;
+	return vmt_event_marker(m.id, text, m.len);
+}
+
+/* write(): a marker, its id (4 bytes) and then its text. */
+static ssize_t vmt_dev_write(struct file *file, const char __user *buf, size_t count,
+			     loff_t *ppos)
+{
+	char text[VMT_MAX_MARKER_LEN];
+	u32 id;
+	int err;
+
+	if (count < sizeof(id) || count - sizeof(id) > VMT_MAX_MARKER_LEN)
+		return -EINVAL;
+	if (copy_from_user(&id, buf, sizeof(id)) ||
+	    copy_from_user(text, buf + sizeof(id), count - sizeof(id)))
+		return -EFAULT;
+	err = vmt_event_marker(id, text, count - sizeof(id));
+	return err ? err : count;
+}
+
 static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -122,6 +155,8 @@ static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return vmt_ioctl_status(uarg);
 	case VMT_IOC_GEOMETRY:
 		return vmt_ioctl_geometry(uarg);
+	case VMT_IOC_MARKER:
+		return vmt_ioctl_marker(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -144,6 +179,7 @@ static const struct file_operations vmt_dev_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vmt_dev_mmap,
 	.poll = vmt_dev_poll,
+	.write = vmt_dev_write,
 	.llseek = noop_llseek,
 };
 

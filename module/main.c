@@ -10,6 +10,7 @@
 #include <uapi/linux/vmtrace.h>
 
 #include "../kernel/compat.h"
+#include "../kernel/emit.h"
 #include "../kernel/session.h"
 #include "vmtrace.h"
 
@@ -18,10 +19,13 @@ static int __init vmt_init(void)
 	int err;
 
 	vmt_compat_init();
+	err = vmt_emit_init();
+	if (err)
+		return err;
 	err = vmt_probes_register();
 	if (err) {
-		pr_err("cannot attach to the page-fault, fork and exec tracepoints: %d\n", err);
-		return err;
+		pr_err("cannot attach to the tracepoints: %d\n", err);
+		goto out_emit_exit;
 	}
 	err = vmt_sysfs_init();
 	if (err)
@@ -36,6 +40,8 @@ out_sysfs_exit:
 	vmt_sysfs_exit();
 out_probes:
 	vmt_probes_unregister();
+out_emit_exit:
+	vmt_emit_exit();
 	return err;
 }
 
@@ -46,6 +52,7 @@ static void __exit vmt_exit(void)
 	vmt_sysfs_exit();
 	vmt_session_exit();
 	vmt_probes_unregister();
+	vmt_emit_exit();
 	pr_info("unloaded\n");
 }
 

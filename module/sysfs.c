@@ -5,6 +5,7 @@
  * DAMON: writing "on" applies them and starts tracing, "commit" applies them
  * only, "off" stops.
  */
+#include <linux/bits.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/mutex.h>
@@ -237,6 +238,58 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return count;
 }
 
+/* Bit i of the events setting is named vmt_event_names[i]. */
+static const char * const vmt_event_names[] = {
+	"switch", "switch-all", "task", "vma", "dma", "marker",
+};
+
+static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	ssize_t len = 0;
+	u32 events, i;
+
+	mutex_lock(&vmt_staged_lock);
+	events = vmt_staged.events;
+	mutex_unlock(&vmt_staged_lock);
+	for (i = 0; i < ARRAY_SIZE(vmt_event_names); i++)
+		if (events & BIT(i))
+			len += sysfs_emit_at(buf, len, len ? ",%s" : "%s", vmt_event_names[i]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+/* A comma list of event names, or "none"; nothing changes on a bad name. */
+static ssize_t events_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	char *list, *p, *name;
+	u32 events = 0;
+	int i, err = 0;
+
+	list = kstrndup(buf, count, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	p = strim(list);
+	if (strcmp(p, "none")) {
+		while ((name = strsep(&p, ",")) && !err) {
+			i = match_string(vmt_event_names, ARRAY_SIZE(vmt_event_names), name);
+			if (i < 0)
+				err = -EINVAL;
+			else
+				events |= BIT(i);
+		}
+	}
+	kfree(list);
+	if (err)
+		return err;
+	BUILD_BUG_ON(VMT_EVENTS != GENMASK(ARRAY_SIZE(vmt_event_names) - 1, 0));
+	mutex_lock(&vmt_staged_lock);
+	vmt_staged.events = events;
+	mutex_unlock(&vmt_staged_lock);
+	return count;
+}
+
+static struct kobj_attribute vmt_events_attr = __ATTR_RW(events);
+
 static ssize_t targets_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	ssize_t len = 0;
@@ -315,6 +368,8 @@ VMT_STATUS_ATTR(skipped_vmas);
 VMT_STATUS_ATTR(huge_pmds);
 VMT_STATUS_ATTR(evictions);
 VMT_STATUS_ATTR(overflows);
+VMT_STATUS_ATTR(data_dropped);
+VMT_STATUS_ATTR(events_missed);
 VMT_STATUS_ATTR(deferred);
 VMT_STATUS_ATTR(reprotections);
 VMT_STATUS_ATTR(missed);
@@ -358,6 +413,9 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_enabled_pages_attr.attr,
 	&vmt_policy_attr.attr,
 	&vmt_reprotect_ms_attr.attr,
+	&vmt_events_attr.attr,
+	&vmt_data_dropped_attr.attr,
+	&vmt_events_missed_attr.attr,
 	&vmt_faults_attr.attr,
 	&vmt_records_attr.attr,
 	&vmt_lost_attr.attr,

@@ -170,6 +170,57 @@ static void ring_test_loss_record_needs_room(struct kunit *test)
 	ring_test_free(ring);
 }
 
+/*
+ * A record with data takes 1 + DIV_ROUND_UP(len, 40) slots, written together
+ * or dropped together:
+ *
+ *   8 slots: write A with 100 bytes (4 slots), B with 150 (5: no room)
+ *   -> A, DATA(40), DATA(40), DATA(20); B and its 4 chunks lost (5)
+ */
+static void ring_test_data_is_all_or_nothing(struct kunit *test)
+{
+	struct vmt_ring *ring = ring_test_new(test, 8, 0);
+	struct vmt_record rec, out[8];
+	u8 data[150];
+	u32 i, n;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = i;
+	rec = ring_test_rec(1);
+	KUNIT_EXPECT_EQ(test, vmt_ring_write_data(ring, &rec, data, 100), 0);
+	rec = ring_test_rec(2);
+	KUNIT_EXPECT_EQ(test, vmt_ring_write_data(ring, &rec, data, 150), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, ring->meta->lost, 5);
+	KUNIT_EXPECT_EQ(test, ring->meta->written, 4);
+	rec = ring_test_rec(3);
+	KUNIT_EXPECT_EQ(test, vmt_ring_write_data(ring, &rec, data, VMT_MAX_DATA_LEN + 1),
+			-EINVAL);
+
+	n = ring_test_read(ring, out, ARRAY_SIZE(out));
+	KUNIT_ASSERT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, out[0].hdr.type, VMT_REC_REFERENCE);
+	KUNIT_EXPECT_EQ(test, out[0].hdr.data_len, 100);
+	for (i = 1; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, out[i].hdr.type, VMT_REC_DATA);
+		KUNIT_EXPECT_EQ(test, out[i].hdr.time_ns, out[0].hdr.time_ns);
+		KUNIT_EXPECT_EQ(test, out[i].hdr.data_len, i < 3 ? 40 : 20);
+		KUNIT_EXPECT_EQ(test, out[i].data.bytes[0], (i - 1) * 40);
+	}
+	KUNIT_EXPECT_EQ(test, out[3].data.bytes[19], 99);
+	KUNIT_EXPECT_EQ(test, out[3].data.bytes[20], 0);
+
+	/* The gap is one LOST record counting the record and its chunks. */
+	rec = ring_test_rec(4);
+	KUNIT_EXPECT_EQ(test, vmt_ring_write_data(ring, &rec, data, 40), 0);
+	n = ring_test_read(ring, out, ARRAY_SIZE(out));
+	KUNIT_ASSERT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, out[0].hdr.type, VMT_REC_LOST);
+	KUNIT_EXPECT_EQ(test, out[0].lost.count, 5);
+	KUNIT_EXPECT_EQ(test, out[1].ref.vaddr, 4);
+	KUNIT_EXPECT_EQ(test, out[2].hdr.data_len, 40);
+	ring_test_free(ring);
+}
+
 /* Overwrite mode never drops: the newest nr records are in the ring. */
 static void ring_test_overwrite_keeps_newest(struct kunit *test)
 {
@@ -289,6 +340,7 @@ static struct kunit_case vmt_ring_test_cases[] = {
 	KUNIT_CASE(ring_test_wraps_in_order),
 	KUNIT_CASE(ring_test_full_counts_loss_in_band),
 	KUNIT_CASE(ring_test_loss_record_needs_room),
+	KUNIT_CASE(ring_test_data_is_all_or_nothing),
 	KUNIT_CASE(ring_test_overwrite_keeps_newest),
 	KUNIT_CASE(ring_test_bogus_tail_stays_in_bounds),
 	KUNIT_CASE(ring_test_reader_races_writer),

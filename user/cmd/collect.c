@@ -31,6 +31,12 @@ const char collect_options_usage[] =
 	"  -n PAGES         pages the enabled set keeps unprotected (default 512, 0 allowed)\n"
 	"  --policy P       which enabled page to protect again: fifo (default) or clock\n"
 	"  --reprotect-ms MS protect every page again every MS milliseconds (default 0: never)\n"
+	"  -e EVENTS        introspection events beside the references, a comma list:\n"
+	"                   switch (context switches of the targets), switch-all (every\n"
+	"                   one), task (fork, exec, exit, comm), vma (mmap, munmap,\n"
+	"                   mremap, mprotect, brk), dma (every DMA mapping), marker\n"
+	"                   (markers written to /dev/vmtrace), or all; task and vma\n"
+	"                   also dump the targets' tasks and mappings at start\n"
 	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
 	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n";
 
@@ -71,6 +77,43 @@ void collect_options_init(struct collect_options *o)
 	o->policy = VMT_POLICY_FIFO;
 }
 
+static const struct {
+	const char *name;
+	__u32 bits;
+} event_names[] = {
+	{ "switch", VMT_EVENT_SWITCH },
+	{ "switch-all", VMT_EVENT_SWITCH_ALL },
+	{ "task", VMT_EVENT_TASK },
+	{ "vma", VMT_EVENT_VMA },
+	{ "dma", VMT_EVENT_DMA },
+	{ "marker", VMT_EVENT_MARKER },
+	{ "all", VMT_EVENT_SWITCH | VMT_EVENT_TASK | VMT_EVENT_VMA | VMT_EVENT_DMA |
+		 VMT_EVENT_MARKER },
+};
+
+/* -e: a comma list of event names, or -1 with a message. */
+static int parse_events(const char *cmd, const char *arg, __u32 *events)
+{
+	const char *p = arg, *end;
+	size_t i, len;
+
+	do {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		for (i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++)
+			if (strlen(event_names[i].name) == len && !strncmp(p, event_names[i].name, len))
+				break;
+		if (i == sizeof(event_names) / sizeof(event_names[0])) {
+			fprintf(stderr, "vmtrace %s: unknown event '%.*s' in '%s' (switch, "
+				"switch-all, task, vma, dma, marker, all)\n", cmd, (int)len, p, arg);
+			return -1;
+		}
+		*events |= event_names[i].bits;
+		p = end + 1;
+	} while (end);
+	return 0;
+}
+
 int collect_parse_option(const char *cmd, int opt, const char *arg, struct collect_options *o)
 {
 	long n;
@@ -88,6 +131,8 @@ int collect_parse_option(const char *cmd, int opt, const char *arg, struct colle
 	case 'O':
 		o->config.flags |= VMT_CONFIG_OVERWRITE;
 		return 1;
+	case 'e':
+		return parse_events(cmd, arg, &o->config.events) ? -1 : 1;
 	case 'P':
 		o->config.flags |= VMT_CONFIG_PROTECT;
 		return 1;
@@ -491,4 +536,9 @@ void collector_print_counters(const struct collector *c, FILE *out)
 	if (status->missed)
 		fprintf(out, "[ %llu processes or address spaces not traced: over %u ]\n",
 			(unsigned long long)status->missed, VMT_MAX_TARGETS);
+	if (status->data_dropped || status->events_missed)
+		fprintf(out, "[ events: %llu names or paths left out (too long), "
+			"%llu events not written whole ]\n",
+			(unsigned long long)status->data_dropped,
+			(unsigned long long)status->events_missed);
 }

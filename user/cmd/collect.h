@@ -25,8 +25,9 @@
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "enabled-pages", required_argument, NULL, 'n' }, \
 	{ "policy", required_argument, NULL, 'L' }, \
-	{ "reprotect-ms", required_argument, NULL, 'R' }
-#define COLLECT_SHORT_OPTIONS "ar:p:n:"
+	{ "reprotect-ms", required_argument, NULL, 'R' }, \
+	{ "events", required_argument, NULL, 'e' }
+#define COLLECT_SHORT_OPTIONS "ar:p:n:e:"
 
 /* Usage lines of those options. */
 extern const char collect_options_usage[];

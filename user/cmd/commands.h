@@ -73,8 +73,14 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
 /* Make the options @t's filter; 0, or -1 having said why not. */
 int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o);
 
-/* record_print.c: one record as one line of text (dump-raw's and dump's format). */
-void print_record(FILE *out, const struct vmt_record *rec);
+/*
+ * record_print.c: one record as one line of text (dump-raw's and dump's
+ * format); @data is its hdr.data_len bytes of variable-size data, or NULL
+ * when it has none or they could not be had.
+ */
+void print_record(FILE *out, const struct vmt_record *rec, const void *data);
+/* CPUs whose records dump-raw joins with their data; records of others print alone. */
+#define VMT_MAX_CPUS	8192
 
 /*
  * spawn.c: fork COMMAND held before exec until spawn_release(); negative

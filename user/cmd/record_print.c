@@ -2,43 +2,154 @@
 /*
  * One record, one line: the text `vmtrace dump-raw` and `vmtrace dump` share,
  * so that a trace file can be compared with the raw records it came from.
+ * Every line starts "TIME TYPE cpu=C pid=P tid=T"; variable-size data is
+ * printed quoted, with \\, \" and \xNN for bytes that are not printable.
  */
 #include <stdio.h>
+
+#include <vmtrace/trace.h>
 
 #include "commands.h"
 
 static const char *const access_names[] = { "?", "R", "W", "?", "X" };
 static const char *const cause_names[] = { "protection", "demand", "cow", "other" };
+static const char *const vma_causes[] = {
+	"dump", "exec", "mmap", "munmap", "mremap", "mprotect", "brk",
+};
+static const char *const vma_kinds[] = { "anon", "file", "heap", "stack", "special" };
+static const char *const dma_ops[] = {
+	"map_page", "unmap_page", "map_sg", "unmap_sg", "alloc", "free",
+};
+static const char *const dma_dirs[] = { "bidirectional", "to_device", "from_device", "none" };
 
-void print_record(FILE *out, const struct vmt_record *rec)
+#define NAME(table, i)	((i) < sizeof(table) / sizeof(table[0]) ? table[i] : "?")
+
+/* " KEY=\"...\"": @len bytes at @p, quoted. */
+static void print_bytes(FILE *out, const char *key, const unsigned char *p, uint32_t len)
 {
+	fprintf(out, " %s=\"", key);
+	for (uint32_t i = 0; i < len; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(out, "\\%c", p[i]);
+		else if (p[i] < 0x20 || p[i] >= 0x7f)
+			fprintf(out, "\\x%02x", p[i]);
+		else
+			fputc(p[i], out);
+	}
+	fputc('"', out);
+}
+
+/* The record's data, if it has any: quoted, or ? when it could not be had. */
+static void print_data(FILE *out, const char *key, const struct vmt_record *rec,
+		       const void *data)
+{
+	if (!rec->hdr.data_len)
+		return;
+	if (data)
+		print_bytes(out, key, data, rec->hdr.data_len);
+	else
+		fprintf(out, " %s=?", key);
+}
+
+static void print_comm(FILE *out, const char *comm)
+{
+	uint32_t len = 0;
+
+	while (len < VMT_COMM_LEN && comm[len])
+		len++;
+	print_bytes(out, "comm", (const unsigned char *)comm, len);
+}
+
+static void print_vma(FILE *out, const struct vmt_record *rec, const void *data)
+{
+	const struct vmt_vma *v = &rec->vma;
+
+	fprintf(out, " op=%s cause=%s start=0x%llx end=0x%llx", v->op ? "map" : "unmap",
+		NAME(vma_causes, v->cause), (unsigned long long)v->start,
+		(unsigned long long)v->end);
+	if (v->op == VMT_VMA_UNMAP)
+		return;
+	fprintf(out, " prot=%c%c%c%c kind=%s", v->prot & VMT_PROT_READ ? 'r' : '-',
+		v->prot & VMT_PROT_WRITE ? 'w' : '-', v->prot & VMT_PROT_EXEC ? 'x' : '-',
+		v->prot & VMT_PROT_SHARED ? 's' : 'p', NAME(vma_kinds, v->kind));
+	if (v->kind == VMT_VMA_FILE)
+		fprintf(out, " offset=0x%llx", (unsigned long long)v->offset);
+	print_data(out, "name", rec, data);
+	if (v->flags & VMT_DATA_DROPPED)
+		fprintf(out, " name_dropped=1");
+}
+
+void print_record(FILE *out, const struct vmt_record *rec, const void *data)
+{
+	const char *type = vmt_record_type_name(rec->hdr.type);
+
+	fprintf(out, "%llu ", (unsigned long long)rec->hdr.time_ns);
+	if (type)
+		fprintf(out, "%s", type);
+	else
+		fprintf(out, "type=%u", rec->hdr.type);
+	fprintf(out, " cpu=%u", rec->hdr.cpu);
+	if (rec->hdr.type == VMT_REC_LOST) {
+		fprintf(out, " count=%llu\n", (unsigned long long)rec->lost.count);
+		return;
+	}
+	fprintf(out, " pid=%u tid=%u", rec->hdr.pid, rec->hdr.tid);
 	switch (rec->hdr.type) {
 	case VMT_REC_REFERENCE:
-		fprintf(out, "%llu ref cpu=%u pid=%u tid=%u addr=0x%llx ip=0x%llx pfn=0x%llx access=%s mode=%s cause=%s err=0x%x%s\n",
-			(unsigned long long)rec->hdr.time_ns, rec->hdr.cpu, rec->hdr.pid,
-			rec->hdr.tid, (unsigned long long)rec->ref.vaddr,
-			(unsigned long long)rec->ref.ip, (unsigned long long)rec->ref.pfn,
-			rec->ref.access < 5 ? access_names[rec->ref.access] : "?",
-			rec->ref.kernel_mode ? "kernel" : "user",
-			rec->ref.cause < 4 ? cause_names[rec->ref.cause] : "?",
-			rec->ref.error_code,
-			rec->ref.flags & VMT_REF_HUGE ? " huge=1" : "");
+		fprintf(out, " addr=0x%llx ip=0x%llx pfn=0x%llx access=%s mode=%s cause=%s err=0x%x%s",
+			(unsigned long long)rec->ref.vaddr, (unsigned long long)rec->ref.ip,
+			(unsigned long long)rec->ref.pfn, NAME(access_names, rec->ref.access),
+			rec->ref.kernel_mode ? "kernel" : "user", NAME(cause_names, rec->ref.cause),
+			rec->ref.error_code, rec->ref.flags & VMT_REF_HUGE ? " huge=1" : "");
 		break;
 	case VMT_REC_EVICT:
-		fprintf(out, "%llu evict cpu=%u pid=%u tid=%u addr=0x%llx pfn=0x%llx dirty=%d accessed=%d%s\n",
-			(unsigned long long)rec->hdr.time_ns, rec->hdr.cpu, rec->hdr.pid,
-			rec->hdr.tid, (unsigned long long)rec->ref.vaddr,
-			(unsigned long long)rec->ref.pfn,
+		fprintf(out, " addr=0x%llx pfn=0x%llx dirty=%d accessed=%d%s",
+			(unsigned long long)rec->ref.vaddr, (unsigned long long)rec->ref.pfn,
 			!!(rec->ref.evict_flags & VMT_EVICT_DIRTY),
 			!!(rec->ref.evict_flags & VMT_EVICT_ACCESSED),
 			rec->ref.flags & VMT_REF_HUGE ? " huge=1" : "");
 		break;
-	case VMT_REC_LOST:
-		fprintf(out, "%llu lost cpu=%u count=%llu\n", (unsigned long long)rec->hdr.time_ns,
-			rec->hdr.cpu, (unsigned long long)rec->lost.count);
+	case VMT_REC_DATA:
+		fprintf(out, " len=%u", rec->hdr.data_len);
 		break;
-	default:
-		fprintf(out, "%llu type=%u cpu=%u\n", (unsigned long long)rec->hdr.time_ns,
-			rec->hdr.type, rec->hdr.cpu);
+	case VMT_REC_SWITCH:
+		fprintf(out, " next_pid=%u next_tid=%u state=0x%x preempt=%u", rec->sw.next_pid,
+			rec->sw.next_tid, rec->sw.prev_state, rec->sw.preempt);
+		break;
+	case VMT_REC_FORK:
+		fprintf(out, " child_pid=%u child_tid=%u flags=0x%llx", rec->fork.child_pid,
+			rec->fork.child_tid, (unsigned long long)rec->fork.clone_flags);
+		break;
+	case VMT_REC_EXEC:
+		fprintf(out, " old_tid=%u", rec->exec.old_tid);
+		print_data(out, "file", rec, data);
+		break;
+	case VMT_REC_EXIT:
+		fprintf(out, " code=%u group_dead=%u", rec->exit.exit_code, rec->exit.group_dead);
+		break;
+	case VMT_REC_COMM:
+		print_comm(out, rec->comm.comm);
+		break;
+	case VMT_REC_TASK:
+		fprintf(out, " ppid=%u", rec->task.ppid);
+		print_comm(out, rec->task.comm);
+		print_data(out, "exe", rec, data);
+		break;
+	case VMT_REC_VMA:
+		print_vma(out, rec, data);
+		break;
+	case VMT_REC_DMA:
+		fprintf(out, " op=%s dir=%s dma=0x%llx phys=0x%llx size=%u seg=%u/%u in_task=%u",
+			NAME(dma_ops, rec->dma.op), NAME(dma_dirs, rec->dma.dir),
+			(unsigned long long)rec->dma.dma_addr,
+			(unsigned long long)rec->dma.phys_addr, rec->dma.size, rec->dma.index,
+			rec->dma.count, rec->dma.in_task);
+		print_data(out, "dev", rec, data);
+		break;
+	case VMT_REC_MARKER:
+		fprintf(out, " id=%u", rec->marker.id);
+		print_data(out, "text", rec, data);
+		break;
 	}
+	fputc('\n', out);
 }

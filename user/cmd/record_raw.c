@@ -10,7 +10,10 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
@@ -87,11 +90,71 @@ int cmd_record_raw(int argc, char **argv)
 	return status;
 }
 
+/*
+ * A record with data waits for the DATA records that follow it on its CPU
+ * (the kernel writes them together), then prints with them: the order
+ * `vmtrace dump` gives a trace file made of the same records.
+ */
+struct raw_pending {
+	struct vmt_record owner;
+	uint32_t have;
+	bool active;
+	unsigned char bytes[VMT_MAX_DATA_LEN];
+};
+
+static void raw_pending_print(struct raw_pending *p)
+{
+	p->owner.hdr.data_len = p->have;
+	print_record(stdout, &p->owner, p->bytes);
+	p->active = false;
+}
+
+/* One record of the raw file: printed now, held, or added to a held one. */
+static int raw_dump_one(struct raw_pending **pending, const struct vmt_record *rec)
+{
+	struct raw_pending *p;
+	uint32_t n;
+
+	if (rec->hdr.cpu >= VMT_MAX_CPUS) {
+		print_record(stdout, rec, NULL);
+		return 0;
+	}
+	p = pending[rec->hdr.cpu];
+	if (rec->hdr.type == VMT_REC_DATA && p && p->active) {
+		n = rec->hdr.data_len < VMT_DATA_CHUNK ? rec->hdr.data_len : VMT_DATA_CHUNK;
+		if (n > p->owner.hdr.data_len - p->have)
+			n = p->owner.hdr.data_len - p->have;
+		memcpy(p->bytes + p->have, rec->data.bytes, n);
+		p->have += n;
+		if (p->have == p->owner.hdr.data_len)
+			raw_pending_print(p);
+		return 0;
+	}
+	if (p && p->active)
+		raw_pending_print(p);
+	if (rec->hdr.type == VMT_REC_DATA || !rec->hdr.data_len ||
+	    rec->hdr.data_len > VMT_MAX_DATA_LEN) {
+		print_record(stdout, rec, NULL);
+		return 0;
+	}
+	if (!p) {
+		p = pending[rec->hdr.cpu] = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+	}
+	p->owner = *rec;
+	p->have = 0;
+	p->active = true;
+	return 0;
+}
+
 /* vmtrace dump-raw FILE: one record a line. */
 int cmd_dump_raw(int argc, char **argv)
 {
+	static struct raw_pending *pending[VMT_MAX_CPUS];
 	struct vmt_record rec;
 	unsigned long long index = 0;
+	int status = 0;
 	size_t n;
 	FILE *in;
 
@@ -105,16 +168,24 @@ int cmd_dump_raw(int argc, char **argv)
 		return 1;
 	}
 	while ((n = fread(&rec, 1, sizeof(rec), in)) == sizeof(rec)) {
-		print_record(stdout, &rec);
+		if (raw_dump_one(pending, &rec)) {
+			fprintf(stderr, "vmtrace dump-raw: out of memory\n");
+			status = 1;
+			break;
+		}
 		index++;
 	}
-	if (ferror(in) || n) {
+	for (uint32_t cpu = 0; cpu < VMT_MAX_CPUS; cpu++) {
+		if (pending[cpu] && pending[cpu]->active)
+			raw_pending_print(pending[cpu]);
+		free(pending[cpu]);
+	}
+	if (!status && (ferror(in) || n)) {
 		fprintf(stderr, "vmtrace dump-raw: %s: %s at record %llu (byte offset %llu)\n",
 			argv[1], n ? "truncated record" : "read error", index,
 			index * (unsigned long long)sizeof(rec));
-		fclose(in);
-		return 1;
+		status = 1;
 	}
 	fclose(in);
-	return 0;
+	return status;
 }

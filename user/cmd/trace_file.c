@@ -258,8 +258,9 @@ static const char dump_usage[] =
 	"                          (signed decimal; a pid's first: the address)\n";
 
 /* 0, -ENOMEM, or another -errno with the message in the trace. */
-static int dump_records(struct vmt_trace_cursor *cursor, bool diff)
+static int dump_records(struct vmt_trace *t, struct vmt_trace_cursor *cursor, bool diff)
 {
+	static unsigned char data[VMT_MAX_DATA_LEN];
 	struct record_diff *d = NULL;
 	const struct vmt_record *rec;
 	uint32_t stream;
@@ -273,7 +274,9 @@ static int dump_records(struct vmt_trace_cursor *cursor, bool diff)
 	}
 	while ((n = vmt_trace_cursor_next(cursor, &rec, &stream)) > 0) {
 		if (!d) {
-			print_record(stdout, rec);
+			print_record(stdout, rec,
+				     vmt_trace_record_data(t, rec, data, sizeof(data)) >= 0 ?
+				     data : NULL);
 		} else if (record_diff_print(d, stdout, rec)) {
 			n = -ENOMEM;
 			break;
@@ -335,7 +338,7 @@ int cmd_dump(int argc, char **argv)
 		vmt_trace_close(t);
 		return 1;
 	}
-	n = dump_records(cursor, diff);
+	n = dump_records(t, cursor, diff);
 	if (n < 0)
 		fprintf(stderr, "vmtrace dump: %s: %s\n", argv[optind],
 			n == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));

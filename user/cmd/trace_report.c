@@ -112,7 +112,8 @@ int cmd_stats(int argc, char **argv)
 	printf("by type:\n");
 	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
 		if (s->by_type[i])
-			printf("  %-10s %12llu\n", type_names[i] ? type_names[i] : "?",
+			printf("  %-10s %12llu\n", type_names[i] ? type_names[i] :
+			       vmt_record_type_name(i) ? vmt_record_type_name(i) : "?",
 			       (unsigned long long)s->by_type[i]);
 	if (s->other_types)
 		printf("  %-10s %12llu\n", "other", (unsigned long long)s->other_types);
@@ -159,6 +160,39 @@ static void print_rates(const struct vmt_trace_summary *s)
 	}
 }
 
+/*
+ * With VMA records in the trace: which mapping (binary, library, heap,
+ * stack, anonymous memory) each reference fell in.
+ */
+static int print_attribution(struct vmt_trace *t, const char *path)
+{
+	struct vmt_trace_attribution *a;
+	int err;
+
+	uint32_t i;
+
+	for (i = 0; i < vmt_trace_nr_streams(t); i++)
+		if (vmt_trace_stream(t, i)->kind == VMT_STREAM_RECORDS &&
+		    vmt_trace_stream(t, i)->record_type == VMT_REC_VMA)
+			break;
+	if (i == vmt_trace_nr_streams(t))
+		return 0;
+	err = vmt_trace_attribute(t, &a);
+	if (err) {
+		fprintf(stderr, "vmtrace report: %s: %s\n", path,
+			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
+		return 1;
+	}
+	printf("\nreferences by mapping: %llu of %llu attributed (%.2f%%)\n",
+	       (unsigned long long)a->attributed, (unsigned long long)a->references,
+	       a->references ? 100.0 * (double)a->attributed / (double)a->references : 0.0);
+	for (i = 0; i < a->nr_mappings && i < 20 && a->mappings[i].references; i++)
+		printf("  %12llu  %s\n", (unsigned long long)a->mappings[i].references,
+		       a->mappings[i].name);
+	vmt_trace_attribution_free(a);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -170,7 +204,7 @@ int cmd_report(int argc, char **argv)
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
 	long long n;
-	int opt;
+	int opt, status;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (opt != 'b' && opt != 't') {
@@ -220,6 +254,7 @@ int cmd_report(int argc, char **argv)
 		       (unsigned long long)s->top_pages[i].references,
 		       (unsigned long long)s->top_pages[i].writes);
 	vmt_trace_summary_free(s);
+	status = print_attribution(t, argv[optind]);
 	vmt_trace_close(t);
-	return 0;
+	return status;
 }

@@ -58,8 +58,11 @@ static long long largest_record_stream(struct vmt_trace *t)
 
 static void print_entry(struct vmt_trace *t, uint32_t stream, const void *entry)
 {
+	static unsigned char data[VMT_MAX_DATA_LEN];
+
 	if (vmt_trace_stream(t, stream)->kind == VMT_STREAM_RECORDS)
-		print_record(stdout, entry);
+		print_record(stdout, entry,
+			     vmt_trace_record_data(t, entry, data, sizeof(data)) >= 0 ? data : NULL);
 	else
 		printf("(a %u-byte entry)\n", vmt_trace_stream(t, stream)->entry_size);
 }

@@ -56,6 +56,14 @@ struct writer_stream {
 	uint64_t written;		/* entries already in frames */
 };
 
+/* A record with data, and as much of its data as has come. */
+struct pending_data {
+	struct vmt_record owner;
+	uint32_t have;
+	bool active;
+	uint8_t bytes[VMT_MAX_DATA_LEN];
+};
+
 struct vmt_trace_writer {
 	int fd;
 	uint64_t end;			/* bytes written */
@@ -71,6 +79,10 @@ struct vmt_trace_writer {
 	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
 	int failed;			/* the first error of a queued job */
 	/* vmt_trace_writer_append_record()'s state */
+	struct pending_data **pending;	/* by CPU: a record waiting for its data */
+	uint32_t nr_pending;
+	int data_stream;		/* -1 until the first datum */
+	uint64_t data_bytes, orphan_data, cut_data;
 	int order_stream;		/* -1 until the first record */
 	int run_stream;
 	uint32_t run_count;
@@ -112,6 +124,10 @@ void vmt_trace_writer_stats(struct vmt_trace_writer *w, struct vmt_trace_writer_
 	stats->bytes = w->end;
 	stats->raw_bytes = w->raw_written;
 	pthread_mutex_unlock(&w->lock);
+	/* Only the appending thread changes these: no lock. */
+	stats->data_bytes = w->data_bytes;
+	stats->orphan_data = w->orphan_data;
+	stats->cut_data = w->cut_data;
 	stats->stalls = w->pool ? vmt_work_pool_stalls(w->pool) : 0;
 }
 
@@ -176,7 +192,7 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
-	w->order_stream = w->run_stream = w->last_record_stream = -1;
+	w->order_stream = w->run_stream = w->last_record_stream = w->data_stream = -1;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		ret = -errno;
@@ -485,21 +501,6 @@ int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, cons
 	return 0;
 }
 
-static const char *record_type_name(unsigned int type)
-{
-	switch (type) {
-	case VMT_REC_LOST:
-		return "lost";
-	case VMT_REC_REFERENCE:
-		return "ref";
-	case VMT_REC_EVICT:
-		return "evict";
-	case VMT_REC_MARKER:
-		return "marker";
-	}
-	return NULL;
-}
-
 static int record_stream(struct vmt_trace_writer *w, const struct vmt_record *rec)
 {
 	struct vmt_trace_stream_info info = {
@@ -509,7 +510,7 @@ static int record_stream(struct vmt_trace_writer *w, const struct vmt_record *re
 		.cpu = rec->hdr.cpu,
 		.time_offset = 0,
 	};
-	const char *type = record_type_name(rec->hdr.type);
+	const char *type = vmt_record_type_name(rec->hdr.type);
 	const struct vmt_trace_stream_info *last;
 
 	if (w->last_record_stream >= 0) {
@@ -545,7 +546,7 @@ static int flush_run(struct vmt_trace_writer *w)
 	return vmt_trace_writer_append(w, (uint32_t)w->order_stream, entry, 1);
 }
 
-int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
+static int append_one_record(struct vmt_trace_writer *w, const struct vmt_record *record)
 {
 	int stream, err;
 
@@ -578,6 +579,107 @@ int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_
 	return 0;
 }
 
+/* The data stream, made on first use. */
+static int data_stream(struct vmt_trace_writer *w)
+{
+	struct vmt_trace_stream_info info = {
+		.entry_size = 1,
+		.kind = VMT_STREAM_DATA,
+		.cpu = VMT_TRACE_ANY_CPU,
+		.time_offset = VMT_TRACE_NO_TIME,
+		.name = "data",
+	};
+
+	if (w->data_stream < 0)
+		w->data_stream = vmt_trace_writer_add_stream(w, &info);
+	return w->data_stream;
+}
+
+/*
+ * The data of @p's record is in, or is all there will be: move it to the
+ * data stream, point the record at it and append the record.
+ */
+static int finish_pending(struct vmt_trace_writer *w, struct pending_data *p)
+{
+	int stream, err;
+
+	p->active = false;
+	if (p->have < p->owner.hdr.data_len)
+		w->cut_data++;
+	p->owner.hdr.data_len = p->have;
+	p->owner.raw[VMT_DATA_OFF_WORD] = 0;
+	if (p->have) {
+		stream = data_stream(w);
+		if (stream < 0)
+			return stream;
+		err = vmt_trace_writer_append(w, (uint32_t)stream, p->bytes, p->have);
+		if (err)
+			return err;
+		p->owner.raw[VMT_DATA_OFF_WORD] = w->data_bytes;
+		w->data_bytes += p->have;
+	}
+	return append_one_record(w, &p->owner);
+}
+
+static struct pending_data *pending_of(struct vmt_trace_writer *w, uint32_t cpu, bool create)
+{
+	struct pending_data **grown;
+
+	if (cpu >= w->nr_pending) {
+		if (!create)
+			return NULL;
+		grown = realloc(w->pending, (cpu + 1) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		memset(grown + w->nr_pending, 0, (cpu + 1 - w->nr_pending) * sizeof(*grown));
+		w->pending = grown;
+		w->nr_pending = cpu + 1;
+	}
+	if (!w->pending[cpu] && create)
+		w->pending[cpu] = calloc(1, sizeof(*w->pending[cpu]));
+	return w->pending[cpu];
+}
+
+int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
+{
+	struct pending_data *p = pending_of(w, record->hdr.cpu, false);
+	uint32_t n;
+	int err;
+
+	if (record->hdr.type == VMT_REC_DATA) {
+		if (!p || !p->active) {
+			w->orphan_data++;
+			return 0;
+		}
+		n = record->hdr.data_len;
+		if (n > VMT_DATA_CHUNK)
+			n = VMT_DATA_CHUNK;
+		if (n > p->owner.hdr.data_len - p->have)
+			n = p->owner.hdr.data_len - p->have;
+		memcpy(p->bytes + p->have, record->data.bytes, n);
+		p->have += n;
+		return p->have == p->owner.hdr.data_len ? finish_pending(w, p) : 0;
+	}
+	/* Its data ended early (the ring lost nothing: it was never written). */
+	if (p && p->active) {
+		err = finish_pending(w, p);
+		if (err)
+			return err;
+	}
+	if (!record->hdr.data_len)
+		return append_one_record(w, record);
+	if (record->hdr.data_len > VMT_MAX_DATA_LEN)
+		return writer_fail(w, -EINVAL, "a record of type %u claims %u bytes of data (at most %u)",
+				   record->hdr.type, record->hdr.data_len, VMT_MAX_DATA_LEN);
+	p = pending_of(w, record->hdr.cpu, true);
+	if (!p)
+		return writer_fail(w, -ENOMEM, "out of memory");
+	p->owner = *record;
+	p->have = 0;
+	p->active = true;
+	return 0;
+}
+
 int vmt_trace_writer_flush(struct vmt_trace_writer *w)
 {
 	int err = flush_run(w);
@@ -600,6 +702,9 @@ static void writer_free(struct vmt_trace_writer *w)
 		close(w->fd);
 	for (uint32_t i = 0; i < w->nr_streams; i++)
 		free(w->streams[i].pending);
+	for (uint32_t cpu = 0; cpu < w->nr_pending; cpu++)
+		free(w->pending[cpu]);
+	free(w->pending);
 	free(w->streams);
 	free(w->frames);
 	vmt_buf_free(&w->sync_job.payload);
@@ -619,7 +724,13 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 	struct vmt_trace_stream_info *infos = NULL;
 	int ret;
 
-	ret = vmt_trace_writer_flush(w);
+	/* Records still waiting for data get what came. */
+	ret = 0;
+	for (uint32_t cpu = 0; cpu < w->nr_pending && !ret; cpu++)
+		if (w->pending[cpu] && w->pending[cpu]->active)
+			ret = finish_pending(w, w->pending[cpu]);
+	if (!ret)
+		ret = vmt_trace_writer_flush(w);
 	if (!ret) {
 		infos = malloc((w->nr_streams + 1) * sizeof(*infos));
 		ret = infos ? 0 : writer_fail(w, -ENOMEM, "out of memory");

@@ -31,6 +31,16 @@ enum vmt_record_type {
 	VMT_REC_REFERENCE	= 2,	/* a traced memory reference */
 	VMT_REC_EVICT		= 3,	/* a page left the enabled set */
 	VMT_REC_MARKER		= 4,	/* a user marker */
+	VMT_REC_DATA		= 5,	/* variable-size data of the record before it */
+	VMT_REC_SWITCH		= 6,	/* a context switch */
+	VMT_REC_FORK		= 7,	/* a task created a process or a thread */
+	VMT_REC_EXEC		= 8,	/* a task exec'd a program */
+	VMT_REC_EXIT		= 9,	/* a task exited */
+	VMT_REC_COMM		= 10,	/* a task changed its name */
+	VMT_REC_VMA		= 11,	/* an address-space change, or a mapping present */
+	VMT_REC_TASK		= 12,	/* a task present when tracing started */
+	VMT_REC_DMA		= 13,	/* a DMA mapping made or removed */
+	VMT_REC_TYPES		= 14,	/* one more than the highest type */
 };
 
 /* Common to all records: 24 bytes. */
@@ -40,8 +50,27 @@ struct vmt_record_header {
 	__u32 tid;
 	__u16 type;		/* enum vmt_record_type */
 	__u16 cpu;
-	__u32 reserved;
+	__u32 data_len;		/* bytes of variable-size data: see VMT_REC_DATA */
 };
+
+/*
+ * Variable-size data (paths, names, marker texts). A record that carries
+ * some says how many bytes in hdr.data_len, at most VMT_MAX_DATA_LEN, and
+ * its payload's last field, data_off, is where they are:
+ *
+ * - in a ring, data_off is 0 and the bytes follow the record in
+ *   DIV_ROUND_UP(data_len, VMT_DATA_CHUNK) VMT_REC_DATA records of the same
+ *   CPU, written with it or dropped with it, never apart. A DATA record's
+ *   hdr.data_len is the bytes of its own chunk; its time, pid and tid are
+ *   those of the record it belongs to.
+ * - in a trace file, the collector moves the bytes to the trace's data
+ *   stream and sets data_off to their offset there; no DATA record remains.
+ *
+ * The bytes are not NUL-terminated. Nothing is cut silently: a datum that
+ * does not fit is left out (data_len 0), the record flagged and counted.
+ */
+#define VMT_DATA_CHUNK		40
+#define VMT_MAX_DATA_LEN	4096
 
 /* VMT_REC_LOST: the producer dropped @count records since the previous one. */
 struct vmt_lost {
@@ -95,14 +124,187 @@ struct vmt_reference {
 #define VMT_EVICT_DIRTY		0x1	/* written while enabled */
 #define VMT_EVICT_ACCESSED	0x2
 
+/* VMT_REC_DATA: one chunk of the variable-size data of the record before it. */
+struct vmt_data {
+	__u8 bytes[VMT_DATA_CHUNK];
+};
+
+/*
+ * VMT_REC_SWITCH: hdr.pid and hdr.tid are the task switched out (0 for
+ * the idle task), hdr.cpu the CPU.
+ */
+struct vmt_switch {
+	__u32 next_pid;		/* thread group id of the task switched in */
+	__u32 next_tid;
+	__u32 prev_state;	/* 0: runnable (preempted or yielded); else TASK_* bits */
+	__u32 preempt;		/* 1: the previous task was preempted */
+	__u64 reserved[3];
+};
+
+/* VMT_REC_FORK: hdr.pid and hdr.tid are the parent thread. */
+struct vmt_fork {
+	__u32 child_pid;	/* the child's thread group id: hdr.pid for a thread */
+	__u32 child_tid;
+	__u64 clone_flags;	/* CLONE_* */
+	__u64 reserved[3];
+};
+
+/* VMT_REC_EXEC: data is the file name execve() was given. */
+struct vmt_exec {
+	__u32 old_tid;		/* the exec'ing thread's id before exec made it the leader */
+	__u32 flags;		/* VMT_DATA_DROPPED when the name did not fit */
+	__u64 reserved[3];
+	__u64 data_off;
+};
+
+/* VMT_REC_EXIT: a thread exited; the last one ends its process. */
+struct vmt_exit {
+	__u32 exit_code;	/* as wait() reports it: status << 8, or the signal */
+	__u32 group_dead;	/* 1: it was the process's last thread */
+	__u64 reserved[4];
+};
+
+/* VMT_REC_COMM and VMT_REC_TASK: a task's name (comm), NUL-padded. */
+#define VMT_COMM_LEN		16
+
+/* VMT_REC_COMM: the task's new name (prctl(PR_SET_NAME), exec). */
+struct vmt_comm {
+	char comm[VMT_COMM_LEN];
+	__u64 reserved[3];
+};
+
+/*
+ * VMT_REC_TASK: a task that existed when tracing started (the state dump),
+ * one record a thread; data is the process's executable's path.
+ */
+struct vmt_task {
+	char comm[VMT_COMM_LEN];
+	__u32 ppid;		/* parent's thread group id */
+	__u32 flags;		/* VMT_DATA_DROPPED */
+	__u64 reserved;
+	__u64 data_off;
+};
+
+/* Set in a record's flags when its variable-size data did not fit. */
+#define VMT_DATA_DROPPED	0x80000000u
+
+/* struct vmt_vma.op */
+enum vmt_vma_op {
+	/*
+	 * [start, end) is unmapped now: the range a system call changed.
+	 * VMT_VMA_MAP records for every mapping it now overlaps follow.
+	 */
+	VMT_VMA_UNMAP		= 0,
+	VMT_VMA_MAP		= 1,	/* [start, end) is this mapping (a whole VMA) */
+};
+
+/* struct vmt_vma.cause: what the record follows */
+enum vmt_vma_cause {
+	VMT_VMA_DUMP		= 0,	/* the state dump at start */
+	VMT_VMA_EXEC		= 1,	/* exec: the new address space, whole */
+	VMT_VMA_MMAP		= 2,	/* the system calls, once they succeeded */
+	VMT_VMA_MUNMAP		= 3,
+	VMT_VMA_MREMAP		= 4,
+	VMT_VMA_MPROTECT	= 5,
+	VMT_VMA_BRK		= 6,
+};
+
+/* struct vmt_vma.prot */
+#define VMT_PROT_READ		0x1
+#define VMT_PROT_WRITE		0x2
+#define VMT_PROT_EXEC		0x4
+#define VMT_PROT_SHARED		0x8
+
+/* struct vmt_vma.kind: what the mapping holds, as /proc/PID/maps names it */
+enum vmt_vma_kind {
+	VMT_VMA_ANON		= 0,	/* anonymous memory */
+	VMT_VMA_FILE		= 1,	/* a file: data is its path */
+	VMT_VMA_HEAP		= 2,	/* [heap]: the brk area */
+	VMT_VMA_STACK		= 3,	/* [stack]: the main thread's */
+	VMT_VMA_SPECIAL		= 4,	/* [vdso], [vvar]...: data is the name */
+};
+
+/*
+ * VMT_REC_VMA: one change of a traced process's address space (hdr.pid).
+ * A system call that succeeded gives one UNMAP record per range it changed
+ * (mremap: the old and the new) and then one MAP record per mapping that
+ * overlaps them now; exec and the state dump give the MAP records of the
+ * whole address space. Replaying them in order gives the process's map at
+ * any point of the trace; a fork starts from the parent's.
+ */
+struct vmt_vma {
+	__u64 start;
+	__u64 end;
+	__u64 offset;		/* MAP of a file: the file offset of start, in bytes */
+	__u8 op;		/* enum vmt_vma_op */
+	__u8 cause;		/* enum vmt_vma_cause */
+	__u8 prot;		/* MAP: VMT_PROT_* */
+	__u8 kind;		/* MAP: enum vmt_vma_kind */
+	__u32 flags;		/* VMT_DATA_DROPPED */
+	__u64 data_off;		/* MAP of a file or special mapping: its path or name */
+};
+
+/* struct vmt_dma.op */
+enum vmt_dma_op {
+	VMT_DMA_MAP_PAGE	= 0,	/* dma_map_page_attrs() */
+	VMT_DMA_UNMAP_PAGE	= 1,
+	VMT_DMA_MAP_SG		= 2,	/* one record per mapped segment */
+	VMT_DMA_UNMAP_SG	= 3,	/* one record per segment */
+	VMT_DMA_ALLOC		= 4,	/* dma_alloc_attrs(): coherent memory */
+	VMT_DMA_FREE		= 5,
+};
+
+/*
+ * VMT_REC_DMA: hdr.pid, hdr.tid and hdr.cpu are the task and CPU that
+ * issued the call (in_task 0: an interrupt did, on that task's time); data
+ * is the device's name.
+ */
+struct vmt_dma {
+	__u64 dma_addr;
+	__u64 phys_addr;	/* 0 where the kernel does not say (unmap, free) */
+	__u32 size;		/* bytes */
+	__u8 op;		/* enum vmt_dma_op */
+	__u8 dir;		/* enum dma_data_direction: 0 bidirectional, 1 to device, 2 from */
+	__u8 in_task;
+	__u8 reserved0;
+	__u16 index;		/* SG: this segment's index */
+	__u16 count;		/* SG: the call's segments */
+	__u32 flags;		/* VMT_DATA_DROPPED */
+	__u64 data_off;
+};
+
+/*
+ * VMT_REC_MARKER: a marker a process wrote (VMT_IOC_MARKER or write());
+ * data is its text.
+ */
+struct vmt_marker {
+	__u32 id;
+	__u32 reserved0;
+	__u64 reserved[3];
+	__u64 data_off;
+};
+
 struct vmt_record {
 	struct vmt_record_header hdr;
 	union {
 		struct vmt_lost lost;
 		struct vmt_reference ref;
+		struct vmt_data data;
+		struct vmt_switch sw;
+		struct vmt_fork fork;
+		struct vmt_exec exec;
+		struct vmt_exit exit;
+		struct vmt_comm comm;
+		struct vmt_task task;
+		struct vmt_vma vma;
+		struct vmt_dma dma;
+		struct vmt_marker marker;
 		__u64 raw[5];
 	};
 };
+
+/* Where a record's data_off is: its payload's last 8 bytes. */
+#define VMT_DATA_OFF_WORD	4
 
 /* ---- Ring buffers ----------------------------------------------------- */
 
@@ -180,6 +382,20 @@ struct vmt_version {
 #define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE | \
 				 VMT_CONFIG_PROTECT | VMT_CONFIG_FOLLOW)
 
+/*
+ * struct vmt_config.events: the introspection events written beside the
+ * references. With TASK and VMA, start also dumps the targets' tasks and
+ * mappings (every process's, system-wide).
+ */
+#define VMT_EVENT_SWITCH	0x1	/* context switches into or out of a target */
+#define VMT_EVENT_SWITCH_ALL	0x2	/* every context switch on every CPU */
+#define VMT_EVENT_TASK		0x4	/* targets' fork, exec, exit, comm changes */
+#define VMT_EVENT_VMA		0x8	/* targets' mmap, munmap, mremap, mprotect, brk */
+#define VMT_EVENT_DMA		0x10	/* every DMA mapping, whoever makes it */
+#define VMT_EVENT_MARKER	0x20	/* markers written to the device */
+#define VMT_EVENTS		(VMT_EVENT_SWITCH | VMT_EVENT_SWITCH_ALL | VMT_EVENT_TASK | \
+				 VMT_EVENT_VMA | VMT_EVENT_DMA | VMT_EVENT_MARKER)
+
 #define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
 #define VMT_MAX_RING_RECORDS		(1U << 24)
 #define VMT_MAX_PIDS			64
@@ -214,7 +430,7 @@ struct vmt_config {
 	__u32 enabled_pages;
 	__u32 policy;		/* enum vmt_policy */
 	__u32 reprotect_ms;	/* protect every page again this often; 0: never */
-	__u32 reserved1;
+	__u32 events;		/* VMT_EVENT_*: introspection events to write */
 	__u64 reserved[4];	/* zero */
 };
 
@@ -239,7 +455,14 @@ struct vmt_status {
 	__u64 deferred;		/* evictions put off to a thread's next fault */
 	__u64 reprotections;	/* PTEs and huge PMDs protected again by the sweeps */
 	__u64 missed;		/* children or address spaces past VMT_MAX_TARGETS: not traced */
-	__u64 reserved[3];
+	__u64 data_dropped;	/* variable-size data left out (VMT_DATA_DROPPED) */
+	/*
+	 * Introspection events that could not be written whole: mappings a
+	 * system call left that could not be looked up (another thread held
+	 * the address space's lock for writing), DMA calls a kretprobe missed.
+	 */
+	__u64 events_missed;
+	__u64 reserved[1];
 };
 
 /*
@@ -262,6 +485,25 @@ struct vmt_geometry {
 #define VMT_IOC_STOP		_IO(VMT_IOC_MAGIC, 0x03)
 #define VMT_IOC_STATUS		_IOR(VMT_IOC_MAGIC, 0x04, struct vmt_status)
 #define VMT_IOC_GEOMETRY	_IOR(VMT_IOC_MAGIC, 0x05, struct vmt_geometry)
+
+/*
+ * VMT_IOC_MARKER: write a VMT_REC_MARKER record to the calling CPU's ring,
+ * in order with the caller's references. -EINVAL for a text longer than
+ * VMT_MAX_MARKER_LEN or nonzero reserved fields; -ENODATA when tracing is
+ * off or markers are not enabled; -ENOSPC when the ring was full (the
+ * marker is counted lost). write() on the device does the same with a
+ * buffer holding the id (4 bytes, native byte order) and then the text.
+ */
+#define VMT_MAX_MARKER_LEN	256
+
+struct vmt_marker_arg {
+	__u32 id;
+	__u32 len;		/* bytes at text_ptr, 0..VMT_MAX_MARKER_LEN */
+	__u64 text_ptr;		/* user address of the text (no NUL needed) */
+	__u64 reserved[2];
+};
+
+#define VMT_IOC_MARKER		_IOW(VMT_IOC_MAGIC, 0x06, struct vmt_marker_arg)
 
 /* ---- BPF maps ----------------------------------------------------------- */
 

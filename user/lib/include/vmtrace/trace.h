@@ -44,6 +44,9 @@ enum vmt_codec {
 	VMT_CODEC_VPC	= 3,
 };
 
+/* "ref", "evict", "vma"...: a record type's short name; NULL for an unknown type. */
+const char *vmt_record_type_name(unsigned int type);
+
 /* "none", "zstd", "xz", "vpc"; NULL for an unknown codec. */
 const char *vmt_codec_name(unsigned int codec);
 /* The codec named @name, or -EINVAL. */
@@ -57,6 +60,12 @@ enum vmt_stream_kind {
 	 * received the records of the other streams.
 	 */
 	VMT_STREAM_ORDER	= 2,
+	/*
+	 * Bytes (entry size 1): the variable-size data of the records (paths,
+	 * names, marker texts), each record's at its data_off (see
+	 * VMT_REC_DATA in linux/vmtrace.h). One a trace.
+	 */
+	VMT_STREAM_DATA		= 3,
 };
 
 #define VMT_TRACE_NO_TIME	0xffffffffu
@@ -116,6 +125,9 @@ int vmt_trace_writer_append(struct vmt_trace_writer *writer, uint32_t stream_id,
  * Append one record to the stream of its type and CPU (made on first use),
  * and remember the order records came in (a VMT_STREAM_ORDER stream), so
  * that reading back in VMT_ORDER_WRITTEN order gives them back as given.
+ * A record with data (hdr.data_len) is held until the VMT_REC_DATA records
+ * that follow it on its CPU are in; their bytes go to the data stream, the
+ * record gets their offset in data_off, and the DATA records are not kept.
  */
 int vmt_trace_writer_append_record(struct vmt_trace_writer *writer,
 				   const struct vmt_record *record);
@@ -133,6 +145,14 @@ struct vmt_trace_writer_stats {
 	uint64_t bytes;		/* bytes written to the file */
 	uint64_t raw_bytes;	/* entry bytes in those frames */
 	uint64_t stalls;	/* appends that waited for a worker (queue full) */
+	uint64_t data_bytes;	/* variable-size data moved to the data stream */
+	/*
+	 * VMT_REC_DATA records that belonged to no record (a flight-recorder
+	 * ring overwrote it), and records whose data ended early: dropped
+	 * and cut, respectively.
+	 */
+	uint64_t orphan_data;
+	uint64_t cut_data;
 };
 /*
  * What has reached the file so far. Safe to call while workers run; the
@@ -191,6 +211,15 @@ int vmt_trace_read(struct vmt_trace *trace, uint32_t stream_id, uint64_t index, 
  * -EINVAL for a stream without times.
  */
 int64_t vmt_trace_seek_time(struct vmt_trace *trace, uint32_t stream_id, uint64_t time);
+
+/*
+ * The variable-size data of @record (hdr.data_len bytes at its data_off in
+ * the data stream), copied to @buf, which has room for @size bytes. Returns
+ * the length, or -ENOSPC (buffer too small), -ENOENT (the trace has no data
+ * stream), -ERANGE (past its end), or another -errno of vmt_trace_read().
+ */
+int vmt_trace_record_data(struct vmt_trace *trace, const struct vmt_record *record, void *buf,
+			  size_t size);
 
 /* Decode every frame and check it against the directory; 0 or -errno with the message. */
 int vmt_trace_check(struct vmt_trace *trace);
@@ -266,7 +295,7 @@ struct vmt_trace_page {
 	uint64_t writes;
 };
 
-#define VMT_SUMMARY_TYPES	8	/* by_type[] covers record types 0..7 */
+#define VMT_SUMMARY_TYPES	16	/* by_type[] covers record types 0..15 */
 
 struct vmt_trace_summary {
 	uint64_t records;
@@ -294,6 +323,29 @@ struct vmt_trace_summary {
 int vmt_trace_summarize(struct vmt_trace *trace, const struct vmt_trace_summary_options *options,
 			struct vmt_trace_summary **summary);
 void vmt_trace_summary_free(struct vmt_trace_summary *summary);
+
+/* ---- Attribution: which mapping each reference fell in -------------------- */
+
+struct vmt_trace_mapping_count {
+	char *name;		/* a file's path, or [heap], [stack], [anon], [vdso]... */
+	uint8_t kind;		/* enum vmt_vma_kind */
+	uint64_t references;
+};
+
+struct vmt_trace_attribution {
+	uint64_t references;	/* VMT_REC_REFERENCE records */
+	uint64_t attributed;	/* of them, inside a mapping the trace describes */
+	uint32_t nr_mappings;
+	struct vmt_trace_mapping_count *mappings;	/* most references first */
+};
+
+/*
+ * Replay the VMA, FORK and EXEC records in time order into a map per
+ * process and look each reference up in it. Without VMA records nothing is
+ * attributed. 0 with *@result set, or -errno.
+ */
+int vmt_trace_attribute(struct vmt_trace *trace, struct vmt_trace_attribution **result);
+void vmt_trace_attribution_free(struct vmt_trace_attribution *attribution);
 
 /* ---- Repair -------------------------------------------------------------- */
 

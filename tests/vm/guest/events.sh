@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Introspection events, each checked against what really happened:
+# - markers land between the references they were written between;
+# - context switches (every CPU) are, CPU by CPU, an unbroken run of the
+#   switches ftrace's sched:sched_switch saw at the same time;
+# - fork, exec and exit of a shell pipeline match the processes that ran;
+# - the mappings the trace describes (state dump, exec, mmap...) account
+#   for at least 99% of a protected python3's references.
+. /opt/vmtrace/tests/vm/lib.sh
+cd /tmp
+insmod "$VMT_LIB/vmtrace.ko"
+
+# ---- Markers ------------------------------------------------------------
+vmtrace record -q -e marker -o m.vmt -- vmt-markers >m.out
+vmtrace dump --order time m.vmt >m.txt
+page0=$(awk '$1 == "page0" { print $2 }' m.out)
+page1=$(awk '$1 == "page1" { print $2 }' m.out)
+# The line numbers of each marker and of the first reference to each page.
+order=$(awk -v p0="addr=$page0" -v p1="addr=$page1" '
+	$2 == "marker" { for (i = 3; i <= NF; i++) if ($i ~ /^id=/) print substr($i, 4), NR }
+	$2 == "ref" && !s0 && index($0, p0 " ") { print "p0", NR; s0 = 1 }
+	$2 == "ref" && !s1 && index($0, p1 " ") { print "p1", NR; s1 = 1 }' m.txt |
+	sort -k2n | awk '{ printf "%s ", $1 }')
+expect_eq "$order" "1 p0 2 p1 3 " "markers and references in time order"
+grep -q 'marker .* id=2 text="between"$' m.txt || fail "marker 2's text"
+grep -q 'marker .* id=3 text="after"$' m.txt || fail "marker 3's text (write())"
+echo "markers: $order"
+
+# ---- Context switches against ftrace --------------------------------------
+T=/sys/kernel/tracing
+[ -e $T/trace ] || mount -t tracefs nodev $T
+echo 8192 >$T/buffer_size_kb
+echo >$T/trace
+echo 1 >$T/events/sched/sched_switch/enable
+vmtrace record -q -a -e switch-all -o s.vmt -- sh -c 'for i in $(seq 40); do sleep 0.01; done' 
+echo 0 >$T/events/sched/sched_switch/enable
+grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' $T/trace || fail "ftrace overran its buffer"
+awk '/sched_switch:/ {
+	cpu = $0; sub(/.*\[/, "", cpu); sub(/\].*/, "", cpu); cpu += 0
+	prev = $0; sub(/.* prev_pid=/, "", prev); sub(/ .*/, "", prev)
+	next_ = $0; sub(/.* next_pid=/, "", next_); sub(/ .*/, "", next_)
+	print cpu, prev, next_ }' $T/trace >ftrace-switches.txt
+vmtrace dump --order time s.vmt | awk '$2 == "switch" {
+	for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	print f["cpu"], f["tid"], f["next_tid"] }' >vmtrace-switches.txt
+vmtrace stats s.vmt | grep -q '^lost: 0$' || fail "switch trace lost records"
+python3 - <<'PY' || fail "context switches differ from ftrace's"
+import collections
+def per_cpu(path):
+    d = collections.defaultdict(list)
+    for line in open(path):
+        cpu, prev, nxt = line.split()
+        d[int(cpu)].append((int(prev), int(nxt)))
+    return d
+ft, vt = per_cpu("ftrace-switches.txt"), per_cpu("vmtrace-switches.txt")
+total = 0
+for cpu, seq in vt.items():
+    whole = ft[cpu]
+    # vmtrace's switches on this CPU are one unbroken run of ftrace's.
+    found = any(whole[i:i + len(seq)] == seq for i in range(len(whole) - len(seq) + 1))
+    if not found:
+        raise SystemExit(f"cpu {cpu}: {len(seq)} switches are not a run of ftrace's {len(whole)}")
+    total += len(seq)
+if total < 80:
+    raise SystemExit(f"only {total} switches")
+print(f"switches: {total} on {len(vt)} CPUs, each an unbroken run of ftrace's")
+PY
+
+# ---- Fork, exec and exit of a pipeline -------------------------------------
+vmtrace record -q -e task --follow -o t.vmt -- sh -c 'echo hello | tr a-z A-Z | wc -c >/dev/null'
+vmtrace dump --order time t.vmt >t.txt
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+sh_pid=$(awk '$2 == "fork" { sub("pid=", "", $4); print $4; exit }' t.txt)
+children=$(grep ' fork ' t.txt | grep " pid=$sh_pid " | field child_pid | sort -n | tr '\n' ' ')
+expect_eq "$(wc -w <<<"$children")" 3 "processes the shell forked"
+execs=$(grep ' exec ' t.txt | field file | tr -d '"' | sort | tr '\n' ' ')
+grep -q '/tr"' <<<"$(grep ' exec ' t.txt)" || fail "no exec of tr: $execs"
+grep -q '/wc"' <<<"$(grep ' exec ' t.txt)" || fail "no exec of wc: $execs"
+exited=$(grep ' exit ' t.txt | grep 'group_dead=1' | awk '{ sub("pid=", "", $4); print $4 }' | sort -n | tr '\n' ' ')
+want=$(echo "$sh_pid $children" | tr ' ' '\n' | grep . | sort -n | tr '\n' ' ')
+expect_eq "$exited" "$want" "processes that exited"
+grep ' exit ' t.txt | grep 'group_dead=1' | grep -qv 'code=0 ' && fail "a process exited non-zero"
+echo "pipeline: sh $sh_pid forked $children; exec'd $execs; all exited 0"
+
+# ---- Attribution of a python3 run -------------------------------------------
+vmtrace record -q -e task,vma --protect -n 64 -o p.vmt -- \
+	python3 -c 'import json, zlib; d = [str(i) * 5 for i in range(50000)]; zlib.compress(json.dumps(d).encode())'
+vmtrace report p.vmt >p.txt
+line=$(grep '^references by mapping:' p.txt) || fail "report has no attribution"
+echo "python3: $line"
+sed -n '/^references by mapping:/,$p' p.txt | head -8
+read -r got total < <(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) attributed.*/\1 \2/p' <<<"$line")
+[ "$total" -ge 1000 ] || fail "only $total references"
+[ $((got * 100)) -ge $((total * 99)) ] || fail "only $got of $total references attributed"
+grep -q 'libpython\|/python3' p.txt || fail "no reference attributed to python's binary"
+echo "events: ok"

@@ -90,7 +90,7 @@ vmtrace report p.vmt >p.txt
 line=$(grep '^references by mapping:' p.txt) || fail "report has no attribution"
 echo "python3: $line"
 sed -n '/^references by mapping:/,$p' p.txt | head -8
-read -r got total < <(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) attributed.*/\1 \2/p' <<<"$line")
+read -r got total <<<"$(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) attributed.*/\1 \2/p' <<<"$line")"
 [ "$total" -ge 1000 ] || fail "only $total references"
 [ $((got * 100)) -ge $((total * 99)) ] || fail "only $got of $total references attributed"
 grep -q 'libpython\|/python3' p.txt || fail "no reference attributed to python's binary"

@@ -112,7 +112,7 @@ static void vmt_twork_run(struct callback_head *cb)
 	if (current->mm && !(current->flags & PF_EXITING)) {
 		t = vmt_session_target(current->mm);
 		if (!t && vmt_session_traces(current))
-			t = vmt_session_add_target(current->mm);
+			t = vmt_session_add_target(current->mm, task_tgid_nr(current));
 		if (t)
 			vmt_enabled_evict(t);
 	}
@@ -213,7 +213,7 @@ void vmt_enabled_evict(struct vmt_target *t)
 
 		for (i = 0; i < n; i++)
 			if (done[i])
-				vmt_log_evict(victims[i], old[i], huge[i]);
+				vmt_log_evict(t, victims[i], old[i], huge[i]);
 		raw_spin_lock_irq(&t->lock);
 		t->evictions += evicted;
 		raw_spin_unlock_irq(&t->lock);

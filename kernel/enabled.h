@@ -10,6 +10,7 @@
 #include <linux/spinlock.h>
 
 #include "eset.h"
+#include "pagemap.h"
 
 /*
  * struct vmt_target - one traced address space
@@ -20,12 +21,14 @@
  *		under it
  * @set:	the pages left unprotected
  * @evictions:	pages protected again on leaving @set
+ * @pagemap:	with page-mapping events, the pairs logged (its own lock)
  */
 struct vmt_target {
 	struct mm_struct *mm;
 	raw_spinlock_t lock;
 	struct vmt_eset set;
 	u64 evictions;
+	struct vmt_pagemap_table *pagemap;
 };
 
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,

@@ -100,6 +100,9 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 
 	if (vmt_session.settings.flags & VMT_CONFIG_PROTECT) {
 		t = vmt_session_target(current->mm);
+		if (t && t->pagemap && rec.ref.pfn && vmt_events_on(VMT_EVENT_PAGEMAP))
+			vmt_pagemap_log(t->pagemap, huge ? address & HPAGE_PMD_MASK :
+					address & PAGE_MASK, rec.ref.pfn, huge);
 		/* A THP is one entry of the set, by its first page. */
 		if (t)
 			vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
@@ -109,13 +112,14 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 
 /**
  * vmt_log_evict() - write the EVICT record of a page protected again
+ * @t:		the target it was evicted from
  * @addr:	the page's address
  * @old:	its PTE before it was protected
  * @huge:	it was a THP, protected whole
  *
  * Context: process context, current is the evicting thread.
  */
-void vmt_log_evict(unsigned long addr, pte_t old, bool huge)
+void vmt_log_evict(struct vmt_target *t, unsigned long addr, pte_t old, bool huge)
 {
 	struct vmt_record rec;
 
@@ -129,6 +133,8 @@ void vmt_log_evict(unsigned long addr, pte_t old, bool huge)
 	if (huge)
 		rec.ref.flags |= VMT_REF_HUGE;
 	vmt_emit(&rec, VMT_REC_EVICT);
+	if (t->pagemap && rec.ref.pfn && vmt_events_on(VMT_EVENT_PAGEMAP))
+		vmt_pagemap_log(t->pagemap, addr, rec.ref.pfn, huge);
 }
 
 static void vmt_probe_fault_user(void *data, unsigned long address,

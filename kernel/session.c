@@ -21,6 +21,7 @@
 
 #include "compat.h"
 #include "events.h"
+#include "pagemap.h"
 #include "session.h"
 
 static void vmt_reprotect(struct work_struct *work);
@@ -143,6 +144,9 @@ int vmt_settings_check(const struct vmt_settings *settings)
 		  !is_power_of_2(n)))
 		return -EINVAL;
 	if (settings->flags & ~VMT_CONFIG_FLAGS || settings->events & ~VMT_EVENTS)
+		return -EINVAL;
+	/* Pairs are kept per traced address space: there are such only with protect. */
+	if ((settings->events & VMT_EVENT_PAGEMAP) && !(settings->flags & VMT_CONFIG_PROTECT))
 		return -EINVAL;
 	if (settings->flags & VMT_CONFIG_PROTECT) {
 		if (settings->enabled_pages > VMT_MAX_ENABLED_PAGES ||
@@ -327,6 +331,7 @@ void vmt_session_follow(struct task_struct *child)
 /**
  * vmt_session_add_target() - trace @mm: protect its pages, give it a set
  * @mm:		the address space of a traced process
+ * @tgid:	that process (the first, if several share @mm)
  *
  * The probes are attached first, and the target published before its pages
  * are protected, so that no access to a protected page goes unlogged or
@@ -337,7 +342,7 @@ void vmt_session_follow(struct task_struct *child)
  * Return: the target (@mm's already, if it had one), or NULL when there is
  * no room or memory (counted in ->missed).
  */
-struct vmt_target *vmt_session_add_target(struct mm_struct *mm)
+struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 {
 	struct vmt_session *s = &vmt_session;
 	u32 slots = vmt_eset_slots(s->settings.enabled_pages);
@@ -359,6 +364,12 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm)
 	vmt_eset_init(&t->set, entries, slots, s->settings.enabled_pages,
 		      s->settings.policy == VMT_POLICY_CLOCK);
 	t->evictions = 0;
+	t->pagemap = NULL;
+	if (s->settings.events & VMT_EVENT_PAGEMAP) {
+		t->pagemap = vmt_pagemap_attach(mm, tgid);
+		if (!t->pagemap)
+			atomic64_inc(&s->events_missed);
+	}
 	mmgrab(mm);
 	t->mm = mm;
 	/* Publish to the lockless vmt_session_target(): the fields first. */
@@ -378,7 +389,8 @@ out_unlock:
  * RCU nothing may sleep, and mmput() might: only references that are kept
  * are taken.
  */
-static u32 vmt_collect_mms(struct vmt_session *s, struct mm_struct **mms, u32 max)
+static u32 vmt_collect_mms(struct vmt_session *s, struct mm_struct **mms, pid_t *tgids,
+			   u32 max)
 {
 	struct task_struct *p;
 	struct mm_struct *mm;
@@ -394,8 +406,10 @@ static u32 vmt_collect_mms(struct vmt_session *s, struct mm_struct **mms, u32 ma
 			continue;
 		}
 		mm = get_task_mm(p);
-		if (mm)
+		if (mm) {
+			tgids[n] = task_tgid_nr(p);
 			mms[n++] = mm;
+		}
 	}
 	rcu_read_unlock();
 	return n;
@@ -405,20 +419,24 @@ static u32 vmt_collect_mms(struct vmt_session *s, struct mm_struct **mms, u32 ma
 static int __vmt_protect_targets(struct vmt_session *s)
 {
 	struct mm_struct **mms;
+	pid_t *tgids;
 	int err = 0;
 	u32 i, n = 0;
 
 	s->targets = kvcalloc(VMT_MAX_TARGETS, sizeof(*s->targets), GFP_KERNEL);
 	mms = kvcalloc(VMT_MAX_TARGETS, sizeof(*mms), GFP_KERNEL);
-	if (!s->targets || !mms) {
+	tgids = kvcalloc(VMT_MAX_TARGETS, sizeof(*tgids), GFP_KERNEL);
+	if (!s->targets || !mms || !tgids) {
 		kvfree(mms);
+		kvfree(tgids);
 		return -ENOMEM;
 	}
 	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE) {
-		n = vmt_collect_mms(s, mms, VMT_MAX_TARGETS);
+		n = vmt_collect_mms(s, mms, tgids, VMT_MAX_TARGETS);
 	} else {
 		for (i = 0; i < s->settings.nr_pids; i++) {
 			mms[n] = vmt_get_process_mm(s->settings.pids[i]);
+			tgids[n] = s->settings.pids[i];
 			if (mms[n])
 				n++;
 		}
@@ -429,7 +447,7 @@ static int __vmt_protect_targets(struct vmt_session *s)
 	 * by its pid must be traced.
 	 */
 	for (i = 0; i < n; i++) {
-		if (!vmt_session_add_target(mms[i]) &&
+		if (!vmt_session_add_target(mms[i], tgids[i]) &&
 		    !(s->settings.flags & VMT_CONFIG_SYSTEM_WIDE))
 			err = -ENOMEM;
 		mmput(mms[i]);
@@ -439,6 +457,7 @@ static int __vmt_protect_targets(struct vmt_session *s)
 	while (++i < n)
 		mmput(mms[i]);
 	kvfree(mms);
+	kvfree(tgids);
 	return err;
 }
 
@@ -461,6 +480,7 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 		}
 		s->evictions += t->evictions;
 		s->overflows += t->set.overflows;
+		vmt_pagemap_detach(t->pagemap, t->mm);
 		mmdrop(t->mm);
 		vfree(t->set.entries);
 	}

@@ -137,11 +137,11 @@ struct vmt_target *vmt_session_target(struct mm_struct *mm);
 bool vmt_session_traces(struct task_struct *task);
 bool vmt_session_traces_tgid(struct task_struct *task);
 void vmt_session_follow(struct task_struct *child);
-struct vmt_target *vmt_session_add_target(struct mm_struct *mm);
+struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid);
 
 /* probe.c */
 int vmt_probes_register(void);
 void vmt_probes_unregister(void);
-void vmt_log_evict(unsigned long addr, pte_t old, bool huge);
+void vmt_log_evict(struct vmt_target *t, unsigned long addr, pte_t old, bool huge);
 
 #endif /* _VMTRACE_SESSION_H */

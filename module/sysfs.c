@@ -240,7 +240,7 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 /* Bit i of the events setting is named vmt_event_names[i]. */
 static const char * const vmt_event_names[] = {
-	"switch", "switch-all", "task", "vma", "dma", "marker",
+	"switch", "switch-all", "task", "vma", "dma", "marker", "pagemap",
 };
 
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)

@@ -35,8 +35,11 @@ const char collect_options_usage[] =
 	"                   switch (context switches of the targets), switch-all (every\n"
 	"                   one), task (fork, exec, exit, comm), vma (mmap, munmap,\n"
 	"                   mremap, mprotect, brk), dma (every DMA mapping), marker\n"
-	"                   (markers written to /dev/vmtrace), or all; task and vma\n"
-	"                   also dump the targets' tasks and mappings at start\n"
+	"                   (markers written to /dev/vmtrace), pagemap (each page's\n"
+	"                   frame when first logged and when unmapped; needs\n"
+	"                   --protect), or all (all but switch-all and pagemap);\n"
+	"                   task and vma also dump the targets' tasks and mappings\n"
+	"                   at start\n"
 	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
 	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n";
 
@@ -87,6 +90,7 @@ static const struct {
 	{ "vma", VMT_EVENT_VMA },
 	{ "dma", VMT_EVENT_DMA },
 	{ "marker", VMT_EVENT_MARKER },
+	{ "pagemap", VMT_EVENT_PAGEMAP },
 	{ "all", VMT_EVENT_SWITCH | VMT_EVENT_TASK | VMT_EVENT_VMA | VMT_EVENT_DMA |
 		 VMT_EVENT_MARKER },
 };
@@ -105,7 +109,7 @@ static int parse_events(const char *cmd, const char *arg, __u32 *events)
 				break;
 		if (i == sizeof(event_names) / sizeof(event_names[0])) {
 			fprintf(stderr, "vmtrace %s: unknown event '%.*s' in '%s' (switch, "
-				"switch-all, task, vma, dma, marker, all)\n", cmd, (int)len, p, arg);
+				"switch-all, task, vma, dma, marker, pagemap, all)\n", cmd, (int)len, p, arg);
 			return -1;
 		}
 		*events |= event_names[i].bits;
@@ -198,6 +202,10 @@ int collect_check_options(const char *cmd, struct collect_options *o, bool have_
 		o->config.reprotect_ms = (__u32)o->reprotect_ms;
 	} else if (o->enabled_options) {
 		fprintf(stderr, "vmtrace %s: -n, --policy and --reprotect-ms need --protect\n", cmd);
+		return -1;
+	}
+	if ((o->config.events & VMT_EVENT_PAGEMAP) && !(o->config.flags & VMT_CONFIG_PROTECT)) {
+		fprintf(stderr, "vmtrace %s: -e pagemap needs --protect\n", cmd);
 		return -1;
 	}
 	return 0;

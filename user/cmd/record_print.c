@@ -146,6 +146,13 @@ void print_record(FILE *out, const struct vmt_record *rec, const void *data)
 			rec->dma.count, rec->dma.in_task);
 		print_data(out, "dev", rec, data);
 		break;
+	case VMT_REC_PAGEMAP:
+		fprintf(out, " op=%s addr=0x%llx pfn=0x%llx%s", rec->pagemap.op ? "unmap" : "map",
+			(unsigned long long)rec->pagemap.vaddr,
+			(unsigned long long)rec->pagemap.pfn, rec->pagemap.huge ? " huge=1" : "");
+		if (rec->pagemap.op)
+			fprintf(out, " event=%u", rec->pagemap.notify_event);
+		break;
 	case VMT_REC_MARKER:
 		fprintf(out, " id=%u", rec->marker.id);
 		print_data(out, "text", rec, data);

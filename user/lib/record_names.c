@@ -17,6 +17,7 @@ static const char *const type_names[VMT_REC_TYPES] = {
 	[VMT_REC_VMA] = "vma",
 	[VMT_REC_TASK] = "task",
 	[VMT_REC_DMA] = "dma",
+	[VMT_REC_PAGEMAP] = "pagemap",
 };
 
 const char *vmt_record_type_name(unsigned int type)

@@ -40,7 +40,8 @@ enum vmt_record_type {
 	VMT_REC_VMA		= 11,	/* an address-space change, or a mapping present */
 	VMT_REC_TASK		= 12,	/* a task present when tracing started */
 	VMT_REC_DMA		= 13,	/* a DMA mapping made or removed */
-	VMT_REC_TYPES		= 14,	/* one more than the highest type */
+	VMT_REC_PAGEMAP		= 14,	/* a virtual page's frame, logged or gone */
+	VMT_REC_TYPES		= 15,	/* one more than the highest type */
 };
 
 /* Common to all records: 24 bytes. */
@@ -273,6 +274,41 @@ struct vmt_dma {
 	__u64 data_off;
 };
 
+/* struct vmt_pagemap.op */
+enum vmt_pagemap_op {
+	/*
+	 * The tracer logged this (page, frame) pair for the first time: a
+	 * reference or an eviction record carries it.
+	 */
+	VMT_PAGEMAP_MAP		= 0,
+	/*
+	 * The kernel is unmapping the page (munmap, MADV_DONTNEED, reclaim,
+	 * migration, exit...): the pair no longer holds. A migrated page is
+	 * logged again with its new frame when it is next referenced.
+	 */
+	VMT_PAGEMAP_UNMAP	= 1,
+};
+
+/*
+ * VMT_REC_PAGEMAP: a traced process's (hdr.pid) virtual page and the
+ * physical frame behind it, HMTT's page-table records. A MAP record's tid
+ * is the thread whose access was logged; an UNMAP record's is the thread
+ * unmapping the page when it belongs to the process, else 0 (kswapd,
+ * kcompactd...). Each traced address space remembers VMT_PAGEMAP_PAIRS
+ * pairs: one pushed out by others may be logged again (never lost).
+ */
+#define VMT_PAGEMAP_PAIRS	4096
+
+struct vmt_pagemap {
+	__u64 vaddr;		/* the page's address (a THP's first page) */
+	__u64 pfn;
+	__u8 op;		/* enum vmt_pagemap_op */
+	__u8 huge;		/* 1: a transparent huge page, mapped by one PMD */
+	__u16 reserved0;
+	__u32 notify_event;	/* UNMAP: the kernel's enum mmu_notifier_event */
+	__u64 reserved[2];
+};
+
 /*
  * VMT_REC_MARKER: a marker a process wrote (VMT_IOC_MARKER or write());
  * data is its text.
@@ -299,6 +335,7 @@ struct vmt_record {
 		struct vmt_vma vma;
 		struct vmt_dma dma;
 		struct vmt_marker marker;
+		struct vmt_pagemap pagemap;
 		__u64 raw[5];
 	};
 };
@@ -393,8 +430,11 @@ struct vmt_version {
 #define VMT_EVENT_VMA		0x8	/* targets' mmap, munmap, mremap, mprotect, brk */
 #define VMT_EVENT_DMA		0x10	/* every DMA mapping, whoever makes it */
 #define VMT_EVENT_MARKER	0x20	/* markers written to the device */
+/* Virtual-to-physical page records; needs VMT_CONFIG_PROTECT. */
+#define VMT_EVENT_PAGEMAP	0x40
 #define VMT_EVENTS		(VMT_EVENT_SWITCH | VMT_EVENT_SWITCH_ALL | VMT_EVENT_TASK | \
-				 VMT_EVENT_VMA | VMT_EVENT_DMA | VMT_EVENT_MARKER)
+				 VMT_EVENT_VMA | VMT_EVENT_DMA | VMT_EVENT_MARKER | \
+				 VMT_EVENT_PAGEMAP)
 
 #define VMT_DEFAULT_RING_RECORDS	65536	/* 4 MiB of records a CPU */
 #define VMT_MAX_RING_RECORDS		(1U << 24)

@@ -5,8 +5,11 @@
 # - context switches (every CPU) are, CPU by CPU, an unbroken run of the
 #   switches ftrace's sched:sched_switch saw at the same time;
 # - fork, exec and exit of a shell pipeline match the processes that ran;
+# - comm changes (prctl) are logged with the new name;
 # - the mappings the trace describes (state dump, exec, mmap...) account
-#   for at least 99% of a protected python3's references.
+#   for at least 99% of a protected python3's references, and the state dump
+#   of a process traced mid-run names its threads, executable and mappings;
+# - the events file in sysfs takes names and refuses unknown ones.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
@@ -44,7 +47,8 @@ awk '/sched_switch:/ {
 vmtrace dump --order time s.vmt | awk '$2 == "switch" {
 	for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	print f["cpu"], f["tid"], f["next_tid"] }' >vmtrace-switches.txt
-vmtrace stats s.vmt | grep -q '^lost: 0$' || fail "switch trace lost records"
+vmtrace stats s.vmt >s.stats
+grep -q '^lost: 0$' s.stats || fail "switch trace lost records"
 python3 - <<'PY' || fail "context switches differ from ftrace's"
 import collections
 def per_cpu(path):
@@ -80,8 +84,47 @@ grep -q '/wc"' <<<"$(grep ' exec ' t.txt)" || fail "no exec of wc: $execs"
 exited=$(grep ' exit ' t.txt | grep 'group_dead=1' | awk '{ sub("pid=", "", $4); print $4 }' | sort -n | tr '\n' ' ')
 want=$(echo "$sh_pid $children" | tr ' ' '\n' | grep . | sort -n | tr '\n' ' ')
 expect_eq "$exited" "$want" "processes that exited"
-grep ' exit ' t.txt | grep 'group_dead=1' | grep -qv 'code=0 ' && fail "a process exited non-zero"
+awk '$2 == "exit" && /group_dead=1/ && !/ code=0 / { bad = 1 } END { exit !bad }' t.txt &&
+	fail "a process exited non-zero"
 echo "pipeline: sh $sh_pid forked $children; exec'd $execs; all exited 0"
+
+# ---- Comm changes --------------------------------------------------------------
+vmtrace record -q -e task -o c.vmt -- \
+	python3 -c 'import ctypes; ctypes.CDLL(None).prctl(15, b"vmt-renamed", 0, 0, 0)'
+vmtrace dump c.vmt >c.txt
+grep -q ' comm .* comm="vmt-renamed"$' c.txt || fail "no comm record for prctl"
+
+# ---- State dump of a process traced mid-run ------------------------------------
+mkdir -p /tmp/sd
+vmt-pagemap /tmp/sd 32 &
+pid=$!
+wait_for "the program to be ready" test -e /tmp/sd/ready
+vmtrace record -q -p $pid --protect -n 8 -e task,vma -o sd.vmt &
+rec=$!
+wait_for "tracing to start" grep -qx on /sys/kernel/vmtrace/state
+kill -USR1 $pid
+wait $pid || fail "vmt-pagemap failed"
+wait $rec || fail "record -p failed"
+vmtrace dump sd.vmt >sd.txt
+grep -q " task .* pid=$pid tid=$pid .* comm=\"vmt-pagemap\" exe=\"/opt/vmtrace/bin/vmt-pagemap\"$" sd.txt ||
+	fail "the state dump lacks the task with its comm and executable"
+grep -q " vma .* pid=$pid .* cause=dump .*kind=file .* name=\"/opt/vmtrace/bin/vmt-pagemap\"" sd.txt ||
+	fail "the state dump lacks the executable's mapping"
+grep -q " vma .* pid=$pid .* cause=dump .*kind=stack" sd.txt || fail "the state dump lacks the stack"
+grep -q " vma .* pid=$pid .* op=unmap cause=munmap " sd.txt || fail "no munmap record"
+vmtrace report sd.vmt >sd.report
+line=$(grep '^references by mapping:' sd.report)
+echo "state dump: $(grep -c " vma .* cause=dump " sd.txt) mappings; $line"
+grep -q '(100.00%)' <<<"$line" || fail "references of a process traced mid-run not all attributed"
+
+# ---- The events file -------------------------------------------------------------
+S=/sys/kernel/vmtrace
+echo switch,task >$S/events
+expect_eq "$(cat $S/events)" "switch,task" "events file"
+echo task,bogus >$S/events 2>/dev/null && fail "an unknown event name was taken"
+expect_eq "$(cat $S/events)" "switch,task" "events file after a refused write"
+echo none >$S/events
+expect_eq "$(cat $S/events)" "" "events file after none"
 
 # ---- Attribution of a python3 run -------------------------------------------
 vmtrace record -q -e task,vma --protect -n 64 -o p.vmt -- \

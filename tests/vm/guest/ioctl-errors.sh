@@ -32,7 +32,7 @@ def expect(err, cmd, arg=None):
     raise AssertionError(f"{cmd:#x} succeeded, expected {errno.errorcode[err]}")
 
 PROTECT = 0x4
-def config(ring=0, flags=0, n=1, ptr=pids_ptr, r0=0, enabled=0, policy=0, reprotect=0, r1=0,
+def config(ring=0, flags=0, n=1, ptr=pids_ptr, r0=0, enabled=0, policy=0, reprotect=0, r1=0,  # r1: events
            reserved=(0,) * 4):
     return struct.pack(CONFIG_FMT, ring, flags, n, r0, ptr, enabled, policy, reprotect, r1,
                        *reserved)
@@ -54,7 +54,9 @@ except OSError as e:
 
 for bad in [config(ring=3), config(ring=32), config(ring=1 << 25), config(flags=0x80),
             config(n=0), config(n=65), config(flags=1, n=1), config(r0=1),
-            config(reserved=(0, 0, 0, 1)), config(r1=1),
+            config(reserved=(0, 0, 0, 1)),
+            # events: known bits only; page mappings only with protection
+            config(r1=0x80), config(r1=1 << 31), config(r1=0x40),
             # enabled-set settings: only with protection, and in range
             config(enabled=512), config(policy=1), config(reprotect=10),
             config(flags=PROTECT, enabled=65537), config(flags=PROTECT, policy=2),

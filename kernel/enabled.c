@@ -145,6 +145,87 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 }
 
 /**
+ * vmt_enabled_stale() - the kernel may have mapped back protected pages in
+ * [@start, @end) (mprotect builds present entries from the new protection):
+ * protect the range again before current returns to user space
+ * @t:		current's target
+ * @start:	page-aligned
+ * @end:	page-aligned
+ *
+ * Pages of the range in the enabled set are protected too and leave it; the
+ * next access to one is logged and admits it again. Other threads of the
+ * process may reach a page of the range in between, unlogged: the window is
+ * the rest of the system call's return.
+ *
+ * Context: the system-call exit probe; may not sleep.
+ */
+void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	if (t->stale_start >= t->stale_end) {
+		t->stale_start = start;
+		t->stale_end = end;
+	} else {
+		t->stale_start = min(t->stale_start, start);
+		t->stale_end = max(t->stale_end, end);
+	}
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+	vmt_twork_queue(current);
+}
+
+/*
+ * Protect @t's stale range again; mmap_read_lock held. Its enabled pages
+ * leave the set as evictions do (protected, flushed, then an EVICT record
+ * each), so that their Dirty bits are reported; the rest of the range is
+ * protected with them, under the same flush.
+ */
+static void vmt_enabled_protect_stale(struct vmt_target *t)
+{
+	struct vmt_protect_counts counts = {};
+	unsigned long victims[VMT_EVICT_BATCH];
+	pte_t old[VMT_EVICT_BATCH];
+	bool done[VMT_EVICT_BATCH], huge[VMT_EVICT_BATCH];
+	unsigned long start, end;
+	u32 i, n, evicted;
+
+	raw_spin_lock_irq(&t->lock);
+	start = t->stale_start;
+	end = t->stale_end;
+	t->stale_start = 0;
+	t->stale_end = 0;
+	raw_spin_unlock_irq(&t->lock);
+	if (start >= end)
+		return;
+	do {
+		raw_spin_lock_irq(&t->lock);
+		n = vmt_eset_remove_range(&t->set, start, end, victims, VMT_EVICT_BATCH);
+		raw_spin_unlock_irq(&t->lock);
+		evicted = 0;
+		for (i = 0; i < n; i++) {
+			done[i] = vmt_protect_page(t->mm, victims[i], &old[i], &huge[i]);
+			evicted += done[i];
+		}
+		if (n < VMT_EVICT_BATCH)
+			vmt_protect_range(t->mm, start, end, &counts);
+		/* THPs protected whole may reach past the range. */
+		if (evicted || counts.ptes || counts.huge_pmds)
+			vmt_flush_tlb_range(t->mm, start & HPAGE_PMD_MASK,
+					    ALIGN(end, HPAGE_PMD_SIZE));
+		for (i = 0; i < n; i++)
+			if (done[i])
+				vmt_log_evict(t, victims[i], old[i], huge[i]);
+		raw_spin_lock_irq(&t->lock);
+		t->evictions += evicted;
+		raw_spin_unlock_irq(&t->lock);
+	} while (n == VMT_EVICT_BATCH);
+	raw_spin_lock_irq(&t->lock);
+	t->reprotected += counts.ptes + counts.huge_pmds;
+	raw_spin_unlock_irq(&t->lock);
+}
+
+/**
  * vmt_enabled_attach() - trace @task's address space from its next return
  * to user space: protect it, unless it is a target already
  * @task:	current, after exec; or a new child that has not run yet
@@ -187,6 +268,7 @@ void vmt_enabled_evict(struct vmt_target *t)
 	u32 i, n, evicted;
 
 	mmap_read_lock(t->mm);
+	vmt_enabled_protect_stale(t);
 	do {
 		raw_spin_lock_irq(&t->lock);
 		n = vmt_eset_evict(&t->set, victims, VMT_EVICT_BATCH, vmt_young, &ctx);

@@ -22,6 +22,11 @@
  * @set:	the pages left unprotected
  * @evictions:	pages protected again on leaving @set
  * @pagemap:	with page-mapping events, the pairs logged (its own lock)
+ * @stale_start: and @stale_end: a range whose protnone PTEs the kernel may
+ *		have mapped back present (mprotect), to protect again before
+ *		the thread that changed it returns to user space; empty when
+ *		@stale_start >= @stale_end; under @lock
+ * @reprotected: PTEs and huge PMDs protected again in such ranges
  */
 struct vmt_target {
 	struct mm_struct *mm;
@@ -29,12 +34,15 @@ struct vmt_target {
 	struct vmt_eset set;
 	u64 evictions;
 	struct vmt_pagemap_table *pagemap;
+	unsigned long stale_start, stale_end;
+	u64 reprotected;
 };
 
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
 		       bool kernel_mode);
 void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
+void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_quiesce(void);
 
 #endif /* _VMTRACE_ENABLED_H */

@@ -191,6 +191,36 @@ u32 vmt_eset_evict(struct vmt_eset *set, unsigned long *victims, u32 max,
 }
 
 /**
+ * vmt_eset_remove_range() - take the pages in [@start, @end) out of the set,
+ * pinned ones included, for the caller to protect
+ * @set:	the set
+ * @start:	page-aligned
+ * @end:	page-aligned, above @start
+ * @victims:	the pages taken out, oldest first
+ * @max:	room in @victims
+ *
+ * Return: the number of pages taken out; call again while it is @max.
+ */
+u32 vmt_eset_remove_range(struct vmt_eset *set, unsigned long start, unsigned long end,
+			  unsigned long *victims, u32 max)
+{
+	struct vmt_eset_entry *e;
+	u32 n = 0;
+	u64 i;
+
+	for (i = set->tail; i != set->head && n < max; i++) {
+		e = vmt_eset_at(set, i);
+		if (e->addr && e->addr >= start && e->addr < end) {
+			victims[n++] = e->addr;
+			e->addr = 0;
+			set->live--;
+		}
+	}
+	vmt_eset_trim(set);
+	return n;
+}
+
+/**
  * vmt_eset_clear() - forget every page: the caller protected them all
  * @set:	the set
  */

@@ -27,6 +27,7 @@ void vmt_events_dump(void);
 
 /* vma.c */
 void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret);
+void vmt_probe_sys_exit_protect(void *data, struct pt_regs *regs, long ret);
 void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause);
 
 /* dma.c */

@@ -29,6 +29,8 @@
 #include "events.h"
 #include "pagemap.h"
 
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+
 #define VMT_PAGEMAP_WAYS	8
 #define VMT_PAGEMAP_BUCKET_BITS	ilog2(VMT_PAGEMAP_PAIRS / VMT_PAGEMAP_WAYS)
 
@@ -193,3 +195,20 @@ void vmt_pagemap_detach(struct vmt_pagemap_table *pm, struct mm_struct *mm)
 	mmu_notifier_unregister(&pm->mn, mm);
 	kvfree(pm);
 }
+
+#else /* !CONFIG_MMU_NOTIFIER: vmt_settings_check() refuses page-mapping events */
+
+struct vmt_pagemap_table *vmt_pagemap_attach(struct mm_struct *mm, pid_t tgid)
+{
+	return NULL;
+}
+
+void vmt_pagemap_detach(struct vmt_pagemap_table *pm, struct mm_struct *mm)
+{
+}
+
+void vmt_pagemap_log(struct vmt_pagemap_table *pm, unsigned long addr, u64 pfn, bool huge)
+{
+}
+
+#endif

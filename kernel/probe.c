@@ -35,6 +35,7 @@ static struct tracepoint *vmt_tp_newtask;
 static struct tracepoint *vmt_tp_exit;
 static struct tracepoint *vmt_tp_rename;
 static struct tracepoint *vmt_tp_sys_exit;
+static struct tracepoint *vmt_tp_sys_exit_protect;
 
 static bool vmt_is_target(struct task_struct *task)
 {
@@ -211,6 +212,7 @@ static const struct vmt_probe vmt_probes[] = {
 	 * slow exit path; it returns at once for all but five of them.
 	 */
 	{ &vmt_tp_sys_exit, "sys_exit", vmt_probe_sys_exit },
+	{ &vmt_tp_sys_exit_protect, "sys_exit", vmt_probe_sys_exit_protect },
 };
 
 /**

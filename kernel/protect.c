@@ -16,10 +16,15 @@
  *
  * A transparent huge page mapped by a PMD is protected the same way at PMD
  * level: one fault for the 2 MiB, after which do_huge_pmd_numa_page() maps
- * it back whole, and the enabled set holds it as one entry. A THP that the
- * kernel splits or collapses while protected comes back mapped present (the
- * split and collapse code builds fresh entries from the VMA's protection):
- * its pages are traced again from the next re-protection sweep.
+ * it back whole, and the enabled set holds it as one entry.
+ *
+ * Some kernel paths build fresh entries from the VMA's protection, present,
+ * where a protected one was: mprotect() (protected again before the thread
+ * returns to user space: vmt_enabled_stale()), and THP split and collapse,
+ * page migration (compaction) and KSM merging, whose pages are traced again
+ * only from the next re-protection sweep (--reprotect-ms). Swap-out and
+ * reclaim unmap the page; the access that brings it back faults, and is
+ * logged.
  *
  * Locking: the caller holds mmap_read_lock, so VMAs do not change and page
  * tables are not freed; apply_to_existing_page_range() takes each PTE table's
@@ -242,6 +247,28 @@ static void vmt_walk_range(struct mm_struct *mm, unsigned long start, unsigned l
 	}
 }
 
+/* Protect the present entries of @mm's ordinary VMAs in [start, end). */
+static void vmt_protect_walk(struct mm_struct *mm, unsigned long start, unsigned long end,
+			     struct vmt_protect_counts *counts, struct vmt_pte_walk *walk)
+{
+	struct vm_area_struct *vma;
+
+	lockdep_assert_held(&mm->mmap_lock);
+	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
+	     vma = find_vma(mm, vma->vm_end)) {
+		if (vmt_vma_skipped(vma)) {
+			counts->skipped_vmas++;
+			continue;
+		}
+		if (!vmt_vma_accessible(vma))
+			continue;
+		vmt_walk_range(mm, max(start, vma->vm_start), min(end, vma->vm_end),
+			       &vmt_protect_ops, walk);
+	}
+	counts->ptes += walk->changed;
+	counts->huge_pmds += walk->huge_changed;
+}
+
 /**
  * vmt_protect_mm() - protect every present PTE of @mm's ordinary VMAs
  * @mm:		the address space; the caller holds mmap_read_lock
@@ -253,23 +280,33 @@ static void vmt_walk_range(struct mm_struct *mm, unsigned long start, unsigned l
 void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts)
 {
 	struct vmt_pte_walk walk = { .mm = mm };
-	struct vm_area_struct *vma;
 
-	lockdep_assert_held(&mm->mmap_lock);
-	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end)) {
-		if (vmt_vma_skipped(vma)) {
-			counts->skipped_vmas++;
-			continue;
-		}
-		if (!vmt_vma_accessible(vma))
-			continue;
-		vmt_walk_range(mm, vma->vm_start, vma->vm_end, &vmt_protect_ops, &walk);
-	}
-	counts->ptes += walk.changed;
-	counts->huge_pmds += walk.huge_changed;
+	vmt_protect_walk(mm, 0, TASK_SIZE, counts, &walk);
 	/* Stale TLB entries would let accesses through unseen. */
 	if (walk.changed || walk.huge_changed)
 		vmt_flush_tlb_all_cpus();
+}
+
+/**
+ * vmt_protect_range() - protect every present PTE in [@start, @end) of
+ * @mm's ordinary VMAs
+ * @mm:		the address space; the caller holds mmap_read_lock
+ * @start:	page-aligned
+ * @end:	page-aligned
+ * @counts:	PTEs and huge PMDs protected are added here (not VMAs skipped)
+ *
+ * The caller flushes the range's TLB entries before it counts the pages as
+ * protected.
+ */
+void vmt_protect_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       struct vmt_protect_counts *counts)
+{
+	struct vmt_protect_counts walked = {};
+	struct vmt_pte_walk walk = { .mm = mm };
+
+	vmt_protect_walk(mm, start, end, &walked, &walk);
+	counts->ptes += walked.ptes;
+	counts->huge_pmds += walked.huge_pmds;
 }
 
 /**

@@ -17,6 +17,8 @@ struct vmt_protect_counts {
 };
 
 void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
+void vmt_protect_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		       struct vmt_protect_counts *counts);
 void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
 bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old, bool *huge);
 bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr);

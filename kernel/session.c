@@ -145,8 +145,12 @@ int vmt_settings_check(const struct vmt_settings *settings)
 		return -EINVAL;
 	if (settings->flags & ~VMT_CONFIG_FLAGS || settings->events & ~VMT_EVENTS)
 		return -EINVAL;
-	/* Pairs are kept per traced address space: there are such only with protect. */
-	if ((settings->events & VMT_EVENT_PAGEMAP) && !(settings->flags & VMT_CONFIG_PROTECT))
+	/*
+	 * Pairs are kept per traced address space: there are such only with
+	 * protect; the kernel says when they go through MMU notifiers.
+	 */
+	if ((settings->events & VMT_EVENT_PAGEMAP) &&
+	    (!(settings->flags & VMT_CONFIG_PROTECT) || !IS_ENABLED(CONFIG_MMU_NOTIFIER)))
 		return -EINVAL;
 	if (settings->flags & VMT_CONFIG_PROTECT) {
 		if (settings->enabled_pages > VMT_MAX_ENABLED_PAGES ||
@@ -364,6 +368,9 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	vmt_eset_init(&t->set, entries, slots, s->settings.enabled_pages,
 		      s->settings.policy == VMT_POLICY_CLOCK);
 	t->evictions = 0;
+	t->stale_start = 0;
+	t->stale_end = 0;
+	t->reprotected = 0;
 	t->pagemap = NULL;
 	if (s->settings.events & VMT_EVENT_PAGEMAP) {
 		t->pagemap = vmt_pagemap_attach(mm, tgid);
@@ -480,6 +487,7 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 		}
 		s->evictions += t->evictions;
 		s->overflows += t->set.overflows;
+		s->reprotections += t->reprotected;
 		vmt_pagemap_detach(t->pagemap, t->mm);
 		mmdrop(t->mm);
 		vfree(t->set.entries);
@@ -676,6 +684,7 @@ void vmt_session_status(struct vmt_status *status)
 		raw_spin_lock_irq(&t->lock);
 		status->evictions += t->evictions;
 		status->overflows += t->set.overflows;
+		status->reprotections += t->reprotected;
 		raw_spin_unlock_irq(&t->lock);
 	}
 	if (s->rings) {

@@ -216,3 +216,27 @@ void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 		vmt_vma_emit_range(mm, r[i].start, r[i].end, cause);
 	mmap_read_unlock(mm);
 }
+
+/*
+ * raw_syscalls:sys_exit, for every traced process with protection: an
+ * mprotect() that succeeded rebuilt the range's entries from the new
+ * protection, present, protnone ones included; they are protected again
+ * before the thread returns to user space (vmt_enabled_stale()).
+ */
+void vmt_probe_sys_exit_protect(void *data, struct pt_regs *regs, long ret)
+{
+	unsigned long args[6];
+	struct vmt_target *t;
+
+	if (syscall_get_nr(current, regs) != __NR_mprotect || in_ia32_syscall() || ret)
+		return;
+	/* Pairs with the release in vmt_session_start(): settings are in place. */
+	if (!smp_load_acquire(&vmt_session.tracing) ||
+	    !(vmt_session.settings.flags & VMT_CONFIG_PROTECT))
+		return;
+	t = vmt_session_target(current->mm);
+	if (!t)
+		return;
+	syscall_get_arguments(current, regs, args);
+	vmt_enabled_stale(t, args[0] & PAGE_MASK, PAGE_ALIGN(args[0] + args[1]));
+}

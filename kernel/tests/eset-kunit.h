@@ -49,6 +49,32 @@ static u32 eset_test_evict(struct eset_test *t)
 			      eset_test_young, t);
 }
 
+/*
+ * mprotect over pages 3..5 of the set {1..6}: they leave it (oldest first,
+ * in batches of @max), the others stay, in order, and are evicted as before.
+ */
+static void eset_test_remove_range(struct kunit *test)
+{
+	struct eset_test *t = eset_test_new(test, 16, 4, false);
+	unsigned long n;
+
+	for (n = 1; n <= 6; n++)
+		eset_test_admit(test, t, n);
+	KUNIT_EXPECT_EQ(test, vmt_eset_remove_range(&t->set, PG(3), PG(6), t->victims, 2), 2);
+	KUNIT_EXPECT_EQ(test, t->victims[0], PG(3));
+	KUNIT_EXPECT_EQ(test, t->victims[1], PG(4));
+	KUNIT_EXPECT_EQ(test, vmt_eset_remove_range(&t->set, PG(3), PG(6), t->victims, 2), 1);
+	KUNIT_EXPECT_EQ(test, t->victims[0], PG(5));
+	KUNIT_EXPECT_EQ(test, vmt_eset_remove_range(&t->set, PG(3), PG(6), t->victims, 2), 0);
+	KUNIT_EXPECT_EQ(test, t->set.live, 3);
+	/* {1, 2, 6} holds 3 of 4: two more admitted push out 1, the oldest. */
+	eset_test_admit(test, t, 7);
+	KUNIT_EXPECT_EQ(test, eset_test_evict(t), 0);
+	eset_test_admit(test, t, 8);
+	KUNIT_ASSERT_EQ(test, eset_test_evict(t), 1);
+	KUNIT_EXPECT_EQ(test, t->victims[0], PG(1));
+}
+
 static void eset_test_fifo_evicts_oldest(struct kunit *test)
 {
 	struct eset_test *t = eset_test_new(test, 16, 2, false);
@@ -222,6 +248,7 @@ static void eset_test_evict_stops_at_max(struct kunit *test)
 
 static struct kunit_case vmt_eset_test_cases[] = {
 	KUNIT_CASE(eset_test_fifo_evicts_oldest),
+	KUNIT_CASE(eset_test_remove_range),
 	KUNIT_CASE(eset_test_zero_keeps_only_current_run),
 	KUNIT_CASE(eset_test_run_pins_multi_page_instruction),
 	KUNIT_CASE(eset_test_kernel_fault_joins_run),

@@ -493,7 +493,7 @@ struct vmt_status {
 	__u64 evictions;	/* pages protected again on leaving an enabled set */
 	__u64 overflows;	/* faulting pages an enabled set had no room for */
 	__u64 deferred;		/* evictions put off to a thread's next fault */
-	__u64 reprotections;	/* PTEs and huge PMDs protected again by the sweeps */
+	__u64 reprotections;	/* PTEs and huge PMDs protected again: sweeps, after mprotect */
 	__u64 missed;		/* children or address spaces past VMT_MAX_TARGETS: not traced */
 	__u64 data_dropped;	/* variable-size data left out (VMT_DATA_DROPPED) */
 	/*

@@ -88,7 +88,13 @@ $(BUILD)/bin/vmt-%: tests/vm/progs/%.c include/vmtrace_marker.h include/uapi/lin
 	@mkdir -p $(dir $@)
 	$(CC) -Iinclude -Iinclude/uapi $(CFLAGS) -o $@ $<
 
-tools: $(BUILD)/bin/vmtrace $(TEST_PROGS)
+# Host-side benchmark helpers (tests/bench/NAME.c -> vmt-NAME).
+BENCH_PROGS := $(patsubst tests/bench/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/bench/*.c))
+$(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+tools: $(BUILD)/bin/vmtrace $(TEST_PROGS) $(BENCH_PROGS)
 
 # ---- BPF programs -----------------------------------------------------------
 

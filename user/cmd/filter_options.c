@@ -13,31 +13,28 @@
 const char filter_options_usage[] =
 	"  --pid PID[,PID]  only these processes' records (thread group ids)\n"
 	"  --cpu CPU[,CPU]  only the records of these CPUs\n"
-	"  --type T[,T]     only records of these types: ref, evict, lost, marker, or a number\n"
+	"  --type T[,T]     only records of these types, named as dump prints them (ref,\n"
+	"                   evict, lost, marker, switch, fork, exec, exit, vma, ...) or numbered\n"
 	"  --from NS        only records at or after this time (ns, as dump prints it)\n"
 	"  --to NS          only records at or before this time; --from and --to seek\n"
 	"                   through the trace's directory, reading no frame before --from\n";
 
-static const struct {
-	const char *name;
-	unsigned int type;
-} type_names[] = {
-	{ "ref", VMT_REC_REFERENCE }, { "reference", VMT_REC_REFERENCE },
-	{ "evict", VMT_REC_EVICT }, { "lost", VMT_REC_LOST }, { "marker", VMT_REC_MARKER },
-};
-
+/* A record type by its name (vmt_record_type_name(): ref, evict, switch, ...) or number. */
 static int parse_type(const char *cmd, const char *text, uint32_t *types)
 {
 	long long n;
 
-	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
-		if (!strcmp(text, type_names[i].name)) {
-			*types |= 1u << type_names[i].type;
+	for (unsigned int t = 0; t < 32; t++) {
+		const char *name = vmt_record_type_name(t);
+
+		if (name && (!strcmp(text, name) ||
+			     (t == VMT_REC_REFERENCE && !strcmp(text, "reference")))) {
+			*types |= 1u << t;
 			return 0;
 		}
 	}
 	if (*text < '0' || *text > '9') {
-		fprintf(stderr, "vmtrace %s: unknown record type '%s' (ref, evict, lost, marker or 0..31)\n",
+		fprintf(stderr, "vmtrace %s: unknown record type '%s' (a name dump prints, such as ref, evict, lost, switch, or 0..31)\n",
 			cmd, text);
 		return -1;
 	}

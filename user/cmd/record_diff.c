@@ -15,7 +15,8 @@
  *   KIND   a reference: its access, R, W or X, then k when it came from
  *          kernel mode and h for a huge page; an eviction: E, then d when
  *          the page was written while enabled; L: records lost (PID and TID
- *          are -, DELTA is the count); T<n>: another record type (DELTA 0)
+ *          are -, DELTA is the count); another record type: its name as
+ *          dump prints it (switch, fork, vma, ...), or T<n>, and DELTA 0
  *   DELTA  the address minus the previous reference's or eviction's address
  *          of the same pid, signed decimal; a pid's first: the address itself
  *
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 
 #include "record_diff.h"
+#include "vmtrace/trace.h"
 
 struct pid_slot {
 	uint32_t pid;
@@ -117,7 +119,13 @@ int record_diff_print(struct record_diff *d, FILE *out, const struct vmt_record 
 		return 0;
 	}
 	if (h->type != VMT_REC_REFERENCE && h->type != VMT_REC_EVICT) {
-		fprintf(out, "%" PRId64 " %u %u %u T%u 0\n", dt, h->pid, h->tid, h->cpu, h->type);
+		const char *name = vmt_record_type_name(h->type);
+
+		if (name)
+			fprintf(out, "%" PRId64 " %u %u %u %s 0\n", dt, h->pid, h->tid, h->cpu, name);
+		else
+			fprintf(out, "%" PRId64 " %u %u %u T%u 0\n", dt, h->pid, h->tid, h->cpu,
+				h->type);
 		return 0;
 	}
 	slot = pid_slot(d, h->pid);

@@ -253,7 +253,8 @@ static const char dump_usage[] =
 	"                   KIND   R, W or X (the access), then k if from kernel mode;\n"
 	"                          E an eviction, then d if written while enabled;\n"
 	"                          h after either: a huge page; L lost records (PID and TID\n"
-	"                          are -, DELTA is the count); T<n> another type (DELTA 0)\n"
+	"                          are -, DELTA is the count); another type: its name\n"
+	"                          as dump prints it (switch, fork, ...), DELTA 0\n"
 	"                   DELTA  the address minus the same pid's previous address\n"
 	"                          (signed decimal; a pid's first: the address)\n";
 

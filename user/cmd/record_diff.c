@@ -3,8 +3,9 @@
  * `vmtrace dump --diff`: records as difference-encoded text, in the manner
  * of Laplace's reference traces. Each line holds the time since the
  * previous line's record and the address as its difference from the
- * previous address of the same process, so that a loop over an array reads
- * as a column of equal strides and the text compresses well:
+ * previous address of the same process and kind (references apart from
+ * evictions), so that a loop over an array reads as a column of equal
+ * strides and the text compresses well:
  *
  *     # vmtrace diff 1: dt pid tid cpu kind delta
  *     DT PID TID CPU KIND DELTA
@@ -17,10 +18,12 @@
  *          the page was written while enabled; L: records lost (PID and TID
  *          are -, DELTA is the count); another record type: its name as
  *          dump prints it (switch, fork, vma, ...), or T<n>, and DELTA 0
- *   DELTA  the address minus the previous reference's or eviction's address
- *          of the same pid, signed decimal; a pid's first: the address itself
+ *   DELTA  a reference's address minus the same pid's previous reference's,
+ *          an eviction's minus the same pid's previous eviction's; signed
+ *          decimal; a pid's first of each: the address itself
  *
- * Decoding sums the columns: time = sum of DT, address = the pid's sum of DELTA.
+ * Decoding sums the columns: time = sum of DT, address = the sum of DELTA
+ * over the pid's lines of the same kind.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,7 +35,7 @@
 struct pid_slot {
 	uint32_t pid;
 	bool used;
-	uint64_t address;
+	uint64_t reference, eviction;	/* the last addresses */
 };
 
 struct record_diff {
@@ -73,7 +76,7 @@ static struct pid_slot *find_slot(struct pid_slot *slots, size_t mask, uint32_t 
 	return &slots[i];
 }
 
-/* The pid's slot, made (address 0) on first use; NULL without memory. */
+/* The pid's slot, made (addresses 0) on first use; NULL without memory. */
 static struct pid_slot *pid_slot(struct record_diff *d, uint32_t pid)
 {
 	struct pid_slot *slot;
@@ -109,6 +112,7 @@ int record_diff_print(struct record_diff *d, FILE *out, const struct vmt_record 
 	const struct vmt_record_header *h = &rec->hdr;
 	int64_t dt = (int64_t)(h->time_ns - d->time);
 	struct pid_slot *slot;
+	uint64_t *last;
 	char kind[8];
 	size_t k = 0;
 
@@ -131,6 +135,7 @@ int record_diff_print(struct record_diff *d, FILE *out, const struct vmt_record 
 	slot = pid_slot(d, h->pid);
 	if (!slot)
 		return -ENOMEM;
+	last = h->type == VMT_REC_EVICT ? &slot->eviction : &slot->reference;
 	if (h->type == VMT_REC_EVICT) {
 		kind[k++] = 'E';
 		if (rec->ref.evict_flags & VMT_EVICT_DIRTY)
@@ -145,7 +150,7 @@ int record_diff_print(struct record_diff *d, FILE *out, const struct vmt_record 
 		kind[k++] = 'h';
 	kind[k] = '\0';
 	fprintf(out, "%" PRId64 " %u %u %u %s %" PRId64 "\n", dt, h->pid, h->tid, h->cpu, kind,
-		(int64_t)(rec->ref.vaddr - slot->address));
-	slot->address = rec->ref.vaddr;
+		(int64_t)(rec->ref.vaddr - *last));
+	*last = rec->ref.vaddr;
 	return 0;
 }

@@ -255,8 +255,9 @@ static const char dump_usage[] =
 	"                          h after either: a huge page; L lost records (PID and TID\n"
 	"                          are -, DELTA is the count); another type: its name\n"
 	"                          as dump prints it (switch, fork, ...), DELTA 0\n"
-	"                   DELTA  the address minus the same pid's previous address\n"
-	"                          (signed decimal; a pid's first: the address)\n";
+	"                   DELTA  the address minus the same pid's previous one of\n"
+	"                          the same kind (reference or eviction); signed decimal;\n"
+	"                          a pid's first of each kind: the address\n";
 
 /* 0, -ENOMEM, or another -errno with the message in the trace. */
 static int dump_records(struct vmt_trace *t, struct vmt_trace_cursor *cursor, bool diff)

@@ -15,6 +15,13 @@
 #define VM_SHADOW_STACK VM_NONE
 #endif
 
+/*
+ * From 6.10 the NUMA-hinting fault maps back every protnone PTE of a large
+ * folio mapped by PTEs (numa_rebuild_large_mapping()), not just the one
+ * that faulted: the others must be protected again.
+ */
+#define VMT_NUMA_FAULT_MAPS_FOLIO	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0))
+
 struct tracepoint *vmt_find_tracepoint(const char *name);
 void vmt_compat_init(void);
 void vmt_flush_tlb_range(struct mm_struct *mm, unsigned long start, unsigned long end);

@@ -29,7 +29,11 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
+#include <linux/sched/mm.h>
 #include <linux/wait.h>
 
 #include "compat.h"
@@ -152,14 +156,27 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
  * @start:	page-aligned
  * @end:	page-aligned
  *
- * Pages of the range in the enabled set are protected too and leave it; the
- * next access to one is logged and admits it again. Other threads of the
+ * Pages of the range in the enabled set stay enabled. Other threads of the
  * process may reach a page of the range in between, unlogged: the window is
  * the rest of the system call's return.
  *
  * Context: the system-call exit probe; may not sleep.
  */
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end)
+{
+	vmt_enabled_mark_stale(t, start, end);
+	vmt_twork_queue(current);
+}
+
+/**
+ * vmt_enabled_mark_stale() - add [@start, @end) to @t's stale range
+ * @t:		a target
+ * @start:	page-aligned
+ * @end:	page-aligned
+ *
+ * Context: any but an interrupt; does not sleep.
+ */
+void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end)
 {
 	unsigned long flags;
 
@@ -172,57 +189,124 @@ void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long 
 		t->stale_end = max(t->stale_end, end);
 	}
 	raw_spin_unlock_irqrestore(&t->lock, flags);
-	vmt_twork_queue(current);
+}
+
+static int vmt_cmp_addr(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /*
- * Protect @t's stale range again; mmap_read_lock held. Its enabled pages
- * leave the set as evictions do (protected, flushed, then an EVICT record
- * each), so that their Dirty bits are reported; the rest of the range is
- * protected with them, under the same flush.
+ * Protect @t's stale range again, but for the pages of its enabled set,
+ * which stay enabled (present, whatever the kernel rebuilt); mmap_read_lock
+ * held. Entries of pages still under migration are passed over and their
+ * range kept stale.
  */
 static void vmt_enabled_protect_stale(struct vmt_target *t)
 {
 	struct vmt_protect_counts counts = {};
-	unsigned long victims[VMT_EVICT_BATCH];
-	pte_t old[VMT_EVICT_BATCH];
-	bool done[VMT_EVICT_BATCH], huge[VMT_EVICT_BATCH];
-	unsigned long start, end;
-	u32 i, n, evicted;
+	unsigned long start, end, from, *pages;
+	u32 i, n, room;
 
 	raw_spin_lock_irq(&t->lock);
 	start = t->stale_start;
 	end = t->stale_end;
 	t->stale_start = 0;
 	t->stale_end = 0;
+	room = t->set.live;
 	raw_spin_unlock_irq(&t->lock);
 	if (start >= end)
 		return;
-	do {
-		raw_spin_lock_irq(&t->lock);
-		n = vmt_eset_remove_range(&t->set, start, end, victims, VMT_EVICT_BATCH);
-		raw_spin_unlock_irq(&t->lock);
-		evicted = 0;
-		for (i = 0; i < n; i++) {
-			done[i] = vmt_protect_page(t->mm, victims[i], &old[i], &huge[i]);
-			evicted += done[i];
-		}
-		if (n < VMT_EVICT_BATCH)
-			vmt_protect_range(t->mm, start, end, &counts);
-		/* THPs protected whole may reach past the range. */
-		if (evicted || counts.ptes || counts.huge_pmds)
-			vmt_flush_tlb_range(t->mm, start & HPAGE_PMD_MASK,
-					    ALIGN(end, HPAGE_PMD_SIZE));
-		for (i = 0; i < n; i++)
-			if (done[i])
-				vmt_log_evict(t, victims[i], old[i], huge[i]);
-		raw_spin_lock_irq(&t->lock);
-		t->evictions += evicted;
-		raw_spin_unlock_irq(&t->lock);
-	} while (n == VMT_EVICT_BATCH);
+	pages = kmalloc_array(room + 1, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		vmt_enabled_mark_stale(t, start, end);
+		return;
+	}
+	raw_spin_lock_irq(&t->lock);
+	n = vmt_eset_pages_in(&t->set, start, end, pages, room + 1);
+	raw_spin_unlock_irq(&t->lock);
+	/*
+	 * Pages admitted since room was read, past it, are protected with the
+	 * rest: they fault again and are admitted again (logged twice, not lost).
+	 */
+	n = min(n, room + 1);
+	sort(pages, n, sizeof(*pages), vmt_cmp_addr, NULL);
+	from = start;
+	for (i = 0; i <= n; i++) {
+		unsigned long to = i < n ? pages[i] : end;
+
+		if (to > from)
+			vmt_protect_range(t->mm, from, to, &counts);
+		if (i < n)
+			from = max(from, pages[i] + PAGE_SIZE);
+	}
+	kfree(pages);
+	/* THPs protected whole may reach past the range. */
+	if (counts.ptes || counts.huge_pmds)
+		vmt_flush_tlb_range(t->mm, start & HPAGE_PMD_MASK, ALIGN(end, HPAGE_PMD_SIZE));
 	raw_spin_lock_irq(&t->lock);
 	t->reprotected += counts.ptes + counts.huge_pmds;
 	raw_spin_unlock_irq(&t->lock);
+	/* Pages still moving come back present later: keep their range. */
+	if (counts.migrating)
+		vmt_enabled_mark_stale(t, start, end);
+}
+
+static bool vmt_enabled_has_stale(struct vmt_target *t)
+{
+	bool stale;
+
+	raw_spin_lock_irq(&t->lock);
+	stale = t->stale_start < t->stale_end;
+	raw_spin_unlock_irq(&t->lock);
+	return stale;
+}
+
+/*
+ * The stale work: protect again the stale ranges the MMU notifiers marked
+ * (notify.c), in process context, in every target that has one.
+ */
+static void vmt_stale_work_fn(struct work_struct *work)
+{
+	struct vmt_session *s = &vmt_session;
+	struct vmt_target *t;
+	u32 i;
+
+	/* Pairs with the release in vmt_session_add_target(). */
+	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
+		t = &s->targets[i];
+		if (!vmt_enabled_has_stale(t) || !mmget_not_zero(t->mm))
+			continue;
+		mmap_read_lock(t->mm);
+		vmt_enabled_protect_stale(t);
+		mmap_read_unlock(t->mm);
+		mmput(t->mm);
+	}
+}
+
+static DECLARE_WORK(vmt_stale_work, vmt_stale_work_fn);
+
+/**
+ * vmt_enabled_queue_stale() - have the stale work run (again) soon
+ *
+ * Context: any; does not sleep.
+ */
+void vmt_enabled_queue_stale(void)
+{
+	queue_work(system_unbound_wq, &vmt_stale_work);
+}
+
+/**
+ * vmt_enabled_flush_stale() - cancel the stale work, waiting for a run in
+ * progress
+ *
+ * Context: process context, at stop, once nothing can queue it any more.
+ */
+void vmt_enabled_flush_stale(void)
+{
+	cancel_work_sync(&vmt_stale_work);
 }
 
 /**

@@ -6,6 +6,7 @@
 #define _VMTRACE_ENABLED_H
 
 #include <linux/mm_types.h>
+#include <linux/mmu_notifier.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -27,6 +28,8 @@
  *		the thread that changed it returns to user space; empty when
  *		@stale_start >= @stale_end; under @lock
  * @reprotected: PTEs and huge PMDs protected again in such ranges
+ * @tgid:	the process the address space belongs to (its first)
+ * @mn:		the address space's MMU notifier (notify.c), when @notified
  */
 struct vmt_target {
 	struct mm_struct *mm;
@@ -36,6 +39,9 @@ struct vmt_target {
 	struct vmt_pagemap_table *pagemap;
 	unsigned long stale_start, stale_end;
 	u64 reprotected;
+	pid_t tgid;
+	bool notified;
+	struct mmu_notifier mn;
 };
 
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
@@ -43,6 +49,9 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
+void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);
+void vmt_enabled_queue_stale(void);
+void vmt_enabled_flush_stale(void);
 void vmt_enabled_quiesce(void);
 
 #endif /* _VMTRACE_ENABLED_H */

@@ -191,32 +191,30 @@ u32 vmt_eset_evict(struct vmt_eset *set, unsigned long *victims, u32 max,
 }
 
 /**
- * vmt_eset_remove_range() - take the pages in [@start, @end) out of the set,
- * pinned ones included, for the caller to protect
+ * vmt_eset_pages_in() - the set's pages in [@start, @end)
  * @set:	the set
  * @start:	page-aligned
  * @end:	page-aligned, above @start
- * @victims:	the pages taken out, oldest first
- * @max:	room in @victims
+ * @pages:	filled with them, in the set's order
+ * @max:	room in @pages
  *
- * Return: the number of pages taken out; call again while it is @max.
+ * Return: how many there are (more than @max: only @max were written).
  */
-u32 vmt_eset_remove_range(struct vmt_eset *set, unsigned long start, unsigned long end,
-			  unsigned long *victims, u32 max)
+u32 vmt_eset_pages_in(struct vmt_eset *set, unsigned long start, unsigned long end,
+		      unsigned long *pages, u32 max)
 {
-	struct vmt_eset_entry *e;
+	const struct vmt_eset_entry *e;
 	u32 n = 0;
 	u64 i;
 
-	for (i = set->tail; i != set->head && n < max; i++) {
+	for (i = set->tail; i != set->head; i++) {
 		e = vmt_eset_at(set, i);
 		if (e->addr && e->addr >= start && e->addr < end) {
-			victims[n++] = e->addr;
-			e->addr = 0;
-			set->live--;
+			if (n < max)
+				pages[n] = e->addr;
+			n++;
 		}
 	}
-	vmt_eset_trim(set);
 	return n;
 }
 

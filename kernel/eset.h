@@ -69,8 +69,8 @@ bool vmt_eset_admit(struct vmt_eset *set, unsigned long addr, u32 tid, unsigned 
 		    bool kernel_mode);
 u32 vmt_eset_evict(struct vmt_eset *set, unsigned long *victims, u32 max,
 		   vmt_eset_young_fn young, void *ctx);
-u32 vmt_eset_remove_range(struct vmt_eset *set, unsigned long start, unsigned long end,
-			  unsigned long *victims, u32 max);
+u32 vmt_eset_pages_in(struct vmt_eset *set, unsigned long start, unsigned long end,
+		      unsigned long *pages, u32 max);
 void vmt_eset_clear(struct vmt_eset *set);
 
 #endif /* _VMTRACE_ESET_H */

@@ -19,7 +19,6 @@
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/log2.h>
-#include <linux/mmu_notifier.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -46,7 +45,6 @@ struct vmt_pagemap_bucket {
 };
 
 struct vmt_pagemap_table {
-	struct mmu_notifier mn;
 	pid_t tgid;		/* the process the address space belongs to */
 	raw_spinlock_t lock;	/* see above */
 	struct vmt_pagemap_bucket buckets[VMT_PAGEMAP_PAIRS / VMT_PAGEMAP_WAYS];
@@ -107,17 +105,26 @@ void vmt_pagemap_log(struct vmt_pagemap_table *pm, unsigned long addr, u64 pfn, 
 	raw_spin_unlock_irqrestore(&pm->lock, flags);
 }
 
-/* UNMAP records for the pairs in [start, end), which are forgotten. */
-static void vmt_pagemap_forget(struct vmt_pagemap_table *pm, struct mm_struct *mm,
-			       unsigned long start, unsigned long end, u32 event)
+/**
+ * vmt_pagemap_forget() - UNMAP records for the pairs in [@start, @end),
+ * which are forgotten
+ * @pm:		the address space's table
+ * @mm:		the address space
+ * @start:	the range the kernel is unmapping
+ * @end:	its end
+ * @event:	the kernel's enum mmu_notifier_event, for the records
+ *
+ * Context: the address space's MMU notifier (kernel/notify.c), in any
+ * context but an interrupt; does not sleep.
+ */
+void vmt_pagemap_forget(struct vmt_pagemap_table *pm, struct mm_struct *mm,
+			unsigned long start, unsigned long end, u32 event)
 {
 	struct vmt_pagemap_pair *p;
 	unsigned long flags;
 	unsigned long last;
 	int b, i;
 
-	if (!vmt_events_on(VMT_EVENT_PAGEMAP))
-		return;
 	raw_spin_lock_irqsave(&pm->lock, flags);
 	for (b = 0; b < ARRAY_SIZE(pm->buckets); b++) {
 		for (i = 0; i < VMT_PAGEMAP_WAYS; i++) {
@@ -132,40 +139,14 @@ static void vmt_pagemap_forget(struct vmt_pagemap_table *pm, struct mm_struct *m
 	raw_spin_unlock_irqrestore(&pm->lock, flags);
 }
 
-static int vmt_pagemap_invalidate(struct mmu_notifier *mn,
-				  const struct mmu_notifier_range *range)
-{
-	struct vmt_pagemap_table *pm = container_of(mn, struct vmt_pagemap_table, mn);
-
-	/* Protection changes (ours are not notified, fork's COW) keep the frame. */
-	if (range->event == MMU_NOTIFY_UNMAP || range->event == MMU_NOTIFY_CLEAR ||
-	    range->event == MMU_NOTIFY_MIGRATE || range->event == MMU_NOTIFY_EXCLUSIVE)
-		vmt_pagemap_forget(pm, range->mm, range->start, range->end, range->event);
-	return 0;
-}
-
-/* The address space is being torn down: every page goes. */
-static void vmt_pagemap_release(struct mmu_notifier *mn, struct mm_struct *mm)
-{
-	struct vmt_pagemap_table *pm = container_of(mn, struct vmt_pagemap_table, mn);
-
-	vmt_pagemap_forget(pm, mm, 0, ULONG_MAX, MMU_NOTIFY_RELEASE);
-}
-
-static const struct mmu_notifier_ops vmt_pagemap_ops = {
-	.invalidate_range_start = vmt_pagemap_invalidate,
-	.release = vmt_pagemap_release,
-};
-
 /**
- * vmt_pagemap_attach() - a table for @mm, and its notifier
- * @mm:		the address space, alive (mm_users held)
+ * vmt_pagemap_new() - an empty table for the address space of @tgid
  * @tgid:	the process it belongs to
  *
- * Context: process context, no mmap_lock held (registering takes it).
- * Return: the table, or NULL when it could not be allocated or registered.
+ * Context: process context.
+ * Return: the table, or NULL without memory.
  */
-struct vmt_pagemap_table *vmt_pagemap_attach(struct mm_struct *mm, pid_t tgid)
+struct vmt_pagemap_table *vmt_pagemap_new(pid_t tgid)
 {
 	struct vmt_pagemap_table *pm = kvzalloc(sizeof(*pm), GFP_KERNEL);
 
@@ -173,37 +154,28 @@ struct vmt_pagemap_table *vmt_pagemap_attach(struct mm_struct *mm, pid_t tgid)
 		return NULL;
 	raw_spin_lock_init(&pm->lock);
 	pm->tgid = tgid;
-	pm->mn.ops = &vmt_pagemap_ops;
-	if (mmu_notifier_register(&pm->mn, mm)) {
-		kvfree(pm);
-		return NULL;
-	}
 	return pm;
 }
 
-/**
- * vmt_pagemap_detach() - unregister and free; no callback runs afterwards
- * @pm:		the table, or NULL
- * @mm:		its address space, at least mmgrab'ed (it may have exited)
- *
- * Context: process context; may sleep (waits for running callbacks).
- */
-void vmt_pagemap_detach(struct vmt_pagemap_table *pm, struct mm_struct *mm)
+/* Once no notifier callback can run any more. */
+void vmt_pagemap_free(struct vmt_pagemap_table *pm)
 {
-	if (!pm)
-		return;
-	mmu_notifier_unregister(&pm->mn, mm);
 	kvfree(pm);
 }
 
 #else /* !CONFIG_MMU_NOTIFIER: vmt_settings_check() refuses page-mapping events */
 
-struct vmt_pagemap_table *vmt_pagemap_attach(struct mm_struct *mm, pid_t tgid)
+struct vmt_pagemap_table *vmt_pagemap_new(pid_t tgid)
 {
 	return NULL;
 }
 
-void vmt_pagemap_detach(struct vmt_pagemap_table *pm, struct mm_struct *mm)
+void vmt_pagemap_free(struct vmt_pagemap_table *pm)
+{
+}
+
+void vmt_pagemap_forget(struct vmt_pagemap_table *pm, struct mm_struct *mm,
+			unsigned long start, unsigned long end, u32 event)
 {
 }
 

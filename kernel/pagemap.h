@@ -11,8 +11,10 @@
 
 struct vmt_pagemap_table;
 
-struct vmt_pagemap_table *vmt_pagemap_attach(struct mm_struct *mm, pid_t tgid);
-void vmt_pagemap_detach(struct vmt_pagemap_table *pm, struct mm_struct *mm);
+struct vmt_pagemap_table *vmt_pagemap_new(pid_t tgid);
+void vmt_pagemap_free(struct vmt_pagemap_table *pm);
+void vmt_pagemap_forget(struct vmt_pagemap_table *pm, struct mm_struct *mm,
+			unsigned long start, unsigned long end, u32 event);
 void vmt_pagemap_log(struct vmt_pagemap_table *pm, unsigned long addr, u64 pfn, bool huge);
 
 #endif /* _VMTRACE_PAGEMAP_H */

@@ -20,6 +20,7 @@
 #include "compat.h"
 #include "emit.h"
 #include "events.h"
+#include "notify.h"
 #include "protect.h"
 #include "session.h"
 
@@ -36,6 +37,7 @@ static struct tracepoint *vmt_tp_exit;
 static struct tracepoint *vmt_tp_rename;
 static struct tracepoint *vmt_tp_sys_exit;
 static struct tracepoint *vmt_tp_sys_exit_protect;
+static struct tracepoint *vmt_tp_migration_pte;
 
 static bool vmt_is_target(struct task_struct *task)
 {
@@ -65,6 +67,29 @@ static u8 vmt_fault_cause(unsigned long error_code, pte_t pte)
 	if (error_code & X86_PF_WRITE)
 		return VMT_CAUSE_COW;
 	return VMT_CAUSE_OTHER;
+}
+
+/*
+ * The fault on a protnone PTE of a large folio mapped by PTEs maps all of
+ * the folio's back (see VMT_NUMA_FAULT_MAPS_FOLIO): its span, clipped to
+ * the 2 MiB around @address, is protected again before the thread returns
+ * to user space (the admission's task_work), but for the enabled pages.
+ * The folio is read without a reference: a stale answer only widens or
+ * narrows what is protected again.
+ */
+static void vmt_mark_folio_stale(struct vmt_target *t, unsigned long address, u64 pfn)
+{
+	unsigned long start, end, lo = address & HPAGE_PMD_MASK;
+	struct folio *folio;
+
+	if (!pfn || !pfn_valid(pfn))
+		return;
+	folio = page_folio(pfn_to_page(pfn));
+	if (!folio_test_large(folio))
+		return;
+	start = (address & PAGE_MASK) - (pfn - folio_pfn(folio)) * PAGE_SIZE;
+	end = start + folio_nr_pages(folio) * PAGE_SIZE;
+	vmt_enabled_mark_stale(t, max(start, lo), min(end, lo + HPAGE_PMD_SIZE));
 }
 
 static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
@@ -108,6 +133,9 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 		if (t)
 			vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
 					  instruction_pointer(regs), kernel_mode);
+		if (t && VMT_NUMA_FAULT_MAPS_FOLIO && !huge &&
+		    rec.ref.cause == VMT_CAUSE_PROTECTION)
+			vmt_mark_folio_stale(t, address, rec.ref.pfn);
 	}
 }
 
@@ -133,7 +161,9 @@ void vmt_log_evict(struct vmt_target *t, unsigned long addr, pte_t old, bool hug
 		rec.ref.evict_flags |= VMT_EVICT_ACCESSED;
 	if (huge)
 		rec.ref.flags |= VMT_REF_HUGE;
-	vmt_emit(&rec, VMT_REC_EVICT);
+	/* From the stale work, no thread of the process evicts it. */
+	vmt_emit_as(&rec, VMT_REC_EVICT, t->tgid,
+		    current->mm == t->mm ? task_pid_nr(current) : 0, NULL, 0);
 	if (t->pagemap && rec.ref.pfn && vmt_events_on(VMT_EVENT_PAGEMAP))
 		vmt_pagemap_log(t->pagemap, addr, rec.ref.pfn, huge);
 }
@@ -213,6 +243,8 @@ static const struct vmt_probe vmt_probes[] = {
 	 */
 	{ &vmt_tp_sys_exit, "sys_exit", vmt_probe_sys_exit },
 	{ &vmt_tp_sys_exit_protect, "sys_exit", vmt_probe_sys_exit_protect },
+	/* notify.c */
+	{ &vmt_tp_migration_pte, "remove_migration_pte", vmt_probe_migration_pte },
 };
 
 /**

@@ -37,6 +37,8 @@
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/smp.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
 #include <asm/pgtable.h>
 
 #include "compat.h"
@@ -46,6 +48,7 @@ struct vmt_pte_walk {
 	struct mm_struct *mm;
 	u64 changed;		/* PTEs changed */
 	u64 huge_changed;	/* huge PMDs changed */
+	u64 migrating;		/* entries of pages being migrated, passed over */
 	pte_t last;		/* the last entry changed, as it was before, as a PTE */
 	bool last_huge;		/* ... and it was a huge PMD */
 };
@@ -138,6 +141,9 @@ static int vmt_protect_pte(pte_t *ptep, unsigned long addr, void *data)
 	struct vmt_pte_walk *walk = data;
 	pte_t pte = ptep_get(ptep);
 
+	/* A page being migrated is mapped back present when it has moved. */
+	if (is_swap_pte(pte) && is_migration_entry(pte_to_swp_entry(pte)))
+		walk->migrating++;
 	/* The zero page and other special mappings stay as they are. */
 	if (!pte_present(pte) || pte_protnone(pte) || pte_special(pte))
 		return 0;
@@ -240,7 +246,9 @@ static void vmt_walk_range(struct mm_struct *mm, unsigned long start, unsigned l
 		if (!pmdp)
 			continue;
 		pmd = READ_ONCE(*pmdp);
-		if (vmt_pmd_thp(pmd))
+		if (is_pmd_migration_entry(pmd))
+			walk->migrating++;
+		else if (vmt_pmd_thp(pmd))
 			ops->huge(pmdp, addr, walk);
 		else if (vmt_pmd_table(pmd))
 			apply_to_existing_page_range(mm, addr, next - addr, ops->pte, walk);
@@ -267,6 +275,7 @@ static void vmt_protect_walk(struct mm_struct *mm, unsigned long start, unsigned
 	}
 	counts->ptes += walk->changed;
 	counts->huge_pmds += walk->huge_changed;
+	counts->migrating += walk->migrating;
 }
 
 /**
@@ -293,7 +302,8 @@ void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts)
  * @mm:		the address space; the caller holds mmap_read_lock
  * @start:	page-aligned
  * @end:	page-aligned
- * @counts:	PTEs and huge PMDs protected are added here (not VMAs skipped)
+ * @counts:	PTEs and huge PMDs protected are added here (not VMAs skipped),
+ *		and the entries of pages under migration passed over
  *
  * The caller flushes the range's TLB entries before it counts the pages as
  * protected.
@@ -307,6 +317,7 @@ void vmt_protect_range(struct mm_struct *mm, unsigned long start, unsigned long 
 	vmt_protect_walk(mm, start, end, &walked, &walk);
 	counts->ptes += walked.ptes;
 	counts->huge_pmds += walked.huge_pmds;
+	counts->migrating += walked.migrating;
 }
 
 /**

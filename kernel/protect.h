@@ -14,6 +14,7 @@ struct vmt_protect_counts {
 	u64 ptes;		/* PTEs changed */
 	u64 skipped_vmas;	/* hugetlb, VM_IO, VM_PFNMAP, VM_MIXEDMAP */
 	u64 huge_pmds;		/* transparent huge pages (PMDs) */
+	u64 migrating;		/* entries of pages under migration, passed over */
 };
 
 void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);

@@ -21,6 +21,7 @@
 
 #include "compat.h"
 #include "events.h"
+#include "notify.h"
 #include "pagemap.h"
 #include "session.h"
 
@@ -371,14 +372,23 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	t->stale_start = 0;
 	t->stale_end = 0;
 	t->reprotected = 0;
+	t->tgid = tgid;
+	t->notified = false;
 	t->pagemap = NULL;
 	if (s->settings.events & VMT_EVENT_PAGEMAP) {
-		t->pagemap = vmt_pagemap_attach(mm, tgid);
+		t->pagemap = vmt_pagemap_new(tgid);
 		if (!t->pagemap)
 			atomic64_inc(&s->events_missed);
 	}
 	mmgrab(mm);
 	t->mm = mm;
+	/*
+	 * Before the target is published and its pages protected: from then
+	 * on the kernel's changes to them are seen. Without it, mappings the
+	 * kernel rebuilds are traced again only from the next sweep.
+	 */
+	if (vmt_notify_attach(t))
+		atomic64_inc(&s->events_missed);
 	/* Publish to the lockless vmt_session_target(): the fields first. */
 	smp_store_release(&s->nr_targets, s->nr_targets + 1);
 
@@ -475,6 +485,10 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 	u32 i;
 
 	mutex_lock(&s->targets_lock);
+	/* No notifier callback runs after this, so no stale work is queued. */
+	for (i = 0; i < s->nr_targets; i++)
+		vmt_notify_detach(&s->targets[i]);
+	vmt_enabled_flush_stale();
 	for (i = 0; i < s->nr_targets; i++) {
 		struct vmt_target *t = &s->targets[i];
 
@@ -488,7 +502,7 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 		s->evictions += t->evictions;
 		s->overflows += t->set.overflows;
 		s->reprotections += t->reprotected;
-		vmt_pagemap_detach(t->pagemap, t->mm);
+		vmt_pagemap_free(t->pagemap);
 		mmdrop(t->mm);
 		vfree(t->set.entries);
 	}

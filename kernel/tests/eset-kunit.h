@@ -50,29 +50,26 @@ static u32 eset_test_evict(struct eset_test *t)
 }
 
 /*
- * mprotect over pages 3..5 of the set {1..6}: they leave it (oldest first,
- * in batches of @max), the others stay, in order, and are evicted as before.
+ * The set {1..6} after 2 was re-admitted ({1, 3, 4, 5, 6, 2}): its pages in
+ * [3, 6) are 3, 4, 5 in the set's order; with room for 2, the count is
+ * still 3; nothing changes in the set.
  */
-static void eset_test_remove_range(struct kunit *test)
+static void eset_test_pages_in_range(struct kunit *test)
 {
-	struct eset_test *t = eset_test_new(test, 16, 4, false);
+	struct eset_test *t = eset_test_new(test, 16, 8, false);
 	unsigned long n;
 
 	for (n = 1; n <= 6; n++)
 		eset_test_admit(test, t, n);
-	KUNIT_EXPECT_EQ(test, vmt_eset_remove_range(&t->set, PG(3), PG(6), t->victims, 2), 2);
+	eset_test_admit(test, t, 2);
+	KUNIT_EXPECT_EQ(test, vmt_eset_pages_in(&t->set, PG(2), PG(6), t->victims, 8), 4);
 	KUNIT_EXPECT_EQ(test, t->victims[0], PG(3));
 	KUNIT_EXPECT_EQ(test, t->victims[1], PG(4));
-	KUNIT_EXPECT_EQ(test, vmt_eset_remove_range(&t->set, PG(3), PG(6), t->victims, 2), 1);
-	KUNIT_EXPECT_EQ(test, t->victims[0], PG(5));
-	KUNIT_EXPECT_EQ(test, vmt_eset_remove_range(&t->set, PG(3), PG(6), t->victims, 2), 0);
-	KUNIT_EXPECT_EQ(test, t->set.live, 3);
-	/* {1, 2, 6} holds 3 of 4: two more admitted push out 1, the oldest. */
-	eset_test_admit(test, t, 7);
-	KUNIT_EXPECT_EQ(test, eset_test_evict(t), 0);
-	eset_test_admit(test, t, 8);
-	KUNIT_ASSERT_EQ(test, eset_test_evict(t), 1);
-	KUNIT_EXPECT_EQ(test, t->victims[0], PG(1));
+	KUNIT_EXPECT_EQ(test, t->victims[2], PG(5));
+	KUNIT_EXPECT_EQ(test, t->victims[3], PG(2));
+	KUNIT_EXPECT_EQ(test, vmt_eset_pages_in(&t->set, PG(3), PG(6), t->victims, 2), 3);
+	KUNIT_EXPECT_EQ(test, vmt_eset_pages_in(&t->set, PG(7), PG(9), t->victims, 2), 0);
+	KUNIT_EXPECT_EQ(test, t->set.live, 6);
 }
 
 static void eset_test_fifo_evicts_oldest(struct kunit *test)
@@ -248,7 +245,7 @@ static void eset_test_evict_stops_at_max(struct kunit *test)
 
 static struct kunit_case vmt_eset_test_cases[] = {
 	KUNIT_CASE(eset_test_fifo_evicts_oldest),
-	KUNIT_CASE(eset_test_remove_range),
+	KUNIT_CASE(eset_test_pages_in_range),
 	KUNIT_CASE(eset_test_zero_keeps_only_current_run),
 	KUNIT_CASE(eset_test_run_pins_multi_page_instruction),
 	KUNIT_CASE(eset_test_kernel_fault_joins_run),

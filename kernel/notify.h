@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kernel tells a traced address space's MMU notifier.
+ */
+#ifndef _VMTRACE_NOTIFY_H
+#define _VMTRACE_NOTIFY_H
+
+struct vmt_target;
+
+int vmt_notify_attach(struct vmt_target *t);
+void vmt_notify_detach(struct vmt_target *t);
+void vmt_probe_migration_pte(void *data, unsigned long addr, unsigned long pte, int order);
+
+#endif /* _VMTRACE_NOTIFY_H */

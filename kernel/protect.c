@@ -20,9 +20,11 @@
  *
  * Some kernel paths build fresh entries from the VMA's protection, present,
  * where a protected one was: mprotect() (protected again before the thread
- * returns to user space: vmt_enabled_stale()), and THP split and collapse,
- * page migration (compaction) and KSM merging, whose pages are traced again
- * only from the next re-protection sweep (--reprotect-ms). Swap-out and
+ * returns to user space: vmt_enabled_stale()); THP split and collapse, page
+ * migration (compaction) and KSM merging (protected again by the stale work
+ * the address space's MMU notifier queues: notify.c); and, from 6.10, the
+ * NUMA-hinting fault on a large folio mapped by PTEs, which maps back all
+ * of it (protected again before the faulting thread returns). Swap-out and
  * reclaim unmap the page; the access that brings it back faults, and is
  * logged.
  *

@@ -99,7 +99,8 @@ from collections import Counter
 name, pid, start_at = sys.argv[1:]
 # Faults are compared as (tid, mode, address, ip, error code), all as the
 # two print them: hex with 0x, no leading zeros; the ip of a kernel-mode
-# fault is not compared (vmtrace never hands kernel addresses out).
+# fault is not compared: vmtrace never hands kernel addresses out, which is
+# checked (it must be 0).
 
 # vmtrace (dump-raw): "TIME ref cpu= pid= tid= addr= ip= pfn= access= mode=
 # cause= err=". The process's references in time order, file order within
@@ -112,6 +113,8 @@ for n, line in enumerate(open(f"{name}.txt")):
     if w[3] != "pid=" + pid:
         sys.exit(f"a reference of another process: {line.strip()}")
     kernel = w[9] == "mode=kernel"
+    if kernel and w[6] != "ip=0x0":
+        sys.exit(f"a kernel-mode fault's ip reached the reader: {line.strip()}")
     vmt.append((int(w[0]), n, (w[4][4:], kernel, w[5][5:], "-" if kernel else w[6][3:], w[11][4:])))
     prot += w[10] == "cause=protection"
 vmt.sort()

@@ -126,9 +126,14 @@ expect_eq "$(cat $S/events)" "switch,task" "events file after a refused write"
 echo none >$S/events
 expect_eq "$(cat $S/events)" "" "events file after none"
 
-# ---- Attribution of a python3 run -------------------------------------------
-vmtrace record -q -e task,vma --protect -n 64 -o p.vmt -- \
+# ---- Attribution of a python3 run, and its round trip ----------------------------
+vmtrace record -q -e task,vma,switch,marker --protect -n 64 -o p.vmt --tee-raw p.raw -- \
 	python3 -c 'import json, zlib; d = [str(i) * 5 for i in range(50000)]; zlib.compress(json.dumps(d).encode())'
+# Every record, data included, reads back from the trace as the kernel wrote it.
+vmtrace dump p.vmt >p.dump
+vmtrace dump-raw p.raw >p.dump-raw
+cmp -s p.dump p.dump-raw || { diff p.dump p.dump-raw | head -5; fail "dump of the trace differs from dump-raw"; }
+echo "round trip with events: $(wc -l <p.dump) records, $(grep -c ' vma ' p.dump) of them VMA records with their paths"
 vmtrace report p.vmt >p.txt
 line=$(grep '^references by mapping:' p.txt) || fail "report has no attribution"
 echo "python3: $line"

@@ -133,7 +133,7 @@ busy=$!
 wait_for "the busy process" test -e busy.ready
 taskset -pc 0 $$ >/dev/null
 cycles=50
-debug_kernel && cycles=10
+
 for i in $(seq $cycles); do
 	insmod "$VMT_LIB/vmtrace.ko"
 	echo "$busy" >/sys/kernel/vmtrace/targets

@@ -84,7 +84,7 @@ $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
-$(BUILD)/bin/vmt-%: tests/vm/progs/%.c include/vmtrace_marker.h include/uapi/linux/vmtrace.h
+$(BUILD)/bin/vmt-%: tests/vm/progs/%.c tests/vm/progs/prog.h include/vmtrace_marker.h include/uapi/linux/vmtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) -Iinclude -Iinclude/uapi $(CFLAGS) -o $@ $<
 

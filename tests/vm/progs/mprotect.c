@@ -17,22 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		die(path);
-}
+#include "prog.h"
 
 int main(int argc, char **argv)
 {
@@ -40,7 +25,6 @@ int main(int argc, char **argv)
 	char text[64];
 	volatile char *buf;
 	sigset_t set;
-	int sig;
 
 	if (n <= 0) {
 		fprintf(stderr, "usage: vmt-mprotect DIR NPAGES\n");
@@ -51,14 +35,11 @@ int main(int argc, char **argv)
 		die("mmap");
 	for (long i = 0; i < n; i++)
 		buf[i * 4096] = (char)(i + 1);
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	block_usr1(&set);
 	snprintf(text, sizeof(text), "%p\n", (void *)buf);
 	put(argv[1], "base", text);
 	put(argv[1], "ready", "");
-	if (sigwait(&set, &sig))
-		die("sigwait");
+	wait_usr1(&set);
 
 	if (mprotect((void *)buf, n * 4096, PROT_READ) ||
 	    mprotect((void *)buf, n * 4096, PROT_READ | PROT_WRITE))

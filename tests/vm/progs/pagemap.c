@@ -18,11 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
+#include "prog.h"
 
 static FILE *open_in(const char *dir, const char *name)
 {
@@ -41,8 +37,9 @@ int main(int argc, char **argv)
 	long n = argc == 3 ? atol(argv[2]) : 0;
 	volatile char *buf;
 	uint64_t entry;
+	char text[64];
 	sigset_t set;
-	int sig, fd;
+	int fd;
 	FILE *f;
 
 	if (n <= 0) {
@@ -54,15 +51,11 @@ int main(int argc, char **argv)
 		die("mmap");
 	for (long i = 0; i < n; i++)
 		buf[i * 4096] = (char)i;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	f = open_in(argv[1], "base");
-	fprintf(f, "%p\n", (void *)buf);
-	fclose(f);
-	fclose(open_in(argv[1], "ready"));
-	if (sigwait(&set, &sig))
-		die("sigwait");
+	block_usr1(&set);
+	snprintf(text, sizeof(text), "%p\n", (void *)buf);
+	put(argv[1], "base", text);
+	put(argv[1], "ready", "");
+	wait_usr1(&set);
 
 	for (long i = 0; i < n; i++)
 		if (buf[i * 4096] != (char)i)

@@ -21,35 +21,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "prog.h"
+
 #ifndef MADV_SOFT_OFFLINE
 #define MADV_SOFT_OFFLINE 101
 #endif
 #define HUGE (2UL << 20)
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		die(path);
-}
-
-static void wait_usr1(const sigset_t *set)
-{
-	int sig;
-
-	if (sigwait(set, &sig))
-		die("sigwait");
-}
 
 /* Whether this process has anonymous huge pages. */
 static int has_thp(void)
@@ -91,9 +68,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmt-remap: no transparent huge page\n");
 		return 1;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	block_usr1(&set);
 	snprintf(text, sizeof(text), "%p\n", (void *)buf);
 	put(argv[1], "base", text);
 	put(argv[1], "ready", "");

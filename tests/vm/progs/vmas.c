@@ -18,17 +18,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "prog.h"
+
 static sigjmp_buf env;
 
 static void on_segv(int sig)
 {
 	siglongjmp(env, sig);
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
 }
 
 static char *map_written(size_t len, int flags, char value)
@@ -54,11 +50,9 @@ static void check(const char *p, size_t len, char value, const char *what)
 int main(int argc, char **argv)
 {
 	int hugetlb = argc == 3 && !strcmp(argv[2], "hugetlb");
-	char *plain, *none, *huge = NULL, path[4096];
+	char *plain, *none, *huge = NULL;
 	volatile char c;
 	sigset_t set;
-	FILE *f;
-	int sig;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: vmt-vmas DIR [hugetlb]\n");
@@ -70,15 +64,9 @@ int main(int argc, char **argv)
 		die("mprotect");
 	if (hugetlb)
 		huge = map_written(2 << 20, MAP_HUGETLB, 'h');
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	snprintf(path, sizeof(path), "%s/ready", argv[1]);
-	f = fopen(path, "w");
-	if (!f || fclose(f))
-		die(path);
-	if (sigwait(&set, &sig))
-		die("sigwait");
+	block_usr1(&set);
+	put(argv[1], "ready", "");
+	wait_usr1(&set);
 
 	check(plain, 4 * 4096, 'p', "a plain page");
 	if (huge)

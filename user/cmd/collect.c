@@ -482,8 +482,11 @@ out:
 		spawn_abandon(child, release_fd);
 	else if (child && failed)
 		spawn_wait(child);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	/*
+	 * SIGINT and SIGTERM stay caught: one that comes after tracing ended
+	 * (the traced process exited first) must not kill the command while it
+	 * writes the end of its output.
+	 */
 	if (failed) {
 		fprintf(stderr, "vmtrace %s: %s: %s\n", c->cmd, failed, strerror(-err));
 		return 1;

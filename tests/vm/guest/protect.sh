@@ -43,7 +43,7 @@ trace_phase() {  # trace_phase NAME [--protect]: trace $pid while it reads its p
 	[ -e "$name.done" ] || fail "$name: the process read back different data"
 	# record-raw ends on SIGINT or when the process exits (it does after go2).
 	kill -INT "$rec" 2>/dev/null || true
-	wait "$rec" || fail "$name: record-raw failed"
+	wait "$rec" || fail "$name: record-raw failed: $(cat "$name.summary")"
 	cat "$name.summary"
 	vmtrace dump-raw "$name.raw" >"$name.txt"
 }

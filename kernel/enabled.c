@@ -14,6 +14,18 @@
  * EVICT records. So when a thread runs user code again, its address space
  * has no more enabled pages than the set allows (and the current run's).
  *
+ * A fault taken in kernel mode (a system call copying to or from the page)
+ * queues no task_work: its thread may sleep in the call for long, or be the
+ * very thread that stops tracing (rmmod copying the module's name), and
+ * stop waits for every queued work. The stale work (below) evicts for such
+ * faults instead, from a worker, and the system-call exit probe queues the
+ * task_work then, when the eviction is still to do or under way
+ * (vmt_enabled_sys_exit()). So the rule above holds for system calls too;
+ * after a fault in kernel mode elsewhere (a signal frame written, a thread's
+ * exit clearing its tid), the eviction is made by the worker, soon after.
+ * Evictions of an address space are serialized by its evict_lock, so that a
+ * thread's work returns only once no victim is left unprotected.
+ *
  * The task_works come from a preallocated pool: nothing is allocated on the
  * fault path. A slot belongs to one thread from the fault that queues it
  * until its work starts; a thread with a slot queues nothing more, its work
@@ -21,8 +33,10 @@
  * the thread's next fault and is counted as deferred.
  *
  * task_work cannot be cancelled from a module, so stopping waits until every
- * queued work has run (vmt_enabled_quiesce()), waking threads that sleep in
- * a system call that faulted the way a signal would.
+ * queued work has run (vmt_enabled_quiesce()). Works are queued only on the
+ * way back to user space (a user-mode fault, exec, a child's first run), so
+ * the wait is short; threads that sleep there anyway (a fault handler
+ * waiting for I/O) are woken the way a signal would.
  */
 #include <linux/bits.h>
 #include <linux/hash.h>
@@ -60,6 +74,8 @@ static struct vmt_twork vmt_tworks[VMT_TWORKS];
 static DEFINE_SPINLOCK(vmt_twork_lock);
 static atomic_t vmt_tworks_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
+/* Targets whose evict_pending is set, or whose eviction for it runs. */
+static atomic_t vmt_evicts_pending = ATOMIC_INIT(0);
 
 static void vmt_twork_run(struct callback_head *cb);
 
@@ -144,8 +160,47 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 {
 	raw_spin_lock(&t->lock);
 	vmt_eset_admit(&t->set, addr, task_pid_nr(current), ip, kernel_mode);
+	if (kernel_mode && !t->evict_pending) {
+		t->evict_pending = true;
+		atomic_inc(&vmt_evicts_pending);
+	}
 	raw_spin_unlock(&t->lock);
-	vmt_twork_queue(current);
+	/* See the top of this file for why kernel mode queues no task_work. */
+	if (kernel_mode)
+		vmt_enabled_queue_stale();
+	else
+		vmt_twork_queue(current);
+}
+
+/**
+ * vmt_enabled_sys_exit() - current returns from a system call: if a fault
+ * from kernel mode left its address space an eviction to make, or one is
+ * under way, have it made or waited for before user code runs
+ *
+ * Context: the system-call exit probe; may not sleep.
+ */
+void vmt_enabled_sys_exit(void)
+{
+	struct vmt_target *t;
+
+	if (!atomic_read(&vmt_evicts_pending))
+		return;
+	t = vmt_session_target(current->mm);
+	if (!t)
+		return;
+	if (READ_ONCE(t->evict_pending)) {
+		vmt_twork_queue(current);
+		return;
+	}
+	/*
+	 * An evictor takes evict_lock before it clears evict_pending: seen
+	 * clear, the lock is held until its victims are protected, or they are.
+	 * Read the flag before the lock, as the evictor wrote them the other
+	 * way round.
+	 */
+	smp_rmb();
+	if (mutex_is_locked(&t->evict_lock))
+		vmt_twork_queue(current);
 }
 
 /**
@@ -254,34 +309,27 @@ static void vmt_enabled_protect_stale(struct vmt_target *t)
 		vmt_enabled_mark_stale(t, start, end);
 }
 
-static bool vmt_enabled_has_stale(struct vmt_target *t)
-{
-	bool stale;
-
-	raw_spin_lock_irq(&t->lock);
-	stale = t->stale_start < t->stale_end;
-	raw_spin_unlock_irq(&t->lock);
-	return stale;
-}
-
 /*
  * The stale work: protect again the stale ranges the MMU notifiers marked
- * (notify.c), in process context, in every target that has one.
+ * (notify.c), and evict for the pages faults from kernel mode admitted, in
+ * process context, in every target that has either.
  */
 static void vmt_stale_work_fn(struct work_struct *work)
 {
 	struct vmt_session *s = &vmt_session;
 	struct vmt_target *t;
+	bool todo;
 	u32 i;
 
 	/* Pairs with the release in vmt_session_add_target(). */
 	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
 		t = &s->targets[i];
-		if (!vmt_enabled_has_stale(t) || !mmget_not_zero(t->mm))
+		raw_spin_lock_irq(&t->lock);
+		todo = t->stale_start < t->stale_end || t->evict_pending;
+		raw_spin_unlock_irq(&t->lock);
+		if (!todo || !mmget_not_zero(t->mm))
 			continue;
-		mmap_read_lock(t->mm);
-		vmt_enabled_protect_stale(t);
-		mmap_read_unlock(t->mm);
+		vmt_enabled_evict(t);
 		mmput(t->mm);
 	}
 }
@@ -307,6 +355,8 @@ void vmt_enabled_queue_stale(void)
 void vmt_enabled_flush_stale(void)
 {
 	cancel_work_sync(&vmt_stale_work);
+	/* Nothing evicts any more: what is pending is dropped with the targets. */
+	atomic_set(&vmt_evicts_pending, 0);
 }
 
 /**
@@ -337,10 +387,12 @@ static bool vmt_young(void *data, unsigned long addr)
 }
 
 /**
- * vmt_enabled_evict() - protect what @t's enabled set no longer holds
- * @t:		a target; current belongs to it
+ * vmt_enabled_evict() - protect what @t's enabled set no longer holds, and
+ * its stale range
+ * @t:		a target; current belongs to it, or is the stale work
  *
- * Context: process context, no locks held; takes mmap_read_lock.
+ * Context: process context, no locks held; takes evict_lock, then
+ * mmap_read_lock.
  */
 void vmt_enabled_evict(struct vmt_target *t)
 {
@@ -350,7 +402,13 @@ void vmt_enabled_evict(struct vmt_target *t)
 	bool done[VMT_EVICT_BATCH], huge[VMT_EVICT_BATCH];
 	unsigned long start, end, size;
 	u32 i, n, evicted;
+	bool pending;
 
+	mutex_lock(&t->evict_lock);
+	raw_spin_lock_irq(&t->lock);
+	pending = t->evict_pending;
+	t->evict_pending = false;
+	raw_spin_unlock_irq(&t->lock);
 	mmap_read_lock(t->mm);
 	vmt_enabled_protect_stale(t);
 	do {
@@ -385,6 +443,9 @@ void vmt_enabled_evict(struct vmt_target *t)
 		raw_spin_unlock_irq(&t->lock);
 	} while (n == VMT_EVICT_BATCH);
 	mmap_read_unlock(t->mm);
+	mutex_unlock(&t->evict_lock);
+	if (pending)
+		atomic_dec(&vmt_evicts_pending);
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #include <linux/mm_types.h>
 #include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -28,6 +29,10 @@
  *		the thread that changed it returns to user space; empty when
  *		@stale_start >= @stale_end; under @lock
  * @reprotected: PTEs and huge PMDs protected again in such ranges
+ * @evict_pending: a fault from kernel mode admitted a page: the stale work
+ *		evicts for it (vmt_enabled_admit()); under @lock
+ * @evict_lock:	serializes the evictions of the address space (a sleeping
+ *		lock, taken before mmap_lock)
  * @tgid:	the process the address space belongs to (its first)
  * @mn:		the address space's MMU notifier (notify.c), when @notified
  */
@@ -39,6 +44,8 @@ struct vmt_target {
 	struct vmt_pagemap_table *pagemap;
 	unsigned long stale_start, stale_end;
 	u64 reprotected;
+	bool evict_pending;
+	struct mutex evict_lock;	/* see above */
 	pid_t tgid;
 	bool notified;
 	struct mmu_notifier mn;
@@ -48,6 +55,7 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 		       bool kernel_mode);
 void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
+void vmt_enabled_sys_exit(void);
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_queue_stale(void);

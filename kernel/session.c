@@ -372,6 +372,8 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	t->stale_start = 0;
 	t->stale_end = 0;
 	t->reprotected = 0;
+	t->evict_pending = false;
+	mutex_init(&t->evict_lock);
 	t->tgid = tgid;
 	t->notified = false;
 	t->pagemap = NULL;

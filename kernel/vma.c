@@ -218,21 +218,24 @@ void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 }
 
 /*
- * raw_syscalls:sys_exit, for every traced process with protection: an
- * mprotect() that succeeded rebuilt the range's entries from the new
- * protection, present, protnone ones included; they are protected again
- * before the thread returns to user space (vmt_enabled_stale()).
+ * raw_syscalls:sys_exit, for every traced process with protection: the
+ * evictions faults from kernel mode in the call left are made before the
+ * thread returns to user space (vmt_enabled_sys_exit()); and an mprotect()
+ * that succeeded rebuilt the range's entries from the new protection,
+ * present, protnone ones included; they are protected again before then too
+ * (vmt_enabled_stale()).
  */
 void vmt_probe_sys_exit_protect(void *data, struct pt_regs *regs, long ret)
 {
 	unsigned long args[6];
 	struct vmt_target *t;
 
-	if (syscall_get_nr(current, regs) != __NR_mprotect || in_ia32_syscall() || ret)
-		return;
 	/* Pairs with the release in vmt_session_start(): settings are in place. */
 	if (!smp_load_acquire(&vmt_session.tracing) ||
-	    !(vmt_session.settings.flags & VMT_CONFIG_PROTECT))
+	    !(vmt_session.settings.flags & VMT_CONFIG_PROTECT) || !current->mm)
+		return;
+	vmt_enabled_sys_exit();
+	if (syscall_get_nr(current, regs) != __NR_mprotect || in_ia32_syscall() || ret)
 		return;
 	t = vmt_session_target(current->mm);
 	if (!t)

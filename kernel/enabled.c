@@ -309,6 +309,29 @@ static void vmt_enabled_protect_stale(struct vmt_target *t)
 		vmt_enabled_mark_stale(t, start, end);
 }
 
+/**
+ * vmt_target_get_mm() - a reference on @t's address space, if it has one
+ * still in use
+ * @t:		a target slot
+ *
+ * A slot's mm is dropped (vmt_session_add_target()) under the slot's lock
+ * only: taken under it, the reference is to a live mm_struct.
+ *
+ * Context: process context; any locks.
+ * Return: the mm, mmget() once, or NULL.
+ */
+struct mm_struct *vmt_target_get_mm(struct vmt_target *t)
+{
+	struct mm_struct *mm;
+
+	raw_spin_lock_irq(&t->lock);
+	mm = t->mm;
+	if (mm && !mmget_not_zero(mm))
+		mm = NULL;
+	raw_spin_unlock_irq(&t->lock);
+	return mm;
+}
+
 /*
  * The stale work: protect again the stale ranges the MMU notifiers marked
  * (notify.c), and evict for the pages faults from kernel mode admitted, in
@@ -318,6 +341,7 @@ static void vmt_stale_work_fn(struct work_struct *work)
 {
 	struct vmt_session *s = &vmt_session;
 	struct vmt_target *t;
+	struct mm_struct *mm;
 	bool todo;
 	u32 i;
 
@@ -327,10 +351,13 @@ static void vmt_stale_work_fn(struct work_struct *work)
 		raw_spin_lock_irq(&t->lock);
 		todo = t->stale_start < t->stale_end || t->evict_pending;
 		raw_spin_unlock_irq(&t->lock);
-		if (!todo || !mmget_not_zero(t->mm))
+		if (!todo)
+			continue;
+		mm = vmt_target_get_mm(t);
+		if (!mm)
 			continue;
 		vmt_enabled_evict(t);
-		mmput(t->mm);
+		mmput(mm);
 	}
 }
 
@@ -344,6 +371,17 @@ static DECLARE_WORK(vmt_stale_work, vmt_stale_work_fn);
 void vmt_enabled_queue_stale(void)
 {
 	queue_work(system_unbound_wq, &vmt_stale_work);
+}
+
+/**
+ * vmt_enabled_evict_dropped() - a target with an eviction pending was
+ * dropped: nothing evicts for it any more
+ *
+ * Context: targets_lock and the target's lock held.
+ */
+void vmt_enabled_evict_dropped(void)
+{
+	atomic_dec(&vmt_evicts_pending);
 }
 
 /**

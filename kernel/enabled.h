@@ -6,7 +6,6 @@
 #define _VMTRACE_ENABLED_H
 
 #include <linux/mm_types.h>
-#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -15,8 +14,11 @@
 #include "pagemap.h"
 
 /*
- * struct vmt_target - one traced address space
- * @mm:		mmgrab'ed from start to stop
+ * struct vmt_target - one traced address space, in a slot of
+ * vmt_session.targets
+ * @mm:		mmgrab'ed from start until the target is dropped (the slot
+ *		is free when NULL); published with release once the rest is
+ *		filled in
  * @lock:	guards @set and @evictions; the fault probe takes it with
  *		interrupts off, so it is a raw spinlock taken with them off
  *		everywhere, and nothing that waits for another CPU is done
@@ -34,8 +36,15 @@
  * @evict_lock:	serializes the evictions of the address space (a sleeping
  *		lock, taken before mmap_lock)
  * @tgid:	the process the address space belongs to (its first)
- * @mn:		the address space's MMU notifier (notify.c), when @notified
+ * @released:	the address space was torn down (its notifier's release):
+ *		the target can be dropped
+ * @mn:		the address space's MMU notifier (notify.c), or NULL
+ *
+ * @lock and @evict_lock are initialized once with the slots: lockless
+ * readers may take them while a slot is reused.
  */
+struct vmt_notifier;
+
 struct vmt_target {
 	struct mm_struct *mm;
 	raw_spinlock_t lock;
@@ -47,8 +56,8 @@ struct vmt_target {
 	bool evict_pending;
 	struct mutex evict_lock;	/* see above */
 	pid_t tgid;
-	bool notified;
-	struct mmu_notifier mn;
+	bool released;
+	struct vmt_notifier *mn;
 };
 
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
@@ -56,6 +65,8 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
 void vmt_enabled_sys_exit(void);
+void vmt_enabled_evict_dropped(void);
+struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_queue_stale(void);

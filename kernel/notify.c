@@ -21,8 +21,16 @@
  * locks held: they take raw spinlocks with interrupts off and queue work,
  * nothing more. Accesses between a change and the stale work's protection
  * go unlogged: the window is the time the work takes to run.
+ *
+ * The notifier is allocated apart from its target and let go with
+ * mmu_notifier_put(): a target whose process exited is dropped while the
+ * kernel may still be in one of its callbacks, and the notifier (with the
+ * page-mapping table the callbacks use) is freed only once none can be.
+ * Its target slot may be in use for another address space by then: the
+ * callbacks act only for the address space the slot holds.
  */
 #include <linux/mmu_notifier.h>
+#include <linux/slab.h>
 
 #include "events.h"
 #include "notify.h"
@@ -31,20 +39,35 @@
 
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)
 
+/*
+ * struct vmt_notifier - a target's MMU notifier
+ * @mn:		registered on the target's address space
+ * @t:		the target slot
+ * @pagemap:	the target's page-mapping table, if any: it belongs to the
+ *		notifier once the target is dropped, and goes with it
+ */
+struct vmt_notifier {
+	struct mmu_notifier mn;
+	struct vmt_target *t;
+	struct vmt_pagemap_table *pagemap;
+};
+
 static int vmt_notify_start(struct mmu_notifier *mn, const struct mmu_notifier_range *range)
 {
-	struct vmt_target *t = container_of(mn, struct vmt_target, mn);
+	struct vmt_notifier *vn = container_of(mn, struct vmt_notifier, mn);
 
 	/* Pairs with the release in vmt_session_start(): settings are in place. */
 	if (!smp_load_acquire(&vmt_session.tracing))
 		return 0;
 	/* Protection changes (fork's COW, writeback's clean) keep frames and protnone. */
-	if (t->pagemap && vmt_events_on(VMT_EVENT_PAGEMAP) &&
+	if (vn->pagemap && vmt_events_on(VMT_EVENT_PAGEMAP) &&
 	    (range->event == MMU_NOTIFY_UNMAP || range->event == MMU_NOTIFY_CLEAR ||
 	     range->event == MMU_NOTIFY_MIGRATE || range->event == MMU_NOTIFY_EXCLUSIVE))
-		vmt_pagemap_forget(t->pagemap, range->mm, range->start, range->end, range->event);
-	if (range->event == MMU_NOTIFY_CLEAR || range->event == MMU_NOTIFY_MIGRATE)
-		vmt_enabled_mark_stale(t, range->start, range->end);
+		vmt_pagemap_forget(vn->pagemap, range->mm, range->start, range->end, range->event);
+	/* Racing with the slot's reuse, it may mark a range stale for nothing. */
+	if ((range->event == MMU_NOTIFY_CLEAR || range->event == MMU_NOTIFY_MIGRATE) &&
+	    READ_ONCE(vn->t->mn) == vn)
+		vmt_enabled_mark_stale(vn->t, range->start, range->end);
 	return 0;
 }
 
@@ -56,59 +79,120 @@ static void vmt_notify_end(struct mmu_notifier *mn, const struct mmu_notifier_ra
 		vmt_enabled_queue_stale();
 }
 
-/* The address space is being torn down: every page goes. */
+/*
+ * The address space is being torn down: every page goes, and the target
+ * may be dropped (vmt_session_add_target()).
+ */
 static void vmt_notify_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	struct vmt_target *t = container_of(mn, struct vmt_target, mn);
+	struct vmt_notifier *vn = container_of(mn, struct vmt_notifier, mn);
+	struct vmt_target *t = vn->t;
+	unsigned long flags;
 
-	if (t->pagemap && vmt_events_on(VMT_EVENT_PAGEMAP))
-		vmt_pagemap_forget(t->pagemap, mm, 0, ULONG_MAX, MMU_NOTIFY_RELEASE);
+	if (vn->pagemap && vmt_events_on(VMT_EVENT_PAGEMAP))
+		vmt_pagemap_forget(vn->pagemap, mm, 0, ULONG_MAX, MMU_NOTIFY_RELEASE);
+	/* The slot is ours while it holds vn: checked and set under its lock. */
+	raw_spin_lock_irqsave(&t->lock, flags);
+	if (t->mn == vn)
+		t->released = true;
+	raw_spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/* Called once no callback can run any more (an SRCU grace period). */
+static void vmt_notify_free(struct mmu_notifier *mn)
+{
+	struct vmt_notifier *vn = container_of(mn, struct vmt_notifier, mn);
+
+	vmt_pagemap_free(vn->pagemap);
+	kfree(vn);
 }
 
 static const struct mmu_notifier_ops vmt_notify_ops = {
 	.invalidate_range_start = vmt_notify_start,
 	.invalidate_range_end = vmt_notify_end,
 	.release = vmt_notify_release,
+	.free_notifier = vmt_notify_free,
 };
 
 /**
- * vmt_notify_attach() - register @t's notifier on its address space
- * @t:		a target whose mm is alive (mm_users held)
+ * vmt_notify_attach() - register a notifier for the target in slot @t on
+ * @mm; it takes @t's page-mapping table along
+ * @t:		the slot, not published yet
+ * @mm:		alive (mm_users held)
  *
- * Context: process context, no mmap_lock held (registering takes it).
- * Return: 0, or the error mmu_notifier_register() gave.
+ * Context: process context, targets_lock held, no mmap_lock held
+ * (registering takes it).
+ * Return: 0, or the error allocating or mmu_notifier_register() gave.
  */
-int vmt_notify_attach(struct vmt_target *t)
+int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm)
 {
+	struct vmt_notifier *vn;
 	int err;
 
-	t->mn.ops = &vmt_notify_ops;
-	err = mmu_notifier_register(&t->mn, t->mm);
-	t->notified = !err;
+	vn = kzalloc(sizeof(*vn), GFP_KERNEL);
+	if (!vn)
+		return -ENOMEM;
+	vn->mn.ops = &vmt_notify_ops;
+	vn->t = t;
+	vn->pagemap = t->pagemap;
+	raw_spin_lock_irq(&t->lock);
+	WRITE_ONCE(t->mn, vn);
+	raw_spin_unlock_irq(&t->lock);
+	err = mmu_notifier_register(&vn->mn, mm);
+	if (err) {
+		raw_spin_lock_irq(&t->lock);
+		WRITE_ONCE(t->mn, NULL);
+		raw_spin_unlock_irq(&t->lock);
+		kfree(vn);
+	}
 	return err;
 }
 
 /**
- * vmt_notify_detach() - unregister; no callback of @t's runs afterwards
+ * vmt_notify_detach() - let go of @t's notifier, and of the page-mapping
+ * table it took (@t's becomes NULL); both are freed once no callback can
+ * run any more (vmt_notify_synchronize())
  * @t:		the target; its mm at least mmgrab'ed (it may have exited)
  *
- * Context: process context; may sleep (waits for running callbacks).
+ * Context: process context, targets_lock held; does not wait.
  */
 void vmt_notify_detach(struct vmt_target *t)
 {
-	if (t->notified)
-		mmu_notifier_unregister(&t->mn, t->mm);
-	t->notified = false;
+	struct vmt_notifier *vn;
+
+	raw_spin_lock_irq(&t->lock);
+	vn = t->mn;
+	WRITE_ONCE(t->mn, NULL);
+	raw_spin_unlock_irq(&t->lock);
+	if (!vn)
+		return;
+	t->pagemap = NULL;
+	mmu_notifier_put(&vn->mn);
+}
+
+/**
+ * vmt_notify_synchronize() - wait until every notifier let go of is freed:
+ * no callback runs afterwards
+ *
+ * Context: process context; sleeps.
+ */
+void vmt_notify_synchronize(void)
+{
+	mmu_notifier_synchronize();
 }
 
 #else /* Without notifiers only mprotect is caught: see protect.c. */
 
-int vmt_notify_attach(struct vmt_target *t)
+int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm)
 {
 	return 0;
 }
 
 void vmt_notify_detach(struct vmt_target *t)
+{
+}
+
+void vmt_notify_synchronize(void)
 {
 }
 

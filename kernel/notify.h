@@ -5,10 +5,12 @@
 #ifndef _VMTRACE_NOTIFY_H
 #define _VMTRACE_NOTIFY_H
 
+struct mm_struct;
 struct vmt_target;
 
-int vmt_notify_attach(struct vmt_target *t);
+int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm);
 void vmt_notify_detach(struct vmt_target *t);
+void vmt_notify_synchronize(void);
 void vmt_probe_migration_pte(void *data, unsigned long addr, unsigned long pte, int order);
 
 #endif /* _VMTRACE_NOTIFY_H */

@@ -261,7 +261,8 @@ struct vmt_target *vmt_session_target(struct mm_struct *mm)
 	u32 i, n = smp_load_acquire(&s->nr_targets);
 
 	for (i = 0; i < n; i++)
-		if (s->targets[i].mm == mm)
+		/* Pairs with the release in vmt_session_add_target(): filled in. */
+		if (smp_load_acquire(&s->targets[i].mm) == mm)
 			return &s->targets[i];
 	return NULL;
 }
@@ -306,7 +307,7 @@ bool vmt_session_traces_tgid(struct task_struct *task)
 	/* Pairs with the releases in start and vmt_session_follow(). */
 	n = smp_load_acquire(&s->nr_tgids);
 	for (i = 0; i < n; i++)
-		if (s->tgids[i] == tgid)
+		if (READ_ONCE(s->tgids[i]) == tgid)
 			return true;
 	return false;
 }
@@ -322,7 +323,16 @@ void vmt_session_follow(struct task_struct *child)
 	struct vmt_session *s = &vmt_session;
 	unsigned long flags;
 
+	u32 i;
+
 	raw_spin_lock_irqsave(&s->tgids_lock, flags);
+	/* The entry of a process that exited is taken again first. */
+	for (i = 0; i < s->nr_tgids; i++) {
+		if (!s->tgids[i]) {
+			WRITE_ONCE(s->tgids[i], task_tgid_nr(child));
+			goto out_unlock;
+		}
+	}
 	if (s->nr_tgids < VMT_MAX_TARGETS) {
 		s->tgids[s->nr_tgids] = task_tgid_nr(child);
 		/* Publish to vmt_session_traces(): the entry first. */
@@ -330,7 +340,65 @@ void vmt_session_follow(struct task_struct *child)
 	} else {
 		atomic64_inc(&s->missed);
 	}
+out_unlock:
 	raw_spin_unlock_irqrestore(&s->tgids_lock, flags);
+}
+
+/**
+ * vmt_session_unfollow() - a traced process exited: its entry is free, and
+ * a new process that gets its pid is not traced
+ * @tgid:	the process
+ *
+ * Context: the exit probe; may not sleep.
+ */
+void vmt_session_unfollow(pid_t tgid)
+{
+	struct vmt_session *s = &vmt_session;
+	unsigned long flags;
+	u32 i;
+
+	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)
+		return;
+	raw_spin_lock_irqsave(&s->tgids_lock, flags);
+	for (i = 0; i < s->nr_tgids; i++)
+		if (s->tgids[i] == tgid)
+			WRITE_ONCE(s->tgids[i], 0);
+	raw_spin_unlock_irqrestore(&s->tgids_lock, flags);
+}
+
+/*
+ * Drop a target whose address space is gone (its notifier saw the release;
+ * without a notifier, nothing uses it any more): its counters go to the
+ * session's, its slot is free again. Lockless readers match a slot by its
+ * mm, which no live task has any more; the workers take a reference on a
+ * slot's mm under its lock, or none. Under targets_lock.
+ */
+static void vmt_target_drop(struct vmt_session *s, struct vmt_target *t)
+{
+	struct mm_struct *mm = t->mm;
+
+	vmt_notify_detach(t);
+	raw_spin_lock_irq(&t->lock);
+	WRITE_ONCE(t->mm, NULL);
+	s->evictions += t->evictions;
+	s->overflows += t->set.overflows;
+	atomic64_add(t->reprotected, &s->reprotections);
+	if (t->evict_pending)
+		vmt_enabled_evict_dropped();
+	t->evict_pending = false;
+	raw_spin_unlock_irq(&t->lock);
+	vmt_pagemap_free(t->pagemap);
+	t->pagemap = NULL;
+	vfree(t->set.entries);
+	t->set.entries = NULL;
+	mmdrop(mm);
+}
+
+static bool vmt_target_gone(struct vmt_target *t)
+{
+	if (!t->mm)
+		return false;
+	return t->mn ? READ_ONCE(t->released) : !atomic_read(&t->mm->mm_users);
 }
 
 /**
@@ -340,7 +408,8 @@ void vmt_session_follow(struct task_struct *child)
  *
  * The probes are attached first, and the target published before its pages
  * are protected, so that no access to a protected page goes unlogged or
- * unadmitted.
+ * unadmitted. Targets whose address space is gone are dropped first, and
+ * their slots taken again.
  *
  * Context: process context; takes targets_lock and @mm's mmap_lock.
  *
@@ -353,19 +422,28 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	u32 slots = vmt_eset_slots(s->settings.enabled_pages);
 	struct vmt_eset_entry *entries = NULL;
 	struct vmt_target *t;
+	u32 i, free;
 
 	mutex_lock(&s->targets_lock);
 	t = vmt_session_target(mm);
 	if (t)
 		goto out_unlock;
-	if (s->nr_targets < VMT_MAX_TARGETS)
+	free = s->nr_targets;
+	for (i = s->nr_targets; i-- > 0;) {
+		if (vmt_target_gone(&s->targets[i]))
+			vmt_target_drop(s, &s->targets[i]);
+		if (!s->targets[i].mm)
+			free = i;
+	}
+	if (free < VMT_MAX_TARGETS)
 		entries = vmalloc(array_size(slots, sizeof(*entries)));
 	if (!entries) {
 		atomic64_inc(&s->missed);
 		goto out_unlock;
 	}
-	t = &s->targets[s->nr_targets];
-	raw_spin_lock_init(&t->lock);
+	t = &s->targets[free];
+	/* Workers may hold the lock of a free slot: they find no mm there. */
+	raw_spin_lock_irq(&t->lock);
 	vmt_eset_init(&t->set, entries, slots, s->settings.enabled_pages,
 		      s->settings.policy == VMT_POLICY_CLOCK);
 	t->evictions = 0;
@@ -373,9 +451,9 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	t->stale_end = 0;
 	t->reprotected = 0;
 	t->evict_pending = false;
-	mutex_init(&t->evict_lock);
+	t->released = false;
+	raw_spin_unlock_irq(&t->lock);
 	t->tgid = tgid;
-	t->notified = false;
 	t->pagemap = NULL;
 	if (s->settings.events & VMT_EVENT_PAGEMAP) {
 		t->pagemap = vmt_pagemap_new(tgid);
@@ -383,16 +461,19 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 			atomic64_inc(&s->events_missed);
 	}
 	mmgrab(mm);
-	t->mm = mm;
 	/*
 	 * Before the target is published and its pages protected: from then
 	 * on the kernel's changes to them are seen. Without it, mappings the
 	 * kernel rebuilds are traced again only from the next sweep.
 	 */
-	if (vmt_notify_attach(t))
+	if (vmt_notify_attach(t, mm))
 		atomic64_inc(&s->events_missed);
 	/* Publish to the lockless vmt_session_target(): the fields first. */
-	smp_store_release(&s->nr_targets, s->nr_targets + 1);
+	smp_store_release(&t->mm, mm);
+	if (free == s->nr_targets) {
+		/* And a new slot after its mm. */
+		smp_store_release(&s->nr_targets, s->nr_targets + 1);
+	}
 
 	mmap_read_lock(mm);
 	vmt_protect_mm(mm, &s->protect);
@@ -450,6 +531,10 @@ static int __vmt_protect_targets(struct vmt_session *s)
 		kvfree(tgids);
 		return -ENOMEM;
 	}
+	for (i = 0; i < VMT_MAX_TARGETS; i++) {
+		raw_spin_lock_init(&s->targets[i].lock);
+		mutex_init(&s->targets[i].evict_lock);
+	}
 	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE) {
 		n = vmt_collect_mms(s, mms, tgids, VMT_MAX_TARGETS);
 	} else {
@@ -487,13 +572,16 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 	u32 i;
 
 	mutex_lock(&s->targets_lock);
-	/* No notifier callback runs after this, so no stale work is queued. */
 	for (i = 0; i < s->nr_targets; i++)
 		vmt_notify_detach(&s->targets[i]);
+	/* No notifier callback runs after this, so no stale work is queued. */
+	vmt_notify_synchronize();
 	vmt_enabled_flush_stale();
 	for (i = 0; i < s->nr_targets; i++) {
 		struct vmt_target *t = &s->targets[i];
 
+		if (!t->mm)
+			continue;
 		/* An address space already torn down has nothing to restore. */
 		if (mmget_not_zero(t->mm)) {
 			mmap_read_lock(t->mm);
@@ -503,7 +591,7 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 		}
 		s->evictions += t->evictions;
 		s->overflows += t->set.overflows;
-		s->reprotections += t->reprotected;
+		atomic64_add(t->reprotected, &s->reprotections);
 		vmt_pagemap_free(t->pagemap);
 		mmdrop(t->mm);
 		vfree(t->set.entries);
@@ -529,18 +617,19 @@ static void vmt_reprotect(struct work_struct *work)
 	/* Pairs with the release in vmt_session_add_target(). */
 	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
 		struct vmt_target *t = &s->targets[i];
+		struct mm_struct *mm = vmt_target_get_mm(t);
 
-		if (!mmget_not_zero(t->mm))
+		if (!mm)
 			continue;
-		mmap_read_lock(t->mm);
+		mmap_read_lock(mm);
 		raw_spin_lock_irq(&t->lock);
 		vmt_eset_clear(&t->set);
 		raw_spin_unlock_irq(&t->lock);
-		vmt_protect_mm(t->mm, &counts);
-		mmap_read_unlock(t->mm);
-		mmput(t->mm);
+		vmt_protect_mm(mm, &counts);
+		mmap_read_unlock(mm);
+		mmput(mm);
 	}
-	WRITE_ONCE(s->reprotections, s->reprotections + counts.ptes + counts.huge_pmds);
+	atomic64_add(counts.ptes + counts.huge_pmds, &s->reprotections);
 	schedule_delayed_work(&s->reprotect_work,
 			      msecs_to_jiffies(s->settings.reprotect_ms));
 }
@@ -591,7 +680,7 @@ int vmt_session_start(void)
 	__vmt_rings_reset(s);
 	memset(&s->protect, 0, sizeof(s->protect));
 	s->restored = 0;
-	s->reprotections = 0;
+	atomic64_set(&s->reprotections, 0);
 	s->evictions = 0;
 	s->overflows = 0;
 	atomic64_set(&s->deferred, 0);
@@ -687,22 +776,26 @@ void vmt_session_status(struct vmt_status *status)
 	status->huge_pmds = s->protect.huge_pmds;
 	status->deferred = atomic64_read(&s->deferred);
 	status->missed = atomic64_read(&s->missed);
-	status->reprotections = READ_ONCE(s->reprotections);
 	status->data_dropped = atomic64_read(&s->data_dropped);
 	status->events_missed = atomic64_read(&s->events_missed) +
 				vmt_dma_missed() - s->dma_missed_base;
+	/* Dropping a target moves its counts to the session's, under the lock. */
+	mutex_lock(&s->targets_lock);
+	status->reprotections = atomic64_read(&s->reprotections);
 	status->evictions = s->evictions;
 	status->overflows = s->overflows;
-	/* Pairs with the release in vmt_session_add_target(). */
-	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
+	for (i = 0; i < s->nr_targets; i++) {
 		struct vmt_target *t = &s->targets[i];
 
 		raw_spin_lock_irq(&t->lock);
-		status->evictions += t->evictions;
-		status->overflows += t->set.overflows;
-		status->reprotections += t->reprotected;
+		if (t->mm) {
+			status->evictions += t->evictions;
+			status->overflows += t->set.overflows;
+			status->reprotections += t->reprotected;
+		}
 		raw_spin_unlock_irq(&t->lock);
 	}
+	mutex_unlock(&s->targets_lock);
 	if (s->rings) {
 		for_each_possible_cpu(cpu) {
 			cr = s->rings[cpu];

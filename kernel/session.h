@@ -61,14 +61,17 @@ struct vmt_settings {
  *		the probes with acquire
  * @tgids_lock:	serializes appends to @tgids; the fork probe takes it, with
  *		interrupts off
- * @targets:	with VMT_CONFIG_PROTECT, VMT_MAX_TARGETS address spaces of
- *		the traced processes, protected when added and restored at
- *		stop; the first @nr_targets are in use
+ * @targets:	with VMT_CONFIG_PROTECT, VMT_MAX_TARGETS slots for the
+ *		address spaces of the traced processes, protected when added
+ *		and restored at stop; a target whose address space is gone is
+ *		dropped when another is added, and its slot taken again; the
+ *		first @nr_targets slots are in use or free (their mm NULL)
  * @nr_targets:	published with release once a target is filled in, read by
  *		the probes with acquire; set to 0 only once they are detached
- * @targets_lock: serializes adding targets (start, and the task_work of a
- *		child or an exec'd process) and @protect; stop takes it only
- *		once every task_work has run
+ * @targets_lock: serializes adding and dropping targets (start, and the
+ *		task_work of a child or an exec'd process), @protect and the
+ *		counts of dropped targets; stop takes it only once every
+ *		task_work has run
  * @missed:	processes and address spaces left untraced for want of room
  * @exclude_mm:	system-wide, the address space of the process that started
  *		tracing (the collector), which is not traced; pinned with
@@ -79,10 +82,11 @@ struct vmt_settings {
  * @dma_missed_base: vmt_dma_missed() at start
  * @protect:	what protecting them did
  * @restored:	PTEs mapped back at stop
- * @evictions:	and @overflows: of the targets of the last session, once
- *		they are gone
+ * @evictions:	and @overflows: of the targets dropped, and of the last
+ *		session's once they are gone
  * @deferred:	evictions put off because no task_work slot was free
- * @reprotections: PTEs protected again by @reprotect_work
+ * @reprotections: PTEs protected again by @reprotect_work, and in the
+ *		stale ranges of the targets dropped or gone
  * @reprotect_work: the periodic re-protection, when asked for
  * @readers:	poll()ers of the device, woken when a ring reaches its
  *		watermark and when tracing stops
@@ -114,7 +118,7 @@ struct vmt_session {
 	u64 evictions;
 	u64 overflows;
 	atomic64_t deferred;
-	u64 reprotections;
+	atomic64_t reprotections;
 	struct delayed_work reprotect_work;
 	wait_queue_head_t readers;
 };
@@ -137,6 +141,7 @@ struct vmt_target *vmt_session_target(struct mm_struct *mm);
 bool vmt_session_traces(struct task_struct *task);
 bool vmt_session_traces_tgid(struct task_struct *task);
 void vmt_session_follow(struct task_struct *child);
+void vmt_session_unfollow(pid_t tgid);
 struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid);
 
 /* probe.c */

@@ -545,7 +545,7 @@ void collector_print_counters(const struct collector *c, FILE *out)
 			(unsigned long long)status->deferred,
 			(unsigned long long)status->reprotections);
 	if (status->missed)
-		fprintf(out, "[ %llu processes or address spaces not traced: over %u ]\n",
+		fprintf(out, "[ %llu processes or address spaces not traced: over %u at once ]\n",
 			(unsigned long long)status->missed, VMT_MAX_TARGETS);
 	if (status->data_dropped || status->events_missed)
 		fprintf(out, "[ events: %llu names or paths left out (too long), "

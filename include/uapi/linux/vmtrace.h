@@ -407,13 +407,15 @@ struct vmt_version {
  * the page it displaces is protected again, its TLB entries flushed, and a
  * VMT_REC_EVICT record written. Stop maps back every page still protected.
  * With SYSTEM_WIDE, every traced address space is protected, up to
- * VMT_MAX_TARGETS (the rest are counted in vmt_status.missed).
+ * VMT_MAX_TARGETS at once: the room of one whose process exited is taken
+ * again (the rest are counted in vmt_status.missed).
  */
 #define VMT_CONFIG_PROTECT	0x4
 /*
  * Follow the targets' children: a process a target forks (not a thread,
- * which is traced anyway) becomes a target. Whatever the flag, a target
- * that execs stays one, in its new address space.
+ * which is traced anyway) becomes a target, up to VMT_MAX_TARGETS
+ * processes at once (one that exits makes room). Whatever the flag, a
+ * target that execs stays one, in its new address space.
  */
 #define VMT_CONFIG_FOLLOW	0x8
 #define VMT_CONFIG_FLAGS	(VMT_CONFIG_SYSTEM_WIDE | VMT_CONFIG_OVERWRITE | \
@@ -494,7 +496,7 @@ struct vmt_status {
 	__u64 overflows;	/* faulting pages an enabled set had no room for */
 	__u64 deferred;		/* evictions put off to a thread's next fault */
 	__u64 reprotections;	/* PTEs and huge PMDs protected again: sweeps, after mprotect */
-	__u64 missed;		/* children or address spaces past VMT_MAX_TARGETS: not traced */
+	__u64 missed;		/* processes or address spaces past VMT_MAX_TARGETS at once */
 	__u64 data_dropped;	/* variable-size data left out (VMT_DATA_DROPPED) */
 	/*
 	 * Introspection events that could not be written whole: mappings a

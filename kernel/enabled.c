@@ -196,7 +196,8 @@ void vmt_enabled_sys_exit(void)
 	 * An evictor takes evict_lock before it clears evict_pending: seen
 	 * clear, the lock is held until its victims are protected, or they are.
 	 * Read the flag before the lock, as the evictor wrote them the other
-	 * way round.
+	 * way round (its locked cmpxchg orders the two stores: x86, as the
+	 * whole module).
 	 */
 	smp_rmb();
 	if (mutex_is_locked(&t->evict_lock))
@@ -325,7 +326,7 @@ struct mm_struct *vmt_target_get_mm(struct vmt_target *t)
 	struct mm_struct *mm;
 
 	raw_spin_lock_irq(&t->lock);
-	mm = t->mm;
+	mm = READ_ONCE(t->mm);
 	if (mm && !mmget_not_zero(mm))
 		mm = NULL;
 	raw_spin_unlock_irq(&t->lock);
@@ -354,8 +355,14 @@ static void vmt_stale_work_fn(struct work_struct *work)
 		if (!todo)
 			continue;
 		mm = vmt_target_get_mm(t);
-		if (!mm)
+		if (!mm) {
+			/* Gone (exec, exit): the system-call exit probe need not look. */
+			raw_spin_lock_irq(&t->lock);
+			if (!t->mm || !atomic_read(&t->mm->mm_users))
+				vmt_enabled_evict_dropped(t);
+			raw_spin_unlock_irq(&t->lock);
 			continue;
+		}
 		vmt_enabled_evict(t);
 		mmput(mm);
 	}
@@ -374,14 +381,17 @@ void vmt_enabled_queue_stale(void)
 }
 
 /**
- * vmt_enabled_evict_dropped() - a target with an eviction pending was
- * dropped: nothing evicts for it any more
+ * vmt_enabled_evict_dropped() - @t's address space is gone: nothing evicts
+ * for it any more
+ * @t:		the target
  *
- * Context: targets_lock and the target's lock held.
+ * Context: @t's lock held.
  */
-void vmt_enabled_evict_dropped(void)
+void vmt_enabled_evict_dropped(struct vmt_target *t)
 {
-	atomic_dec(&vmt_evicts_pending);
+	if (t->evict_pending)
+		atomic_dec(&vmt_evicts_pending);
+	t->evict_pending = false;
 }
 
 /**

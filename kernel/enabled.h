@@ -65,7 +65,7 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
 void vmt_enabled_sys_exit(void);
-void vmt_enabled_evict_dropped(void);
+void vmt_enabled_evict_dropped(struct vmt_target *t);
 struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);

@@ -116,27 +116,19 @@ void vmt_probe_exec_event(void *data, struct task_struct *p, pid_t old_pid,
 
 /*
  * sched:sched_process_exit, in the exiting thread, after it has let go of
- * its address space: the process is recognized by its thread group id, and
- * when its last thread exits, it is no longer a target.
+ * its address space: the process is recognized by its thread group id.
  */
 void vmt_probe_exit(void *data, struct task_struct *p)
 {
 	struct vmt_record rec;
-	bool group_dead;
 
-	/* Pairs with the release in vmt_session_start(): settings are in place. */
-	if (!smp_load_acquire(&vmt_session.tracing) || !vmt_session_traces_tgid(p))
+	if (!vmt_events_on(VMT_EVENT_TASK) || !vmt_session_traces_tgid(p))
 		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.exit.exit_code = p->exit_code;
 	/* do_exit() counted this thread out before it got here. */
-	group_dead = atomic_read(&p->signal->live) == 0;
-	if (vmt_events_on(VMT_EVENT_TASK)) {
-		memset(&rec, 0, sizeof(rec));
-		rec.exit.exit_code = p->exit_code;
-		rec.exit.group_dead = group_dead;
-		vmt_emit(&rec, VMT_REC_EXIT);
-	}
-	if (group_dead)
-		vmt_session_unfollow(task_tgid_nr(p));
+	rec.exit.group_dead = atomic_read(&p->signal->live) == 0;
+	vmt_emit(&rec, VMT_REC_EXIT);
 }
 
 /* task:task_rename, with the task's lock held: @task may not be current. */

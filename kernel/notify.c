@@ -31,6 +31,7 @@
  */
 #include <linux/mmu_notifier.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "events.h"
 #include "notify.h"
@@ -98,6 +99,10 @@ static void vmt_notify_release(struct mmu_notifier *mn, struct mm_struct *mm)
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 
+/* Notifiers not freed yet: the module's code frees them. */
+static atomic_t vmt_notifiers = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(vmt_notifiers_freed);
+
 /* Called once no callback can run any more (an SRCU grace period). */
 static void vmt_notify_free(struct mmu_notifier *mn)
 {
@@ -105,6 +110,9 @@ static void vmt_notify_free(struct mmu_notifier *mn)
 
 	vmt_pagemap_free(vn->pagemap);
 	kfree(vn);
+	/* Nothing of the module runs after this but the return. */
+	if (atomic_dec_and_test(&vmt_notifiers))
+		wake_up_all(&vmt_notifiers_freed);
 }
 
 static const struct mmu_notifier_ops vmt_notify_ops = {
@@ -138,12 +146,14 @@ int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm)
 	raw_spin_lock_irq(&t->lock);
 	WRITE_ONCE(t->mn, vn);
 	raw_spin_unlock_irq(&t->lock);
+	atomic_inc(&vmt_notifiers);
 	err = mmu_notifier_register(&vn->mn, mm);
 	if (err) {
 		raw_spin_lock_irq(&t->lock);
 		WRITE_ONCE(t->mn, NULL);
 		raw_spin_unlock_irq(&t->lock);
 		kfree(vn);
+		atomic_dec(&vmt_notifiers);
 	}
 	return err;
 }
@@ -171,14 +181,25 @@ void vmt_notify_detach(struct vmt_target *t)
 }
 
 /**
- * vmt_notify_synchronize() - wait until every notifier let go of is freed:
- * no callback runs afterwards
+ * vmt_notify_quiesce() - wait until the callbacks running now are over
+ *
+ * Context: process context; sleeps.
+ */
+void vmt_notify_quiesce(void)
+{
+	mmu_notifier_synchronize();
+}
+
+/**
+ * vmt_notify_synchronize() - once every notifier was let go of, wait until
+ * they are freed: no callback, nor the module's free, runs afterwards
  *
  * Context: process context; sleeps.
  */
 void vmt_notify_synchronize(void)
 {
 	mmu_notifier_synchronize();
+	wait_event(vmt_notifiers_freed, !atomic_read(&vmt_notifiers));
 }
 
 #else /* Without notifiers only mprotect is caught: see protect.c. */
@@ -189,6 +210,10 @@ int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm)
 }
 
 void vmt_notify_detach(struct vmt_target *t)
+{
+}
+
+void vmt_notify_quiesce(void)
 {
 }
 

@@ -10,6 +10,7 @@ struct vmt_target;
 
 int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm);
 void vmt_notify_detach(struct vmt_target *t);
+void vmt_notify_quiesce(void);
 void vmt_notify_synchronize(void);
 void vmt_probe_migration_pte(void *data, unsigned long addr, unsigned long pte, int order);
 

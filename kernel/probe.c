@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <asm/ptrace.h>
 #include <asm/trap_pf.h>
 
@@ -34,6 +35,7 @@ static struct tracepoint *vmt_tp_exec_event;
 static struct tracepoint *vmt_tp_switch;
 static struct tracepoint *vmt_tp_newtask;
 static struct tracepoint *vmt_tp_exit;
+static struct tracepoint *vmt_tp_free;
 static struct tracepoint *vmt_tp_rename;
 static struct tracepoint *vmt_tp_sys_exit;
 static struct tracepoint *vmt_tp_sys_exit_protect;
@@ -180,6 +182,16 @@ static void vmt_probe_fault_kernel(void *data, unsigned long address,
 	/* Only the kernel touching a target's user memory (copy_to_user...). */
 	if (address >= TASK_SIZE_MAX)
 		return;
+	/*
+	 * Nor a fault the kernel will not handle: with page faults disabled
+	 * (perf or BPF reading a user stack, maybe under the scheduler's
+	 * locks) the access fails and is not made. The admission would queue
+	 * work, which may wake a worker: not under a run-queue lock. (Atomic
+	 * user accesses disable page faults; in_atomic() is no test here, the
+	 * tracepoint disables preemption itself.)
+	 */
+	if (pagefault_disabled())
+		return;
 	vmt_log_fault(address, regs, error_code, true);
 }
 
@@ -210,6 +222,20 @@ static void vmt_probe_fork(void *data, struct task_struct *parent, struct task_s
 		vmt_enabled_attach(child);
 }
 
+/*
+ * sched:sched_process_free, once a task is released, from RCU: when the
+ * leader of a process is, every thread of the process has exited (and
+ * had its exit event written), and a followed process is one no more. Its
+ * pid (task_tgid_nr() is 0 by now) may be in use again already, by a
+ * process followed since: one entry only goes.
+ */
+static void vmt_probe_free(void *data, struct task_struct *p)
+{
+	/* Pairs with the release in vmt_session_start(): settings are in place. */
+	if (smp_load_acquire(&vmt_session.tracing) && p->pid == p->tgid)
+		vmt_session_unfollow(p->tgid);
+}
+
 /* sched:sched_process_exec: a target's new address space is traced too. */
 static void vmt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
@@ -231,6 +257,7 @@ static const struct vmt_probe vmt_probes[] = {
 	{ &vmt_tp_fault_kernel, "page_fault_kernel", vmt_probe_fault_kernel },
 	{ &vmt_tp_fork, "sched_process_fork", vmt_probe_fork },
 	{ &vmt_tp_exec, "sched_process_exec", vmt_probe_exec },
+	{ &vmt_tp_free, "sched_process_free", vmt_probe_free },
 	/* events.c and vma.c */
 	{ &vmt_tp_exec_event, "sched_process_exec", vmt_probe_exec_event },
 	{ &vmt_tp_switch, "sched_switch", vmt_probe_switch },

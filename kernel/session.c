@@ -345,11 +345,11 @@ out_unlock:
 }
 
 /**
- * vmt_session_unfollow() - a traced process exited: its entry is free, and
+ * vmt_session_unfollow() - a traced process is gone: its entry is free, and
  * a new process that gets its pid is not traced
  * @tgid:	the process
  *
- * Context: the exit probe; may not sleep.
+ * Context: the task-free probe (RCU callback); may not sleep.
  */
 void vmt_session_unfollow(pid_t tgid)
 {
@@ -360,9 +360,12 @@ void vmt_session_unfollow(pid_t tgid)
 	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)
 		return;
 	raw_spin_lock_irqsave(&s->tgids_lock, flags);
-	for (i = 0; i < s->nr_tgids; i++)
-		if (s->tgids[i] == tgid)
+	for (i = 0; i < s->nr_tgids; i++) {
+		if (s->tgids[i] == tgid) {
 			WRITE_ONCE(s->tgids[i], 0);
+			break;
+		}
+	}
 	raw_spin_unlock_irqrestore(&s->tgids_lock, flags);
 }
 
@@ -383,9 +386,7 @@ static void vmt_target_drop(struct vmt_session *s, struct vmt_target *t)
 	s->evictions += t->evictions;
 	s->overflows += t->set.overflows;
 	atomic64_add(t->reprotected, &s->reprotections);
-	if (t->evict_pending)
-		vmt_enabled_evict_dropped();
-	t->evict_pending = false;
+	vmt_enabled_evict_dropped(t);
 	raw_spin_unlock_irq(&t->lock);
 	vmt_pagemap_free(t->pagemap);
 	t->pagemap = NULL;
@@ -572,11 +573,17 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 	u32 i;
 
 	mutex_lock(&s->targets_lock);
+	/*
+	 * Notifier callbacks that saw tracing on may still queue the stale
+	 * work: once they are over, the work is waited for, and only then are
+	 * the notifiers let go of (their page-mapping tables, which the work
+	 * may log to, go with them).
+	 */
+	vmt_notify_quiesce();
+	vmt_enabled_flush_stale();
 	for (i = 0; i < s->nr_targets; i++)
 		vmt_notify_detach(&s->targets[i]);
-	/* No notifier callback runs after this, so no stale work is queued. */
 	vmt_notify_synchronize();
-	vmt_enabled_flush_stale();
 	for (i = 0; i < s->nr_targets; i++) {
 		struct vmt_target *t = &s->targets[i];
 

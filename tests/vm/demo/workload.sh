@@ -30,7 +30,10 @@ vmtrace verify demo.vmt | sed 's/^/   /'
 echo "== vmtrace report demo.vmt"
 vmtrace report --buckets 8 --top 5 demo.vmt | sed 's/^/   /'
 echo "   first references:"
-vmtrace dump demo.vmt | grep -m3 ' ref ' | sed 's/^/     /'
+# To a file first: grep -m3 would end the pipe early, and pipefail take
+# vmtrace's SIGPIPE for a failure.
+vmtrace dump demo.vmt >demo.txt
+grep -m3 ' ref ' demo.txt | sed 's/^/     /'
 rmmod vmtrace
 echo "== module unloaded; kernel log:"
 dmesg | grep 'vmtrace:' | sed 's/^/   /'

@@ -343,26 +343,25 @@ static void vmt_stale_work_fn(struct work_struct *work)
 	struct vmt_session *s = &vmt_session;
 	struct vmt_target *t;
 	struct mm_struct *mm;
-	bool todo;
 	u32 i;
 
 	/* Pairs with the release in vmt_session_add_target(). */
 	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
 		t = &s->targets[i];
+		/* A reference on the mm is taken under the lock, or none. */
 		raw_spin_lock_irq(&t->lock);
-		todo = t->stale_start < t->stale_end || t->evict_pending;
-		raw_spin_unlock_irq(&t->lock);
-		if (!todo)
-			continue;
-		mm = vmt_target_get_mm(t);
-		if (!mm) {
-			/* Gone (exec, exit): the system-call exit probe need not look. */
-			raw_spin_lock_irq(&t->lock);
-			if (!t->mm || !atomic_read(&t->mm->mm_users))
+		mm = NULL;
+		if (t->stale_start < t->stale_end || t->evict_pending) {
+			mm = READ_ONCE(t->mm);
+			if (mm && !mmget_not_zero(mm)) {
+				/* Gone (exec, exit): the system-call exit probe need not look. */
 				vmt_enabled_evict_dropped(t);
-			raw_spin_unlock_irq(&t->lock);
-			continue;
+				mm = NULL;
+			}
 		}
+		raw_spin_unlock_irq(&t->lock);
+		if (!mm)
+			continue;
 		vmt_enabled_evict(t);
 		mmput(mm);
 	}

@@ -6,9 +6,10 @@
  * The fault probe runs with interrupts off, before the fault is handled: it
  * may not take mmap_lock, a PTE lock (whose holder may be waiting for this
  * CPU to answer a TLB-flush IPI) or flush a TLB. So it only admits the page
- * to the set and queues a task_work on the faulting thread. The work runs
- * when the thread next returns to user space, after the fault is handled and
- * before the faulting instruction is retried, in process context: it takes
+ * to the set and, when the set holds more than it may, queues a task_work
+ * on the faulting thread. The work runs when the thread next returns to
+ * user space, after the fault is handled and before the faulting
+ * instruction is retried, in process context: it takes
  * mmap_read_lock, protects the victims under their PTE locks, flushes their
  * TLB entries on every CPU that may hold them, and only then writes their
  * EVICT records. So when a thread runs user code again, its address space
@@ -58,7 +59,7 @@
 #define VMT_TWORK_BITS		8
 #define VMT_TWORKS		BIT(VMT_TWORK_BITS)
 #define VMT_TWORK_PROBES	8	/* slots a thread may use, from its hash */
-#define VMT_EVICT_BATCH		16
+#define VMT_EVICT_BATCH		VMT_ESET_BATCH_MAX	/* a whole batch a round */
 
 struct vmt_twork {
 	struct callback_head cb;
@@ -140,9 +141,11 @@ static void vmt_twork_run(struct callback_head *cb)
 	/*
 	 * Stop may go on, and the module go away, once this is zero: nothing
 	 * of the module may run after it but the return. (A module cannot
-	 * close that window completely; it is a few instructions.)
+	 * close that window completely; it is a few instructions.) Only a
+	 * stop waits: most works take no wait-queue lock (wq_has_sleeper()'s
+	 * barrier pairs with the waiter's, between its enqueue and its check).
 	 */
-	if (atomic_dec_and_test(&vmt_tworks_pending))
+	if (atomic_dec_and_test(&vmt_tworks_pending) && wq_has_sleeper(&vmt_tworks_idle))
 		wake_up_all(&vmt_tworks_idle);
 }
 
@@ -152,19 +155,29 @@ static void vmt_twork_run(struct callback_head *cb)
  * @addr:	the faulting address
  * @ip:		the faulting instruction
  * @kernel_mode: the fault came from kernel mode
+ * @stale:	the fault marked a stale range of @t, to protect again
+ *
+ * Work is queued only when there is some: the set holds more than it may,
+ * or @stale. Faults that fill the set, and those between two evictions of
+ * a batch, queue nothing.
  *
  * Context: the fault probe: interrupts off, current is the faulting thread.
  */
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
-		       bool kernel_mode)
+		       bool kernel_mode, bool stale)
 {
+	bool work;
+
 	raw_spin_lock(&t->lock);
 	vmt_eset_admit(&t->set, addr, task_pid_nr(current), ip, kernel_mode);
-	if (kernel_mode && !t->evict_pending) {
+	work = stale || vmt_eset_over(&t->set);
+	if (work && kernel_mode && !t->evict_pending) {
 		t->evict_pending = true;
 		atomic_inc(&vmt_evicts_pending);
 	}
 	raw_spin_unlock(&t->lock);
+	if (!work)
+		return;
 	/* See the top of this file for why kernel mode queues no task_work. */
 	if (kernel_mode)
 		vmt_enabled_queue_stale();
@@ -433,6 +446,49 @@ static bool vmt_young(void *data, unsigned long addr)
 	return true;
 }
 
+/*
+ * Victims closer than this share one flush; farther apart, each group has
+ * its own. The kernel flushes a range of more than 33 pages whole
+ * (tlb_single_page_flush_ceiling), which costs the whole address space's
+ * TLB entries: a batch of pages spread over the heap would.
+ */
+#define VMT_FLUSH_GROUP		(32 * PAGE_SIZE)
+
+/*
+ * No CPU may use a TLB entry of the @n victims of @mm that were protected
+ * (@done): their ranges are flushed in address order, those within
+ * VMT_FLUSH_GROUP of each other together. As many flushes as before
+ * batching at worst (one a victim), often fewer.
+ */
+static void vmt_flush_victims(struct mm_struct *mm, const unsigned long *victims,
+			      const bool *done, const bool *huge, u32 n)
+{
+	unsigned long start[VMT_EVICT_BATCH], end[VMT_EVICT_BATCH], size, lo, hi;
+	u32 i, j, m = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!done[i])
+			continue;
+		/* A THP victim is flushed whole. */
+		size = huge[i] ? HPAGE_PMD_SIZE : PAGE_SIZE;
+		lo = victims[i] & ~(size - 1);
+		/* Insertion sort: a batch is at most VMT_EVICT_BATCH pages. */
+		for (j = m++; j > 0 && start[j - 1] > lo; j--) {
+			start[j] = start[j - 1];
+			end[j] = end[j - 1];
+		}
+		start[j] = lo;
+		end[j] = lo + size;
+	}
+	for (i = 0; i < m; i = j) {
+		lo = start[i];
+		hi = end[i];
+		for (j = i + 1; j < m && start[j] < lo + VMT_FLUSH_GROUP; j++)
+			hi = max(hi, end[j]);
+		vmt_flush_tlb_range(mm, lo, hi);
+	}
+}
+
 /**
  * vmt_enabled_evict() - protect what @t's enabled set no longer holds, and
  * its stale range
@@ -447,7 +503,6 @@ void vmt_enabled_evict(struct vmt_target *t)
 	unsigned long victims[VMT_EVICT_BATCH];
 	pte_t old[VMT_EVICT_BATCH];
 	bool done[VMT_EVICT_BATCH], huge[VMT_EVICT_BATCH];
-	unsigned long start, end, size;
 	u32 i, n, evicted;
 	bool pending;
 
@@ -463,23 +518,16 @@ void vmt_enabled_evict(struct vmt_target *t)
 		n = vmt_eset_evict(&t->set, victims, VMT_EVICT_BATCH, vmt_young, &ctx);
 		raw_spin_unlock_irq(&t->lock);
 
-		start = ULONG_MAX;
-		end = 0;
 		evicted = 0;
 		for (i = 0; i < n; i++) {
 			done[i] = vmt_protect_page(t->mm, victims[i], &old[i], &huge[i]);
-			if (!done[i])
-				continue;
-			size = huge[i] ? HPAGE_PMD_SIZE : PAGE_SIZE;
-			start = min(start, victims[i] & ~(size - 1));
-			end = max(end, (victims[i] & ~(size - 1)) + size);
-			evicted++;
+			evicted += done[i];
 		}
 		/* Until every CPU forgets them, the victims are not protected. */
 		if (ctx.cleared)
 			vmt_flush_tlb_range(t->mm, 0, TASK_SIZE);
-		else if (evicted)
-			vmt_flush_tlb_range(t->mm, start, end);
+		else
+			vmt_flush_victims(t->mm, victims, done, huge, n);
 		ctx.cleared = false;
 
 		for (i = 0; i < n; i++)

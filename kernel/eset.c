@@ -15,10 +15,13 @@
  * A page admitted while it is in the set already (a copy-on-write fault on an
  * enabled page) is removed from its old place: an entry becomes 0 and its
  * slot is reclaimed when the tail passes it, or by compaction when the
- * queue is full.
+ * queue is full. The old place is found through the set's index, a hash
+ * table of the live entries: the fault probe does not walk the queue.
  */
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/string.h>
 
 #include "eset.h"
 
@@ -38,26 +41,113 @@ u32 vmt_eset_slots(u32 capacity)
 }
 
 /**
+ * vmt_eset_storage() - bytes of storage a set of @slots entries needs
+ * @slots:	from vmt_eset_slots()
+ *
+ * Return: the size of the entries and of the index.
+ */
+size_t vmt_eset_storage(u32 slots)
+{
+	return (size_t)slots * (sizeof(struct vmt_eset_entry) + 2 * sizeof(u32));
+}
+
+/**
  * vmt_eset_init() - an empty set
  * @set:	the set
- * @entries:	@slots entries of storage
+ * @storage:	vmt_eset_storage(@slots) bytes, suitably aligned (vmalloc)
  * @slots:	from vmt_eset_slots()
  * @capacity:	N, 0 allowed
  * @clock:	CLOCK rather than FIFO
  */
-void vmt_eset_init(struct vmt_eset *set, struct vmt_eset_entry *entries, u32 slots,
-		   u32 capacity, bool clock)
+void vmt_eset_init(struct vmt_eset *set, void *storage, u32 slots, u32 capacity, bool clock)
 {
 	memset(set, 0, sizeof(*set));
-	set->entries = entries;
+	set->entries = storage;
+	set->index = (u32 *)(set->entries + slots);
+	memset(set->index, 0, 2 * sizeof(u32) * slots);
 	set->slots = slots;
 	set->capacity = capacity;
+	set->batch = clamp_t(u32, capacity / 32, 1, VMT_ESET_BATCH_MAX);
 	set->clock = clock;
 }
 
 static struct vmt_eset_entry *vmt_eset_at(struct vmt_eset *set, u64 n)
 {
 	return &set->entries[n & (set->slots - 1)];
+}
+
+/* The index cell where the search for @addr starts. */
+static u32 vmt_eset_home(const struct vmt_eset *set, unsigned long addr)
+{
+	return hash_long(addr >> PAGE_SHIFT, ilog2(2 * set->slots));
+}
+
+/* The index cell of @addr's entry, or -1 if the page is not in the set. */
+static s64 vmt_eset_find(const struct vmt_eset *set, unsigned long addr)
+{
+	u32 mask = 2 * set->slots - 1, i, slot;
+
+	for (i = vmt_eset_home(set, addr); (slot = set->index[i]); i = (i + 1) & mask)
+		if (set->entries[slot - 1].addr == addr)
+			return i;
+	return -1;
+}
+
+/* Index the entry of @addr, at @slot. */
+static void vmt_eset_index_add(struct vmt_eset *set, unsigned long addr, u32 slot)
+{
+	u32 mask = 2 * set->slots - 1, i;
+
+	/* At most @slots live entries in 2 * @slots cells: there is room. */
+	for (i = vmt_eset_home(set, addr); set->index[i]; i = (i + 1) & mask)
+		;
+	set->index[i] = slot + 1;
+}
+
+/*
+ * Empty index cell @i and move later cells of its probe sequence back, so
+ * that every entry stays reachable from its home cell (the deletion of
+ * linear probing, without tombstones). The entries the other cells name are
+ * live, their addresses set.
+ */
+static void vmt_eset_index_del(struct vmt_eset *set, u32 i)
+{
+	u32 mask = 2 * set->slots - 1, j = i, home;
+
+	for (;;) {
+		set->index[i] = 0;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!set->index[j])
+				return;
+			home = vmt_eset_home(set, set->entries[set->index[j] - 1].addr);
+			/* Cell j may move to i if its home is not in (i, j]. */
+			if (((j - home) & mask) >= ((j - i) & mask))
+				break;
+		}
+		set->index[i] = set->index[j];
+		i = j;
+	}
+}
+
+/* The entry of @addr moved to @slot. */
+static void vmt_eset_index_move(struct vmt_eset *set, unsigned long addr, u32 slot)
+{
+	s64 i = vmt_eset_find(set, addr);
+
+	if (!WARN_ON_ONCE(i < 0))
+		set->index[i] = slot + 1;
+}
+
+/* Take the live entry @e out of the set. */
+static void vmt_eset_remove(struct vmt_eset *set, struct vmt_eset_entry *e)
+{
+	s64 i = vmt_eset_find(set, e->addr);
+
+	if (!WARN_ON_ONCE(i < 0))
+		vmt_eset_index_del(set, i);
+	e->addr = 0;
+	set->live--;
 }
 
 static bool vmt_eset_pinned(const struct vmt_eset *set, const struct vmt_eset_entry *e)
@@ -73,8 +163,13 @@ static void vmt_eset_compact(struct vmt_eset *set)
 	for (r = set->tail; r != set->head; r++) {
 		struct vmt_eset_entry *e = vmt_eset_at(set, r);
 
-		if (e->addr)
-			*vmt_eset_at(set, w++) = *e;
+		if (!e->addr)
+			continue;
+		if (r != w) {
+			*vmt_eset_at(set, w) = *e;
+			vmt_eset_index_move(set, e->addr, w & (set->slots - 1));
+		}
+		w++;
 	}
 	set->head = w;
 }
@@ -98,19 +193,14 @@ bool vmt_eset_admit(struct vmt_eset *set, unsigned long addr, u32 tid, unsigned 
 		    bool kernel_mode)
 {
 	struct vmt_eset_entry *e;
-	u64 n;
+	s64 i;
 
 	addr &= PAGE_MASK;
 	if (!addr)
 		return false;
-	for (n = set->tail; n != set->head; n++) {
-		e = vmt_eset_at(set, n);
-		if (e->addr == addr) {
-			e->addr = 0;
-			set->live--;
-			break;
-		}
-	}
+	i = vmt_eset_find(set, addr);
+	if (i >= 0)
+		vmt_eset_remove(set, &set->entries[set->index[i] - 1]);
 	if (set->head - set->tail == set->slots)
 		vmt_eset_compact(set);
 	if (set->head - set->tail == set->slots) {
@@ -126,6 +216,7 @@ bool vmt_eset_admit(struct vmt_eset *set, unsigned long addr, u32 tid, unsigned 
 		set->run_tid = tid;
 		set->run_ip = ip;
 	}
+	vmt_eset_index_add(set, addr, set->head & (set->slots - 1));
 	e = vmt_eset_at(set, set->head++);
 	e->addr = addr;
 	e->ip = ip;
@@ -151,24 +242,28 @@ static void vmt_eset_trim(struct vmt_eset *set)
  * @young:	CLOCK only: tests and clears a page's Accessed bit
  * @ctx:	passed to @young
  *
- * Removes entries, oldest first, until the set holds no more than its
- * capacity (pinned entries apart) or @victims is full. Pinned entries stay
- * where they are; under CLOCK an accessed entry moves to the newest end,
- * its bit cleared, so a second pass evicts in the same order if every page
- * was accessed. The caller protects the victims; call again while it
- * returns @max.
+ * When the set holds more pages than its capacity, removes entries, oldest
+ * first, until it holds its capacity less a batch, plus one (pinned entries
+ * apart), or @victims is full. Pinned entries stay where they are; under
+ * CLOCK an accessed entry moves to the newest end, its bit cleared, so a
+ * second pass evicts in the same order if every page was accessed. The
+ * caller protects the victims; call again while it returns @max.
  *
  * Return: the number of victims.
  */
 u32 vmt_eset_evict(struct vmt_eset *set, unsigned long *victims, u32 max,
 		   vmt_eset_young_fn young, void *ctx)
 {
-	u32 n = 0, pass;
+	u32 n = 0, pass, goal;
 	u64 i, end;
 
-	for (pass = 0; pass < 2 && set->live > set->capacity && n < max; pass++) {
+	if (!vmt_eset_over(set))
+		return 0;
+	/* batch <= max(capacity, 1): the goal is at least 0. */
+	goal = set->capacity + 1 - set->batch;
+	for (pass = 0; pass < 2 && set->live > goal && n < max; pass++) {
 		end = set->head;
-		for (i = set->tail; i != end && set->live > set->capacity && n < max; i++) {
+		for (i = set->tail; i != end && set->live > goal && n < max; i++) {
 			struct vmt_eset_entry *e = vmt_eset_at(set, i);
 
 			if (!e->addr || vmt_eset_pinned(set, e))
@@ -176,14 +271,15 @@ u32 vmt_eset_evict(struct vmt_eset *set, unsigned long *victims, u32 max,
 			if (set->clock && young(ctx, e->addr)) {
 				/* With no free slot it keeps its place, bit cleared. */
 				if (set->head - set->tail < set->slots) {
+					vmt_eset_index_move(set, e->addr,
+							    set->head & (set->slots - 1));
 					*vmt_eset_at(set, set->head++) = *e;
 					e->addr = 0;
 				}
 				continue;
 			}
 			victims[n++] = e->addr;
-			e->addr = 0;
-			set->live--;
+			vmt_eset_remove(set, e);
 		}
 		vmt_eset_trim(set);
 	}
@@ -224,6 +320,8 @@ u32 vmt_eset_pages_in(struct vmt_eset *set, unsigned long start, unsigned long e
  */
 void vmt_eset_clear(struct vmt_eset *set)
 {
+	/* 8 bytes a slot: 16 KiB for the default N. */
+	memset(set->index, 0, 2 * sizeof(u32) * set->slots);
 	set->head = 0;
 	set->tail = 0;
 	set->live = 0;

@@ -75,23 +75,26 @@ static u8 vmt_fault_cause(unsigned long error_code, pte_t pte)
  * The fault on a protnone PTE of a large folio mapped by PTEs maps all of
  * the folio's back (see VMT_NUMA_FAULT_MAPS_FOLIO): its span, clipped to
  * the 2 MiB around @address, is protected again before the thread returns
- * to user space (the admission's task_work), but for the enabled pages.
+ * to user space (the admission's work), but for the enabled pages.
  * The folio is read without a reference: a stale answer only widens or
  * narrows what is protected again.
+ *
+ * Return: whether a range was marked.
  */
-static void vmt_mark_folio_stale(struct vmt_target *t, unsigned long address, u64 pfn)
+static bool vmt_mark_folio_stale(struct vmt_target *t, unsigned long address, u64 pfn)
 {
 	unsigned long start, end, lo = address & HPAGE_PMD_MASK;
 	struct folio *folio;
 
 	if (!pfn || !pfn_valid(pfn))
-		return;
+		return false;
 	folio = page_folio(pfn_to_page(pfn));
 	if (!folio_test_large(folio))
-		return;
+		return false;
 	start = (address & PAGE_MASK) - (pfn - folio_pfn(folio)) * PAGE_SIZE;
 	end = start + folio_nr_pages(folio) * PAGE_SIZE;
 	vmt_enabled_mark_stale(t, max(start, lo), min(end, lo + HPAGE_PMD_SIZE));
+	return true;
 }
 
 static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
@@ -99,7 +102,7 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 {
 	struct vmt_target *t;
 	struct vmt_record rec;
-	bool huge;
+	bool huge, stale;
 	pte_t pte;
 
 	/*
@@ -131,13 +134,14 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 		if (t && t->pagemap && rec.ref.pfn && vmt_events_on(VMT_EVENT_PAGEMAP))
 			vmt_pagemap_log(t->pagemap, huge ? address & HPAGE_PMD_MASK :
 					address & PAGE_MASK, rec.ref.pfn, huge);
-		/* A THP is one entry of the set, by its first page. */
-		if (t)
-			vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
-					  instruction_pointer(regs), kernel_mode);
-		if (t && VMT_NUMA_FAULT_MAPS_FOLIO && !huge &&
-		    rec.ref.cause == VMT_CAUSE_PROTECTION)
+		if (!t)
+			return;
+		stale = VMT_NUMA_FAULT_MAPS_FOLIO && !huge &&
+			rec.ref.cause == VMT_CAUSE_PROTECTION &&
 			vmt_mark_folio_stale(t, address, rec.ref.pfn);
+		/* A THP is one entry of the set, by its first page. */
+		vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
+				  instruction_pointer(regs), kernel_mode, stale);
 	}
 }
 

@@ -421,7 +421,7 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 {
 	struct vmt_session *s = &vmt_session;
 	u32 slots = vmt_eset_slots(s->settings.enabled_pages);
-	struct vmt_eset_entry *entries = NULL;
+	void *storage = NULL;
 	struct vmt_target *t;
 	u32 i, free;
 
@@ -437,15 +437,15 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 			free = i;
 	}
 	if (free < VMT_MAX_TARGETS)
-		entries = vmalloc(array_size(slots, sizeof(*entries)));
-	if (!entries) {
+		storage = vmalloc(vmt_eset_storage(slots));
+	if (!storage) {
 		atomic64_inc(&s->missed);
 		goto out_unlock;
 	}
 	t = &s->targets[free];
 	/* Workers may hold the lock of a free slot: they find no mm there. */
 	raw_spin_lock_irq(&t->lock);
-	vmt_eset_init(&t->set, entries, slots, s->settings.enabled_pages,
+	vmt_eset_init(&t->set, storage, slots, s->settings.enabled_pages,
 		      s->settings.policy == VMT_POLICY_CLOCK);
 	t->evictions = 0;
 	t->stale_start = 0;

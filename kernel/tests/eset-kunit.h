@@ -28,12 +28,12 @@ static struct eset_test *eset_test_new(struct kunit *test, u32 slots, u32 capaci
 				       bool clock)
 {
 	struct eset_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	struct vmt_eset_entry *entries;
+	void *storage;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	entries = kunit_kcalloc(test, slots, sizeof(*entries), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, entries);
-	vmt_eset_init(&t->set, entries, slots, capacity, clock);
+	storage = kunit_kzalloc(test, vmt_eset_storage(slots), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, storage);
+	vmt_eset_init(&t->set, storage, slots, capacity, clock);
 	return t;
 }
 
@@ -243,6 +243,136 @@ static void eset_test_evict_stops_at_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->set.live, 0);
 }
 
+/*
+ * N = 64 evicts in batches of 2: the 65th page makes the set evict its two
+ * oldest, leaving 63; the 66th fills it again, with nothing to evict; the
+ * 67th evicts the next two.
+ */
+static void eset_test_batch_of_n_over_32(struct kunit *test)
+{
+	struct eset_test *t = eset_test_new(test, 128, 64, false);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, t->set.batch, 2);
+	for (i = 1; i <= 64; i++)
+		eset_test_admit(test, t, i);
+	KUNIT_EXPECT_FALSE(test, vmt_eset_over(&t->set));
+	KUNIT_EXPECT_EQ(test, eset_test_evict(t), 0);
+	eset_test_admit(test, t, 65);
+	KUNIT_EXPECT_TRUE(test, vmt_eset_over(&t->set));
+	KUNIT_ASSERT_EQ(test, eset_test_evict(t), 2);
+	KUNIT_EXPECT_EQ(test, t->victims[0], PG(1));
+	KUNIT_EXPECT_EQ(test, t->victims[1], PG(2));
+	KUNIT_EXPECT_EQ(test, t->set.live, 63);
+	eset_test_admit(test, t, 66);
+	KUNIT_EXPECT_EQ(test, eset_test_evict(t), 0);
+	eset_test_admit(test, t, 67);
+	KUNIT_ASSERT_EQ(test, eset_test_evict(t), 2);
+	KUNIT_EXPECT_EQ(test, t->victims[0], PG(3));
+	KUNIT_EXPECT_EQ(test, t->victims[1], PG(4));
+	/* The batch is N / 32, at least 1 and at most VMT_ESET_BATCH_MAX. */
+	KUNIT_EXPECT_EQ(test, eset_test_new(test, 64, 63, false)->set.batch, 1);
+	KUNIT_EXPECT_EQ(test, eset_test_new(test, 64, 0, false)->set.batch, 1);
+	KUNIT_EXPECT_EQ(test, eset_test_new(test, 1024, 512, false)->set.batch, 16);
+	KUNIT_EXPECT_EQ(test, eset_test_new(test, 2048, 1024, false)->set.batch, 16);
+}
+
+/*
+ * The index names each live entry once, at its slot, and nothing else:
+ * every live page is found where it is, and there are no other cells.
+ */
+static void eset_test_check_index(struct kunit *test, struct vmt_eset *set)
+{
+	u32 cells = 0, i;
+	u64 n;
+
+	for (i = 0; i < 2 * set->slots; i++)
+		cells += !!set->index[i];
+	KUNIT_ASSERT_EQ(test, cells, set->live);
+	for (n = set->tail; n != set->head; n++) {
+		struct vmt_eset_entry *e = vmt_eset_at(set, n);
+		s64 c;
+
+		if (!e->addr)
+			continue;
+		c = vmt_eset_find(set, e->addr);
+		KUNIT_ASSERT_GE(test, c, 0);
+		KUNIT_ASSERT_EQ(test, set->index[c] - 1, (u32)(n & (set->slots - 1)));
+	}
+}
+
+/*
+ * Thousands of admissions, re-admissions (of pages in the set: their old
+ * entries leave holes that compaction squeezes out) and evictions of 100
+ * pages through a FIFO set of 24 in 64 slots, against a plain list of the
+ * pages in admission order: the victims, and the set's order, are the
+ * model's, and the index stays whole.
+ */
+static void eset_test_index_follows_fifo_model(struct kunit *test)
+{
+	struct eset_test *t = eset_test_new(test, 64, 24, false);
+	unsigned long model[64], pages[64];
+	u32 len = 0, seed = 1, step, i, j, n;
+
+	for (step = 0; step < 20000; step++) {
+		unsigned long pg;
+
+		seed = seed * 1103515245 + 12345;
+		pg = 1 + (seed >> 16) % 100;
+		/* A new ip each time: no run pins more than the newest page. */
+		KUNIT_ASSERT_TRUE(test, vmt_eset_admit(&t->set, PG(pg), 1, 0x1000 + step, false));
+		for (i = 0; i < len && model[i] != PG(pg); i++)
+			;
+		if (i < len)
+			memmove(&model[i], &model[i + 1], (--len - i) * sizeof(model[0]));
+		model[len++] = PG(pg);
+		eset_test_check_index(test, &t->set);
+		if (seed % 8)
+			continue;
+		n = eset_test_evict(t);
+		KUNIT_ASSERT_EQ(test, n, len > 24 ? len - 24 : 0);
+		for (j = 0; j < n; j++)
+			KUNIT_ASSERT_EQ(test, t->victims[j], model[j]);
+		memmove(model, &model[n], (len - n) * sizeof(model[0]));
+		len -= n;
+		eset_test_check_index(test, &t->set);
+		KUNIT_ASSERT_EQ(test, vmt_eset_pages_in(&t->set, PG(1), PG(101), pages, 64), len);
+		for (j = 0; j < len; j++)
+			KUNIT_ASSERT_EQ(test, pages[j], model[j]);
+	}
+	KUNIT_EXPECT_EQ(test, t->set.overflows, 0);
+}
+
+/*
+ * The same churn under CLOCK, half the pages accessed between evictions:
+ * the second chances move entries inside the queue; the index follows
+ * them, and no victim is still in the set.
+ */
+static void eset_test_index_follows_clock_moves(struct kunit *test)
+{
+	struct eset_test *t = eset_test_new(test, 64, 24, true);
+	u32 seed = 7, step, j, n;
+	unsigned long pg;
+
+	for (step = 0; step < 20000; step++) {
+		seed = seed * 1103515245 + 12345;
+		pg = 1 + (seed >> 16) % 60;
+		KUNIT_ASSERT_TRUE(test, vmt_eset_admit(&t->set, PG(pg), 1, 0x1000 + step, false));
+		if (seed & 0x100)
+			set_bit(pg, t->young);
+		eset_test_check_index(test, &t->set);
+		if (seed % 8)
+			continue;
+		n = eset_test_evict(t);
+		KUNIT_ASSERT_LE(test, t->set.live, 24);
+		for (j = 0; j < n; j++)
+			KUNIT_ASSERT_LT(test, vmt_eset_find(&t->set, t->victims[j]), 0);
+		eset_test_check_index(test, &t->set);
+	}
+	vmt_eset_clear(&t->set);
+	eset_test_check_index(test, &t->set);
+}
+
 static struct kunit_case vmt_eset_test_cases[] = {
 	KUNIT_CASE(eset_test_fifo_evicts_oldest),
 	KUNIT_CASE(eset_test_pages_in_range),
@@ -256,6 +386,9 @@ static struct kunit_case vmt_eset_test_cases[] = {
 	KUNIT_CASE(eset_test_full_compacts_then_counts),
 	KUNIT_CASE(eset_test_page_zero_is_not_admitted),
 	KUNIT_CASE(eset_test_evict_stops_at_max),
+	KUNIT_CASE(eset_test_batch_of_n_over_32),
+	KUNIT_CASE(eset_test_index_follows_fifo_model),
+	KUNIT_CASE(eset_test_index_follows_clock_moves),
 	{}
 };
 

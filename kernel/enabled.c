@@ -61,9 +61,17 @@
 #define VMT_TWORK_PROBES	8	/* slots a thread may use, from its hash */
 #define VMT_EVICT_BATCH		VMT_ESET_BATCH_MAX	/* a whole batch a round */
 
+/*
+ * @stale_start and @stale_end: a range the owner's faults marked stale (a
+ * large folio the fault maps back whole), which its work marks again
+ * before it evicts: the fault maps the folio back after the probe, and a
+ * stale work running in between would take the range while its entries
+ * are still protnone. Only the owner writes and reads them.
+ */
 struct vmt_twork {
 	struct callback_head cb;
 	struct task_struct *owner;	/* NULL: free; see vmt_twork_lock */
+	unsigned long stale_start, stale_end;
 };
 
 static struct vmt_twork vmt_tworks[VMT_TWORKS];
@@ -84,7 +92,7 @@ static void vmt_twork_run(struct callback_head *cb);
  * Called by the probes, interrupts off, for the faulting or exec'ing thread
  * or for a child that has not run yet.
  */
-static void vmt_twork_queue(struct task_struct *task)
+static struct vmt_twork *vmt_twork_queue(struct task_struct *task)
 {
 	u32 h = hash_ptr(task, VMT_TWORK_BITS);
 	struct vmt_twork *w;
@@ -94,18 +102,22 @@ static void vmt_twork_queue(struct task_struct *task)
 	 * Only the thread itself (or its parent, before it first runs) claims
 	 * a slot for it, and only its work releases it: no race here.
 	 */
-	for (i = 0; i < VMT_TWORK_PROBES; i++)
-		if (READ_ONCE(vmt_tworks[(h + i) % VMT_TWORKS].owner) == task)
-			return;
+	for (i = 0; i < VMT_TWORK_PROBES; i++) {
+		w = &vmt_tworks[(h + i) % VMT_TWORKS];
+		if (READ_ONCE(w->owner) == task)
+			return w;
+	}
 	for (i = 0; i < VMT_TWORK_PROBES; i++) {
 		w = &vmt_tworks[(h + i) % VMT_TWORKS];
 		if (!READ_ONCE(w->owner) && !cmpxchg(&w->owner, NULL, task))
 			goto claimed;
 	}
 	atomic64_inc(&vmt_session.deferred);
-	return;
+	return NULL;
 
 claimed:
+	w->stale_start = 0;
+	w->stale_end = 0;
 	atomic_inc(&vmt_tworks_pending);
 	init_task_work(&w->cb, vmt_twork_run);
 	/* Fails only when the thread is exiting: it returns to no user code. */
@@ -113,12 +125,15 @@ claimed:
 		WRITE_ONCE(w->owner, NULL);
 		if (atomic_dec_and_test(&vmt_tworks_pending))
 			wake_up_all(&vmt_tworks_idle);
+		return NULL;
 	}
+	return w;
 }
 
 static void vmt_twork_run(struct callback_head *cb)
 {
 	struct vmt_twork *w = container_of(cb, struct vmt_twork, cb);
+	unsigned long stale_start = w->stale_start, stale_end = w->stale_end;
 	struct vmt_target *t;
 
 	spin_lock(&vmt_twork_lock);
@@ -134,6 +149,8 @@ static void vmt_twork_run(struct callback_head *cb)
 		t = vmt_session_target(current->mm);
 		if (!t && vmt_session_traces(current))
 			t = vmt_session_add_target(current->mm, task_tgid_nr(current));
+		if (t && stale_start < stale_end)
+			vmt_enabled_mark_stale(t, stale_start, stale_end);
 		if (t)
 			vmt_enabled_evict(t);
 	}
@@ -149,27 +166,44 @@ static void vmt_twork_run(struct callback_head *cb)
 		wake_up_all(&vmt_tworks_idle);
 }
 
+/* Add [@start, @end) to @t's stale range; @t's lock held. */
+static void vmt_enabled_stale_locked(struct vmt_target *t, unsigned long start,
+				     unsigned long end)
+{
+	if (t->stale_start >= t->stale_end) {
+		t->stale_start = start;
+		t->stale_end = end;
+	} else {
+		t->stale_start = min(t->stale_start, start);
+		t->stale_end = max(t->stale_end, end);
+	}
+}
+
 /**
  * vmt_enabled_admit() - a target's thread faulted on @addr
  * @t:		its address space
  * @addr:	the faulting address
  * @ip:		the faulting instruction
  * @kernel_mode: the fault came from kernel mode
- * @stale:	the fault marked a stale range of @t, to protect again
+ * @stale_start: and @stale_end: a range the fault will map back present,
+ *		to protect again (empty when @stale_start >= @stale_end)
  *
  * Work is queued only when there is some: the set holds more than it may,
- * or @stale. Faults that fill the set, and those between two evictions of
- * a batch, queue nothing.
+ * or a stale range. Faults that fill the set, and those between two
+ * evictions of a batch, queue nothing.
  *
  * Context: the fault probe: interrupts off, current is the faulting thread.
  */
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
-		       bool kernel_mode, bool stale)
+		       bool kernel_mode, unsigned long stale_start, unsigned long stale_end)
 {
-	bool work;
+	bool stale = stale_start < stale_end, work;
+	struct vmt_twork *w;
 
 	raw_spin_lock(&t->lock);
 	vmt_eset_admit(&t->set, addr, task_pid_nr(current), ip, kernel_mode);
+	if (stale)
+		vmt_enabled_stale_locked(t, stale_start, stale_end);
 	work = stale || vmt_eset_over(&t->set);
 	if (work && kernel_mode && !t->evict_pending) {
 		t->evict_pending = true;
@@ -178,11 +212,21 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 	raw_spin_unlock(&t->lock);
 	if (!work)
 		return;
-	/* See the top of this file for why kernel mode queues no task_work. */
-	if (kernel_mode)
+	/*
+	 * See the top of this file for why kernel mode queues no task_work.
+	 * There the stale work may take the range before the fault maps it
+	 * back: a window, as for the kernel's own changes (notify.c).
+	 */
+	if (kernel_mode) {
 		vmt_enabled_queue_stale();
-	else
-		vmt_twork_queue(current);
+		return;
+	}
+	w = vmt_twork_queue(current);
+	if (w && stale) {
+		w->stale_start = w->stale_start < w->stale_end ?
+				 min(w->stale_start, stale_start) : stale_start;
+		w->stale_end = max(w->stale_end, stale_end);
+	}
 }
 
 /**
@@ -250,13 +294,7 @@ void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned 
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&t->lock, flags);
-	if (t->stale_start >= t->stale_end) {
-		t->stale_start = start;
-		t->stale_end = end;
-	} else {
-		t->stale_start = min(t->stale_start, start);
-		t->stale_end = max(t->stale_end, end);
-	}
+	vmt_enabled_stale_locked(t, start, end);
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 

@@ -61,7 +61,7 @@ struct vmt_target {
 };
 
 void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
-		       bool kernel_mode, bool stale);
+		       bool kernel_mode, unsigned long stale_start, unsigned long stale_end);
 void vmt_enabled_attach(struct task_struct *task);
 void vmt_enabled_evict(struct vmt_target *t);
 void vmt_enabled_sys_exit(void);

@@ -79,30 +79,31 @@ static u8 vmt_fault_cause(unsigned long error_code, pte_t pte)
  * The folio is read without a reference: a stale answer only widens or
  * narrows what is protected again.
  *
- * Return: whether a range was marked.
+ * The span goes to @start and @end; a small folio leaves them alone.
  */
-static bool vmt_mark_folio_stale(struct vmt_target *t, unsigned long address, u64 pfn)
+static void vmt_folio_span(unsigned long address, u64 pfn, unsigned long *start,
+			   unsigned long *end)
 {
-	unsigned long start, end, lo = address & HPAGE_PMD_MASK;
+	unsigned long lo = address & HPAGE_PMD_MASK, first;
 	struct folio *folio;
 
 	if (!pfn || !pfn_valid(pfn))
-		return false;
+		return;
 	folio = page_folio(pfn_to_page(pfn));
 	if (!folio_test_large(folio))
-		return false;
-	start = (address & PAGE_MASK) - (pfn - folio_pfn(folio)) * PAGE_SIZE;
-	end = start + folio_nr_pages(folio) * PAGE_SIZE;
-	vmt_enabled_mark_stale(t, max(start, lo), min(end, lo + HPAGE_PMD_SIZE));
-	return true;
+		return;
+	first = (address & PAGE_MASK) - (pfn - folio_pfn(folio)) * PAGE_SIZE;
+	*start = max(first, lo);
+	*end = min(first + folio_nr_pages(folio) * PAGE_SIZE, lo + HPAGE_PMD_SIZE);
 }
 
 static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 			  unsigned long error_code, bool kernel_mode)
 {
+	unsigned long stale_start, stale_end;
 	struct vmt_target *t;
 	struct vmt_record rec;
-	bool huge, stale;
+	bool huge;
 	pte_t pte;
 
 	/*
@@ -136,12 +137,13 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 					address & PAGE_MASK, rec.ref.pfn, huge);
 		if (!t)
 			return;
-		stale = VMT_NUMA_FAULT_MAPS_FOLIO && !huge &&
-			rec.ref.cause == VMT_CAUSE_PROTECTION &&
-			vmt_mark_folio_stale(t, address, rec.ref.pfn);
+		stale_start = 0;
+		stale_end = 0;
+		if (VMT_NUMA_FAULT_MAPS_FOLIO && !huge && rec.ref.cause == VMT_CAUSE_PROTECTION)
+			vmt_folio_span(address, rec.ref.pfn, &stale_start, &stale_end);
 		/* A THP is one entry of the set, by its first page. */
 		vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
-				  instruction_pointer(regs), kernel_mode, stale);
+				  instruction_pointer(regs), kernel_mode, stale_start, stale_end);
 	}
 }
 

@@ -29,11 +29,14 @@ import sys
 
 PAGE = 4096
 PIN_MAX = 6
+BATCH_MAX = 16
 
 
 class EnabledSet:
     def __init__(self, capacity, clock):
         self.capacity, self.clock = capacity, clock
+        # A set over N pages evicts down to N + 1 - batch (N/32, 1 to 16).
+        self.batch = min(BATCH_MAX, max(1, capacity // 32))
         self.queue = []  # entries, oldest first: [page, tid, ip, run, pos]
         self.run = 0
         self.run_len = 0
@@ -60,9 +63,12 @@ class EnabledSet:
 
     def evict(self, buffer_pages, next_kernel_victim):
         """Oldest first, pinned ones stay put, CLOCK's accessed ones go last."""
+        if len(self.queue) <= self.capacity:
+            return
+        goal = self.capacity + 1 - self.batch
         for _ in range(2):
             for e in list(self.queue):
-                if len(self.queue) <= self.capacity:
+                if len(self.queue) <= goal:
                     return
                 if self.pinned(e):
                     continue

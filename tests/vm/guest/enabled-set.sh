@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The enabled set, exactly: a program touching its pages in a known order is
-# traced with N=0, and with N=12 under FIFO and CLOCK. Every reference and
-# every eviction (with its dirty flag) must be what a model of the set
-# predicts (tests/vm/eset_check.py), the policies must differ where the
-# sequence makes them.
+# traced with N=0, with N=12 under FIFO and CLOCK, and with N=64 under FIFO
+# (which evicts in batches of two: 96 pages streamed past twice, written on
+# the second pass). Every reference and every eviction (with its dirty flag)
+# must be what a model of the set predicts (tests/vm/eset_check.py), the
+# policies must differ where the sequence makes them.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
@@ -39,6 +40,8 @@ run() {  # run NAME -- record-raw options
 N=0 policy=fifo run zero -n 0
 N=12 policy=fifo run fifo -n 12 --policy fifo
 N=12 policy=clock run clock -n 12 --policy clock
+stream=$(seq -s, -f %gr 0 95),$(seq -s, -f %gw 0 95)
+pages=96 seq=$stream N=64 policy=fifo run batch -n 64 --policy fifo
 
 logged() { sed -n 's/^logged-pages //p' "/tmp/$1/check"; }
 # N=0: every access to another page than the one before is logged.

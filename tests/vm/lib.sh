@@ -21,3 +21,24 @@ wait_for() {
 at_least() { [ "$(cat "/sys/kernel/vmtrace/$1")" -ge "$2" ]; }
 # debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower.
 debug_kernel() { grep -q KernelAddressSanitizer <<<"$(dmesg)"; }
+# Loading and unloading the module switches tracepoints on and off, and the
+# kernel patches their call sites (text_poke_bp()). Under QEMU's TCG that
+# hangs the guest now and then while another vCPU runs the code being
+# patched, without vmtrace too (see lifecycle.sh and tests/vm/tcg/): a
+# debug-kernel run of `make check` hung in thp.sh's closing rmmod. So every
+# insmod and rmmod of the guest tests runs with the other CPUs offline.
+on_one_cpu() {
+	local c off=() rc=0
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -e "$c" ] && [ "$(cat "$c")" = 1 ] || continue
+		echo 0 >"$c"
+		off+=("$c")
+	done
+	"$@" || rc=$?
+	for c in "${off[@]}"; do
+		echo 1 >"$c"
+	done
+	return $rc
+}
+insmod() { on_one_cpu command insmod "$@"; }
+rmmod() { on_one_cpu command rmmod "$@"; }

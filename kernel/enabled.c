@@ -166,16 +166,16 @@ static void vmt_twork_run(struct callback_head *cb)
 		wake_up_all(&vmt_tworks_idle);
 }
 
-/* Add [@start, @end) to @t's stale range; @t's lock held. */
-static void vmt_enabled_stale_locked(struct vmt_target *t, unsigned long start,
-				     unsigned long end)
+/* Widen [*@lo, *@hi) (empty when *@lo >= *@hi) to cover [@start, @end). */
+static void vmt_range_add(unsigned long *lo, unsigned long *hi, unsigned long start,
+			  unsigned long end)
 {
-	if (t->stale_start >= t->stale_end) {
-		t->stale_start = start;
-		t->stale_end = end;
+	if (*lo >= *hi) {
+		*lo = start;
+		*hi = end;
 	} else {
-		t->stale_start = min(t->stale_start, start);
-		t->stale_end = max(t->stale_end, end);
+		*lo = min(*lo, start);
+		*hi = max(*hi, end);
 	}
 }
 
@@ -203,7 +203,7 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 	raw_spin_lock(&t->lock);
 	vmt_eset_admit(&t->set, addr, task_pid_nr(current), ip, kernel_mode);
 	if (stale)
-		vmt_enabled_stale_locked(t, stale_start, stale_end);
+		vmt_range_add(&t->stale_start, &t->stale_end, stale_start, stale_end);
 	work = stale || vmt_eset_over(&t->set);
 	if (work && kernel_mode && !t->evict_pending) {
 		t->evict_pending = true;
@@ -222,11 +222,8 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 		return;
 	}
 	w = vmt_twork_queue(current);
-	if (w && stale) {
-		w->stale_start = w->stale_start < w->stale_end ?
-				 min(w->stale_start, stale_start) : stale_start;
-		w->stale_end = max(w->stale_end, stale_end);
-	}
+	if (w && stale)
+		vmt_range_add(&w->stale_start, &w->stale_end, stale_start, stale_end);
 }
 
 /**
@@ -294,7 +291,7 @@ void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned 
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&t->lock, flags);
-	vmt_enabled_stale_locked(t, start, end);
+	vmt_range_add(&t->stale_start, &t->stale_end, start, end);
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 

@@ -20,6 +20,7 @@ seq=0r,1r,511r,512r,0r,600w,1023r,5w,700r
 export VMT_TOUCH_HUGE=1
 
 start_program() {  # start_program DIR: vmt-touch-pages, ready and waiting
+	rm -rf "$1"
 	mkdir -p "$1"
 	vmt-touch-pages "$1" "$pages" "$seq" &
 	pid=$!
@@ -46,21 +47,25 @@ import sys
 d, n, base, seq = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 16), sys.argv[4].split(",")
 HUGE, PAGE = 2 << 20, 4096
 pfns = [int(l, 16) for l in open(f"{d}/pfns")]
-refs, evicts = [], []
-for line in open(f"{d}/txt"):
+refs, evicts, lines = [], [], []
+# In time order: dump-raw gives each CPU's records in turn, and an eviction
+# may be made on another CPU than the fault's (by the stale work, tid 0).
+for line in sorted(open(f"{d}/txt"), key=lambda l: int(l.split()[0])):
     w = line.split()
     f = dict(kv.split("=", 1) for kv in w[2:])
     a = int(f["addr"], 16)
     if not base <= a < base + len(pfns) * PAGE:
         continue
+    lines.append(line)
     if w[1] == "ref":
         refs.append(f)
     elif w[1] == "evict":
         evicts.append(f)
 def fail(msg):
-    for line in open(f"{d}/txt"):
-        print(line, end="")
-    sys.exit(f"FAIL: {msg}")
+    # The buffer's records, then the message last, where a log's tail shows it.
+    print("".join(lines), end="")
+    print(f"FAIL: {msg} (whole trace: {d}/txt)", flush=True)
+    sys.exit(1)
 # The accesses that must be logged: with the default set, the first of each
 # THP; with N=0, every one.
 want, seen = [], set()

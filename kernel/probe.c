@@ -97,6 +97,22 @@ static void vmt_folio_span(unsigned long address, u64 pfn, unsigned long *start,
 	*end = min(first + folio_nr_pages(folio) * PAGE_SIZE, lo + HPAGE_PMD_SIZE);
 }
 
+/*
+ * A read fault on an empty entry of a file mapping maps the page cache's
+ * neighbours of the page too, without faults of their own (fault-around:
+ * fault_around_bytes, 64 KiB by default, at most the page table around
+ * @address). The probe cannot look up the VMA (no mmap_lock here), so it
+ * marks the whole page table's span for any read demand fault: the work
+ * protects again what the fault mapped besides the page, finding nothing
+ * to do after an anonymous one (the zero page, one entry).
+ */
+static void vmt_fault_around_span(unsigned long address, unsigned long *start,
+				  unsigned long *end)
+{
+	*start = address & HPAGE_PMD_MASK;
+	*end = *start + HPAGE_PMD_SIZE;
+}
+
 static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 			  unsigned long error_code, bool kernel_mode)
 {
@@ -141,6 +157,8 @@ static void vmt_log_fault(unsigned long address, struct pt_regs *regs,
 		stale_end = 0;
 		if (VMT_NUMA_FAULT_MAPS_FOLIO && !huge && rec.ref.cause == VMT_CAUSE_PROTECTION)
 			vmt_folio_span(address, rec.ref.pfn, &stale_start, &stale_end);
+		if (rec.ref.cause == VMT_CAUSE_DEMAND && !(error_code & X86_PF_WRITE))
+			vmt_fault_around_span(address, &stale_start, &stale_end);
 		/* A THP is one entry of the set, by its first page. */
 		vmt_enabled_admit(t, huge ? address & HPAGE_PMD_MASK : address,
 				  instruction_pointer(regs), kernel_mode, stale_start, stale_end);

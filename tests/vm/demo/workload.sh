@@ -3,7 +3,8 @@
 # Guest side of `make demo`: load vmtrace, show what it reports, run a real
 # workload (python3 building and querying an sqlite3 database) with
 # `vmtrace record`, print `vmtrace report` of the trace, unload.
-set -euo pipefail
+# lib.sh: insmod and rmmod with the other CPUs offline (TCG; see there).
+. /opt/vmtrace/tests/vm/lib.sh
 echo "== $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB"
 insmod /opt/vmtrace/lib/vmtrace.ko
 echo "== module loaded: /dev/vmtrace $(stat -c %a /dev/vmtrace), ABI $(cat /sys/kernel/vmtrace/abi_version)"

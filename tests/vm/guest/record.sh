@@ -18,7 +18,7 @@ print(db.execute("select count(*), sum(length(v)) from t").fetchone())
 PY
 # Small frames, so that the trace has many of them.
 vmtrace record -o work.vmt --tee-raw work.raw --frame-bytes 65536 -j 2 \
-	--protect -n 128 -- python3 work.py 2>summary.txt
+	--protect -n 512 -- python3 work.py 2>summary.txt
 cat summary.txt
 vmtrace dump work.vmt >from-vmt.txt
 vmtrace dump-raw work.raw >from-raw.txt

@@ -516,6 +516,25 @@ static u32 vmt_collect_mms(struct vmt_session *s, struct mm_struct **mms, pid_t 
 	return n;
 }
 
+/*
+ * The targets' table, before the probes act: from then on a task_work
+ * they queued (after an exec) may add a target, before the targets of
+ * the start are protected.
+ */
+static int __vmt_alloc_targets(struct vmt_session *s)
+{
+	u32 i;
+
+	s->targets = kvcalloc(VMT_MAX_TARGETS, sizeof(*s->targets), GFP_KERNEL);
+	if (!s->targets)
+		return -ENOMEM;
+	for (i = 0; i < VMT_MAX_TARGETS; i++) {
+		raw_spin_lock_init(&s->targets[i].lock);
+		mutex_init(&s->targets[i].evict_lock);
+	}
+	return 0;
+}
+
 /* A target that has exited, or has no address space, is passed over. */
 static int __vmt_protect_targets(struct vmt_session *s)
 {
@@ -524,17 +543,12 @@ static int __vmt_protect_targets(struct vmt_session *s)
 	int err = 0;
 	u32 i, n = 0;
 
-	s->targets = kvcalloc(VMT_MAX_TARGETS, sizeof(*s->targets), GFP_KERNEL);
 	mms = kvcalloc(VMT_MAX_TARGETS, sizeof(*mms), GFP_KERNEL);
 	tgids = kvcalloc(VMT_MAX_TARGETS, sizeof(*tgids), GFP_KERNEL);
-	if (!s->targets || !mms || !tgids) {
+	if (!mms || !tgids) {
 		kvfree(mms);
 		kvfree(tgids);
 		return -ENOMEM;
-	}
-	for (i = 0; i < VMT_MAX_TARGETS; i++) {
-		raw_spin_lock_init(&s->targets[i].lock);
-		mutex_init(&s->targets[i].evict_lock);
 	}
 	if (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE) {
 		n = vmt_collect_mms(s, mms, tgids, VMT_MAX_TARGETS);
@@ -673,7 +687,7 @@ static void __vmt_unexclude(struct vmt_session *s)
 int vmt_session_start(void)
 {
 	struct vmt_session *s = &vmt_session;
-	int err;
+	int err = 0;
 
 	mutex_lock(&s->lock);
 	if (!s->configured) {
@@ -701,6 +715,13 @@ int vmt_session_start(void)
 		s->exclude_mm = current->mm;
 		s->exclude_tgid = task_tgid_nr(current);
 		mmgrab(s->exclude_mm);
+	}
+	if (s->settings.flags & VMT_CONFIG_PROTECT) {
+		err = __vmt_alloc_targets(s);
+		if (err) {
+			__vmt_unexclude(s);
+			goto out_unlock;
+		}
 	}
 	/* The probes act from here on: everything they read is in place. */
 	smp_store_release(&s->tracing, true);

@@ -7,8 +7,9 @@ k=$1
 vmrun=$(dirname "$0")/../../../scripts/vm-run
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-out=$("$vmrun" --kernel "$k" --cpus 3 --mem 1024 -- sh -c '
-	uname -r; echo "to stderr" >&2; nproc; grep MemTotal /proc/meminfo; exit 3')
+out=$("$vmrun" --kernel "$k" --cpus 3 --mem 1024 --append vmt_basics=1 -- sh -c '
+	uname -r; echo "to stderr" >&2; nproc; grep MemTotal /proc/meminfo
+	cat /proc/cmdline; exit 3')
 rc=$?
 echo "$out"
 [ $rc -eq 3 ] || fail "exit status $rc, not 3"
@@ -23,6 +24,7 @@ grep -qx "to stderr" <<<"$out" || fail "stderr did not reach the output"
 grep -qx 3 <<<"$out" || fail "--cpus 3 did not give 3 CPUs: $out"
 mem_kb=$(echo "$out" | awk '/MemTotal/ { print $2 }')
 [ "$mem_kb" -gt 800000 ] && [ "$mem_kb" -le 1048576 ] || fail "--mem 1024 gave $mem_kb kB"
+grep -q "rdinit=/init vmt_basics=1" <<<"$out" || fail "--append did not reach the kernel's command line"
 
 # Timeout: the VM is killed and vm-run says so.
 out=$("$vmrun" --kernel "$k" --timeout 20 -- sleep 1000 2>&1)
@@ -35,4 +37,6 @@ out=$("$vmrun" --kernel 5.10 -- true 2>&1)
 [ $? -eq 126 ] && grep -q "unknown kernel '5.10'" <<<"$out" || fail "bad --kernel: $out"
 out=$("$vmrun" --kernel "$k" --share /nonexistent -- true 2>&1)
 [ $? -eq 126 ] && grep -q "not a folder" <<<"$out" || fail "bad --share: $out"
+out=$(timeout 60 "$vmrun" --append 2>&1)
+[ $? -eq 126 ] && grep -q "usage\|--append ARGS" <<<"$out" || fail "--append without a value: $out"
 echo "vm-run-basics: ok"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# fault-cost.sh [RUNS [WORKLOAD-RUNS]]: the guest side of `make bench`, all
-# in one boot. Prints "KEY VALUE" lines; times are in seconds, the median of
-# RUNS (15) runs, or of WORKLOAD-RUNS (3) for the real workloads:
+# fault-cost.sh [--faults-only] [RUNS [WORKLOAD-RUNS]]: the guest side of
+# `make bench`, all in one boot (--faults-only: the fault stream alone).
+# Prints "KEY VALUE" lines; times are in seconds, the median of RUNS (15)
+# runs, or of WORKLOAD-RUNS (3) for the real workloads:
+# - clocksource: the guest kernel's, which every timestamp of vmtrace's reads;
 # - fault-*: the same stream of 100,000 first-touch faults (vmt-fault-loop,
 #   THP off) untraced, counted by BPF (vmtrace faults), recorded by perf
 #   (exceptions:page_fault_user) and traced by vmtrace (record-raw, record);
@@ -14,9 +16,12 @@
 #   a smaller input of each, untraced and at 512, 64 and 0 pages;
 # - ring-*: the ring's write path (tests/kmod/vmt_bench_ring.c).
 set -euo pipefail
+faults_only=0
+[ "${1:-}" != --faults-only ] || { faults_only=1; shift; }
 cd /tmp
 insmod /opt/vmtrace/lib/vmtrace.ko
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
+echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 RUNS=${1:-15}
 WORKLOAD_RUNS=${2:-3}
 PAGES=100000
@@ -113,6 +118,11 @@ result fault-vmtrace-raw
 vmtrace_counts fault-vmtrace-raw
 result fault-vmtrace-record
 vmtrace_counts fault-vmtrace-record
+if [ $faults_only -eq 1 ]; then
+	rm -f /tmp/b.raw /tmp/b.vmt /tmp/perf.data
+	rmmod vmtrace
+	exit 0
+fi
 
 # ---- Real workloads with protection ---------------------------------------
 # Each workload starts, loads, and waits on its standard input (a pipe) before

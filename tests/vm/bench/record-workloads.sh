@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # record-workloads.sh: the guest side of scripts/bench-codec. Records four
 # real workloads with `vmtrace record --protect -n 64` (64 enabled pages, so
-# that a trace holds many references; about a million records each under
-# TCG) into /mnt/share/NAME.vmt:
-#   python3    building and sorting a list and a dict of 60,000 small objects
-#   sqlite3    the sqlite3 shell: a 100,000-row table, an index, a query
-#   xz         xz -1 compressing 4 MB of text (at -6, the 94 MiB it sets up
+# that a trace holds many references; one to two million records each under
+# TCG, most of them the programs' start: their text is protected too) into
+# /mnt/share/NAME.vmt:
+#   python3    building and sorting a list and a dict of 4,000 small objects
+#   sqlite3    the sqlite3 shell: a 4,000-row table, an index, a query
+#   xz         xz -1 compressing 0.5 MB of text (at -6, the 94 MiB it sets up
 #              for the match finder alone made 5 to 9 million records)
 #   stress-ng  its vm stressor (--follow: the worker it forks) over 32 MiB
 set -euo pipefail
@@ -25,19 +26,19 @@ record() {
 record python3 -- python3 -c '
 import random
 rng = random.Random(1)
-xs = [rng.random() for _ in range(60000)]
+xs = [rng.random() for _ in range(4000)]
 d = {i: str(x) for i, x in enumerate(xs)}
 xs.sort()
 print(len(d), xs[0])'
 
 record sqlite3 -- sqlite3 :memory: '
 create table t (k integer primary key, v text, n integer);
-with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000)
+with recursive c(x) as (select 1 union all select x + 1 from c where x < 4000)
 insert into t select x, hex(randomblob(16)), abs(random()) % 1000 from c;
 create index tn on t (n);
 select n, count(*), max(v) from t group by n order by 2 desc limit 3;'
 
-seq 1 150000 | sed 's/$/ the quick brown fox/' >text
+seq 1 20000 | sed 's/$/ the quick brown fox/' >text
 record xz -- xz -1 -T1 -k -c text
 
 record stress-ng --follow -- stress-ng --vm 1 --vm-bytes 32M --vm-method inc-nybble \

@@ -11,6 +11,10 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
 
 /* A record whose vaddr carries a sequence number, so order can be checked. */
 static struct vmt_record ring_test_rec(u64 seq)
@@ -301,20 +305,59 @@ static int ring_race_reader(void *arg)
 	return 0;
 }
 
+/*
+ * A CPU for the reader other than @writer_cpu. The guest tests load the module
+ * with the other CPUs offline (tests/vm/lib.sh: QEMU's TCG hangs now and then
+ * when the kernel patches code that another vCPU runs, and loading registers
+ * tracepoints), so bring one up when none is online; *@brought_up says which.
+ */
+static int ring_race_reader_cpu(int writer_cpu, int *brought_up)
+{
+	int cpu = cpumask_any_but(cpu_online_mask, writer_cpu);
+
+	*brought_up = -1;
+	if (cpu < nr_cpu_ids)
+		return cpu;
+	for_each_present_cpu(cpu) {
+		if (!cpu_online(cpu) && !add_cpu(cpu)) {
+			*brought_up = cpu;
+			return cpu;
+		}
+	}
+	return -1;
+}
+
+/* The writer on one CPU, the reader on another, 200000 records through 64 slots. */
 static void ring_test_reader_races_writer(struct kunit *test)
 {
 	struct ring_race race = { .total = 200000 };
+	int writer_cpu, reader_cpu, brought_up;
 	struct task_struct *reader;
 	struct vmt_record rec;
 	u64 seq;
 
+	/* The test's own thread, which ends with the case: pin it for the run. */
+	writer_cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(writer_cpu)), 0);
 	race.ring = ring_test_new(test, 64, 0);
 	init_completion(&race.finished);
-	reader = kthread_run(ring_race_reader, &race, "vmt-ring-test");
+	reader_cpu = ring_race_reader_cpu(writer_cpu, &brought_up);
+	if (reader_cpu < 0) {
+		ring_test_free(race.ring);
+		kunit_skip(test, "no second CPU to race on");
+	}
+	reader = kthread_create(ring_race_reader, &race, "vmt-ring-test");
 	if (IS_ERR(reader)) {
 		ring_test_free(race.ring);
-		kunit_skip(test, "no reader thread");
+		if (brought_up >= 0)
+			remove_cpu(brought_up);
+		KUNIT_FAIL(test, "no reader thread: %ld", PTR_ERR(reader));
+		return;
 	}
+	/* kthread_stop() below needs the task after it has returned. */
+	get_task_struct(reader);
+	kthread_bind(reader, reader_cpu);
+	wake_up_process(reader);
 	for (seq = 0; seq < race.total; seq++) {
 		rec = ring_test_rec(seq);
 		vmt_ring_write(race.ring, &rec);
@@ -324,13 +367,20 @@ static void ring_test_reader_races_writer(struct kunit *test)
 	/* Pairs with the reader's acquire: it drains once more after this. */
 	smp_store_release(&race.done, true);
 	wait_for_completion(&race.finished);
+	/* The reader has returned: wait for it to exit before its CPU goes. */
+	kthread_stop(reader);
+	put_task_struct(reader);
+	if (brought_up >= 0)
+		KUNIT_EXPECT_EQ(test, remove_cpu(brought_up), 0);
 
 	/* The gap still pending at the end has no LOST record yet. */
 	KUNIT_EXPECT_EQ(test, race.out_of_order, 0);
 	KUNIT_EXPECT_EQ(test, race.consumed, race.ring->written);
 	KUNIT_EXPECT_EQ(test, race.lost_seen + race.ring->pending_lost, race.ring->lost);
 	KUNIT_EXPECT_EQ(test, race.consumed + race.ring->lost, race.total);
-	kunit_info(test, "%llu consumed, %llu lost", race.consumed, race.ring->lost);
+	kunit_info(test, "writer on CPU %d, reader on CPU %d%s: %llu consumed, %llu lost",
+		   writer_cpu, reader_cpu, brought_up >= 0 ? " (brought up for the test)" : "",
+		   race.consumed, race.ring->lost);
 	ring_test_free(race.ring);
 }
 

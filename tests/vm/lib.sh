@@ -25,8 +25,9 @@ debug_kernel() { grep -q KernelAddressSanitizer <<<"$(dmesg)"; }
 # kernel patches their call sites (text_poke_bp()). Under QEMU's TCG that
 # hangs the guest now and then while another vCPU runs the code being
 # patched, without vmtrace too (see lifecycle.sh and tests/vm/tcg/): a
-# debug-kernel run of `make check` hung in thp.sh's closing rmmod. So every
-# insmod and rmmod of the guest tests runs with the other CPUs offline.
+# debug-kernel run of `make check` hung in thp.sh's closing rmmod, another in
+# the KUnit run's rmmod. So every insmod and rmmod of the guest tests, and
+# every switch of an ftrace event, runs with the other CPUs offline.
 on_one_cpu() {
 	local c off=() rc=0
 	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do

@@ -21,7 +21,10 @@ T=/sys/kernel/tracing
 # ftrace: the same tracepoints vmtrace's probes hang on, and the exec, on the
 # clock vmtrace stamps its records with (ktime_get_mono_fast_ns). The buffer
 # is large enough for every event; its stats must show that none was lost.
-ftrace_start() {
+# Enabling and disabling events patches their call sites: on one CPU, as
+# lib.sh's on_one_cpu explains.
+ftrace_start() { on_one_cpu ftrace_setup; }
+ftrace_setup() {
 	echo 0 >$T/tracing_on
 	echo mono >$T/trace_clock
 	echo 65536 >$T/buffer_size_kb
@@ -32,10 +35,11 @@ ftrace_start() {
 	echo 1 >$T/events/task/task_rename/enable
 	echo 1 >$T/tracing_on
 }
+ftrace_events_off() { echo 0 >$T/events/enable; }
 ftrace_stop() {  # ftrace_stop FILE: the events, after checking none was dropped
 	local cpu stats
 	echo 0 >$T/tracing_on
-	echo 0 >$T/events/enable
+	on_one_cpu ftrace_events_off
 	for cpu in $T/per_cpu/cpu*; do
 		stats=$(cat "$cpu/stats")
 		for field in "overrun" "commit overrun" "dropped events"; do

@@ -35,9 +35,11 @@ T=/sys/kernel/tracing
 [ -e $T/trace ] || mount -t tracefs nodev $T
 echo 8192 >$T/buffer_size_kb
 echo >$T/trace
-echo 1 >$T/events/sched/sched_switch/enable
+# Switching the event patches its call sites: on one CPU (lib.sh's on_one_cpu).
+sched_switch_event() { echo "$1" >$T/events/sched/sched_switch/enable; }
+on_one_cpu sched_switch_event 1
 vmtrace record -q -a -e switch-all -o s.vmt -- sh -c 'for i in $(seq 40); do sleep 0.01; done' 
-echo 0 >$T/events/sched/sched_switch/enable
+on_one_cpu sched_switch_event 0
 grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' $T/trace || fail "ftrace overran its buffer"
 awk '/sched_switch:/ {
 	cpu = $0; sub(/.*\[/, "", cpu); sub(/\].*/, "", cpu); cpu += 0

@@ -185,8 +185,9 @@ static void vmt_range_add(unsigned long *lo, unsigned long *hi, unsigned long st
  * @addr:	the faulting address
  * @ip:		the faulting instruction
  * @kernel_mode: the fault came from kernel mode
- * @stale_start: and @stale_end: a range the fault will map back present,
- *		to protect again (empty when @stale_start >= @stale_end)
+ * @stale_start: the start of a range the fault will map back present, to
+ *		protect again (empty when @stale_start >= @stale_end)
+ * @stale_end:	its end
  *
  * Work is queued only when there is some: the set holds more than it may,
  * or a stale range. Faults that fill the set, and those between two

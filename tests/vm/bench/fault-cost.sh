@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# fault-cost.sh [--faults-only] [RUNS [WORKLOAD-RUNS]]: the guest side of
-# `make bench`, all in one boot (--faults-only: the fault stream alone).
-# Prints "KEY VALUE" lines; times are in seconds, the median of RUNS (15)
-# runs, or of WORKLOAD-RUNS (3) for the real workloads:
+# fault-cost.sh [--faults-only] [RUNS [WORKLOAD-RUNS [SLOW-RUNS]]]: the guest
+# side of `make bench`, all in one boot (--faults-only: the fault stream
+# alone). Prints "KEY VALUE" lines; times are in seconds, the median of RUNS
+# (15) runs, or of WORKLOAD-RUNS (11) for the real workloads, SLOW-RUNS (3)
+# for their configurations whose runs take seconds to minutes (N = 64, 0):
 # - clocksource: the guest kernel's, which every timestamp of vmtrace's reads;
 # - fault-*: the same stream of 100,000 first-touch faults (vmt-fault-loop,
 #   THP off) untraced, counted by BPF (vmtrace faults), recorded by perf
@@ -11,23 +12,28 @@
 #   -events and -records: what the tracer wrote (one run), -lost: what it
 #   lost (all runs);
 # - python3-*, sqlite3-*: two small real workloads, untraced and under
-#   vmtrace record-raw -p PID --protect with enabled sets of 512 and 64
-#   pages, and at 512 with the introspection events of -e all; -small-*:
-#   a smaller input of each, untraced and at 512, 64 and 0 pages;
+#   vmtrace record-raw -p PID --protect with enabled sets of 512 (FIFO
+#   and CLOCK) and 64 pages, and at 512 with the introspection events of
+#   -e all; -small-*: a smaller input of each, untraced and at 512, 64 and
+#   0 pages; -faults: the references of a traced run;
 # - ring-*: the ring's write path (tests/kmod/vmt_bench_ring.c).
 set -euo pipefail
 faults_only=0
 [ "${1:-}" != --faults-only ] || { faults_only=1; shift; }
 cd /tmp
+# insmod and rmmod of vmtrace.ko with one CPU online (see lib.sh).
+. /opt/vmtrace/tests/vm/lib.sh
 insmod /opt/vmtrace/lib/vmtrace.ko
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 RUNS=${1:-15}
-WORKLOAD_RUNS=${2:-3}
+WORKLOAD_RUNS=${2:-11}
+SLOW_RUNS=${3:-3}
 PAGES=100000
 echo "pages $PAGES"
 echo "runs $RUNS"
 echo "workload-runs $WORKLOAD_RUNS"
+echo "workload-slow-runs $SLOW_RUNS"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # run_once NAME CMD...: one run of CMD, which prints its own time as a line
@@ -203,6 +209,8 @@ workload() {
 	if [ -n "$rec" ]; then
 		kill -INT "$rec"
 		wait "$rec"
+		# The references, faults on the target's pages, of the session.
+		echo "vmtrace faults $(cat /sys/kernel/vmtrace/faults)" >&2
 	fi
 	echo >/tmp/wl.go
 	wait "$pid"
@@ -212,25 +220,30 @@ workload() {
 	esac
 }
 export -f workload reading_stdin
-# The configurations: NAME-SUFFIX SIZE OPTIONS (none: untraced).
+# The configurations: NAME-SUFFIX SIZE RUNS OPTIONS (none: untraced). A run
+# at N = 512 takes a fraction of a second, and its ratio to untraced is the
+# one with a target: they get the most runs.
 configs() {
-	local full=$1 small=$2
-	echo "untraced $full"
-	echo "n512 $full --protect -n 512"
-	echo "n64 $full --protect -n 64"
-	echo "n512-events $full -e all --protect -n 512"
-	echo "small-untraced $small"
-	echo "small-n512 $small --protect -n 512"
-	echo "small-n64 $small --protect -n 64"
-	echo "small-n0 $small --protect -n 0"
+	local full=$1 small=$2 w=$WORKLOAD_RUNS s=$SLOW_RUNS
+	echo "untraced $full $w"
+	echo "n512 $full $w --protect -n 512"
+	echo "n512-clock $full $w --protect -n 512 --policy clock"
+	echo "n64 $full $s --protect -n 64"
+	echo "n512-events $full $w -e all --protect -n 512"
+	echo "small-untraced $small $w"
+	echo "small-n512 $small $w --protect -n 512"
+	echo "small-n512-clock $small $w --protect -n 512 --policy clock"
+	echo "small-n64 $small $s --protect -n 64"
+	echo "small-n0 $small $s --protect -n 0"
 }
 for w in python3 sqlite3; do
 	case $w in
 	python3) configs $PY_FULL $PY_SMALL >/tmp/configs ;;
 	sqlite3) configs $SQL_FULL $SQL_SMALL >/tmp/configs ;;
 	esac
-	for ((i = 0; i < WORKLOAD_RUNS; i++)); do
-		while read -r c size opts; do
+	for ((i = 0; i < (WORKLOAD_RUNS > SLOW_RUNS ? WORKLOAD_RUNS : SLOW_RUNS); i++)); do
+		while read -r c size runs opts; do
+			[ "$i" -lt "$runs" ] || continue
 			# shellcheck disable=SC2086 # the options are words
 			run_once "$w-$c" workload "$w" "$size" $opts </dev/null
 		done </tmp/configs
@@ -239,7 +252,10 @@ for w in python3 sqlite3; do
 	echo "$w-small-size $(awk '$1 == "small-untraced" { print $2 }' /tmp/configs)"
 	while read -r c _; do
 		result "$w-$c"
-		[[ $c == *untraced ]] || vmtrace_counts "$w-$c"
+		[[ $c == *untraced ]] || {
+			vmtrace_counts "$w-$c"
+			echo "$w-$c-faults $(sed -n 's/^vmtrace faults //p' "/tmp/$w-$c.0.err")"
+		}
 	done </tmp/configs
 done
 rm -f /tmp/b.raw /tmp/b.vmt /tmp/perf.data
@@ -247,8 +263,9 @@ rmmod vmtrace
 
 # ---- The ring's write path ----------------------------------------------------
 # One CPU writes, a kthread on the other drains (see the module's comment).
-insmod /opt/vmtrace/lib/vmt_bench_ring.ko
-rmmod vmt_bench_ring
+# Its writer and drainer need two CPUs; it switches no tracepoint.
+command insmod /opt/vmtrace/lib/vmt_bench_ring.ko
+command rmmod vmt_bench_ring
 dmesg | sed -n 's/.*vmt_bench_ring: \(paced\|free\): \([0-9]*\) records, \([0-9]*\) lost, \([0-9]*\) consumed, \(.*\)$/\1 \2 \3 \4 \5/p' |
 	while read -r mode n lost consumed rest; do
 		echo "ring-$mode-records $n"

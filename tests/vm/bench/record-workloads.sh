@@ -11,6 +11,8 @@
 #              for the match finder alone made 5 to 9 million records)
 #   stress-ng  its vm stressor (--follow: the worker it forks) over 32 MiB
 set -euo pipefail
+# insmod and rmmod of vmtrace.ko with one CPU online (see lib.sh).
+. /opt/vmtrace/tests/vm/lib.sh
 insmod /opt/vmtrace/lib/vmtrace.ko
 cd /tmp
 out=/mnt/share

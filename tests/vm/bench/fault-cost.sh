@@ -184,14 +184,18 @@ workload() {
 	shift 2
 	rm -f /tmp/wl.go /tmp/wl.out
 	mkfifo /tmp/wl.go
+	# The feeder holds the FIFO open read-write from the start: each of its
+	# reads waits for a line. (Opened anew for each read, a reopen could
+	# still meet the first writer, read its end of file at once and leave
+	# the second writer blocked for want of a reader: two runs hung so.)
 	case $w in
 	python3)
-		{ read -r _ </tmp/wl.go; echo; read -r _ </tmp/wl.go; } |
+		{ exec 3<>/tmp/wl.go; read -r _ <&3; echo; read -r _ <&3; } |
 			python3 work.py "$size" >/tmp/wl.out &
 		;;
 	sqlite3)
 		# Line-buffered, so that "done" shows when it is printed.
-		{ read -r _ </tmp/wl.go; cat "work-$size.sql"; read -r _ </tmp/wl.go; } |
+		{ exec 3<>/tmp/wl.go; read -r _ <&3; cat "work-$size.sql"; read -r _ <&3; } |
 			stdbuf -oL sqlite3 :memory: >/tmp/wl.out &
 		;;
 	esac

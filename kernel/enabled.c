@@ -85,6 +85,8 @@ static atomic_t vmt_tworks_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
 /* Targets whose evict_pending is set, or whose eviction for it runs. */
 static atomic_t vmt_evicts_pending = ATOMIC_INIT(0);
+/* Targets whose call range is not empty. */
+static atomic_t vmt_calls_stale = ATOMIC_INIT(0);
 
 static void vmt_twork_run(struct callback_head *cb);
 
@@ -227,6 +229,15 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 		vmt_range_add(&w->stale_start, &w->stale_end, stale_start, stale_end);
 }
 
+/* Empty @t's call range; @t's lock held. */
+static void vmt_enabled_drop_call(struct vmt_target *t)
+{
+	if (t->call_start < t->call_end)
+		atomic_dec(&vmt_calls_stale);
+	t->call_start = 0;
+	t->call_end = 0;
+}
+
 /**
  * vmt_enabled_sys_exit() - current returns from a system call: if a fault
  * from kernel mode left its address space an eviction to make, or one is
@@ -237,13 +248,25 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 void vmt_enabled_sys_exit(void)
 {
 	struct vmt_target *t;
+	unsigned long flags;
+	bool call = false;
 
-	if (!atomic_read(&vmt_evicts_pending))
+	if (!atomic_read(&vmt_evicts_pending) && !atomic_read(&vmt_calls_stale))
 		return;
 	t = vmt_session_target(current->mm);
 	if (!t)
 		return;
-	if (READ_ONCE(t->evict_pending)) {
+	/* What get_user_pages() mapped in the call is mapped by now. */
+	if (READ_ONCE(t->call_start) < READ_ONCE(t->call_end)) {
+		raw_spin_lock_irqsave(&t->lock, flags);
+		if (t->call_start < t->call_end) {
+			vmt_range_add(&t->stale_start, &t->stale_end, t->call_start, t->call_end);
+			vmt_enabled_drop_call(t);
+			call = true;
+		}
+		raw_spin_unlock_irqrestore(&t->lock, flags);
+	}
+	if (call || READ_ONCE(t->evict_pending)) {
 		vmt_twork_queue(current);
 		return;
 	}
@@ -277,6 +300,32 @@ void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long 
 {
 	vmt_enabled_mark_stale(t, start, end);
 	vmt_twork_queue(current);
+}
+
+/**
+ * vmt_enabled_stale_in_call() - get_user_pages() is faulting in
+ * [@start, @end) of current's address space @t, in a system call: protect
+ * it again when the call returns (vmt_enabled_sys_exit()), before user code
+ * runs, but for the enabled set's pages
+ * @t:		current's target
+ * @start:	page-aligned
+ * @end:	page-aligned
+ *
+ * Other threads of the process may reach a page of the range in between,
+ * unlogged, or return from a call of their own first and have it protected
+ * before the fault has mapped it (then it stays enabled).
+ *
+ * Context: any but an interrupt; does not sleep.
+ */
+void vmt_enabled_stale_in_call(struct vmt_target *t, unsigned long start, unsigned long end)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&t->lock, flags);
+	if (t->call_start >= t->call_end)
+		atomic_inc(&vmt_calls_stale);
+	vmt_range_add(&t->call_start, &t->call_end, start, end);
+	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 
 /**
@@ -440,6 +489,7 @@ void vmt_enabled_evict_dropped(struct vmt_target *t)
 	if (t->evict_pending)
 		atomic_dec(&vmt_evicts_pending);
 	t->evict_pending = false;
+	vmt_enabled_drop_call(t);
 }
 
 /**
@@ -453,6 +503,7 @@ void vmt_enabled_flush_stale(void)
 	cancel_work_sync(&vmt_stale_work);
 	/* Nothing evicts any more: what is pending is dropped with the targets. */
 	atomic_set(&vmt_evicts_pending, 0);
+	atomic_set(&vmt_calls_stale, 0);
 }
 
 /**

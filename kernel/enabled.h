@@ -30,6 +30,11 @@
  *		have mapped back present (mprotect), to protect again before
  *		the thread that changed it returns to user space; empty when
  *		@stale_start >= @stale_end; under @lock
+ * @call_start: and @call_end: pages get_user_pages() faulted in for a
+ *		thread of the address space in a system call (probe.c): they
+ *		join the stale range when a call returns, not before, so that
+ *		the stale work cannot take them before the fault has mapped
+ *		them; under @lock
  * @reprotected: PTEs and huge PMDs protected again in such ranges
  * @evict_pending: a fault from kernel mode admitted a page: the stale work
  *		evicts for it (vmt_enabled_admit()); under @lock
@@ -52,6 +57,7 @@ struct vmt_target {
 	u64 evictions;
 	struct vmt_pagemap_table *pagemap;
 	unsigned long stale_start, stale_end;
+	unsigned long call_start, call_end;
 	u64 reprotected;
 	bool evict_pending;
 	struct mutex evict_lock;	/* see above */
@@ -69,6 +75,7 @@ void vmt_enabled_evict_dropped(struct vmt_target *t);
 struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);
+void vmt_enabled_stale_in_call(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_queue_stale(void);
 void vmt_enabled_flush_stale(void);
 void vmt_enabled_quiesce(void);

@@ -10,6 +10,7 @@
  * allocation, nothing that sleeps.
  */
 #include <linux/hardirq.h>
+#include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -20,6 +21,7 @@
 
 #include "compat.h"
 #include "emit.h"
+#include "enabled.h"
 #include "events.h"
 #include "notify.h"
 #include "protect.h"
@@ -220,6 +222,57 @@ static void vmt_probe_fault_kernel(void *data, unsigned long address,
 }
 
 /*
+ * Faults the kernel takes for itself, with no exception: get_user_pages()
+ * and its kin fault pages in through handle_mm_fault() without pt_regs
+ * (MAP_POPULATE, mlock(), madvise(MADV_POPULATE_*), O_DIRECT buffers, a
+ * futex's fixup_user_fault(), madvise(MADV_SOFT_OFFLINE) looking a page
+ * up). No fault tracepoint sees them, yet a protected page comes back
+ * accessible and a new one present: the program's later accesses to it
+ * would go unlogged. They are the kernel's accesses, not the program's:
+ * nothing is logged, and the page (with the page table's span around it,
+ * which fault-around or a large folio may map too) is protected again,
+ * but for the enabled set's pages, as after the kernel's other changes:
+ * - for a user thread of the address space, when its system call returns
+ *   (vmt_enabled_stale_in_call()): before its user code runs, and after
+ *   the fault has mapped the page;
+ * - otherwise (another process's process_vm_readv() or ptrace(), an
+ *   io_uring worker, a kernel thread on the address space), by the stale
+ *   work, soon: if it runs before the fault has mapped the page, the page
+ *   stays unprotected (the stale window of notify.c).
+ * Faults with pt_regs came through the exception handler, which the fault
+ * tracepoints saw.
+ *
+ * Context: handle_mm_fault()'s caller, which may sleep; the kprobe runs
+ * with preemption off.
+ */
+static int vmt_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
+	unsigned long start = regs_get_kernel_argument(regs, 1) & HPAGE_PMD_MASK;
+	struct vmt_target *t;
+
+	/* Pairs with the release in vmt_session_start(): settings are in place. */
+	if (regs_get_kernel_argument(regs, 3) || !smp_load_acquire(&vmt_session.tracing) ||
+	    !(vmt_session.settings.flags & VMT_CONFIG_PROTECT))
+		return 0;
+	t = vmt_session_target(vma->vm_mm);
+	if (!t)
+		return 0;
+	if (vma->vm_mm == current->mm && !(current->flags & (PF_KTHREAD | PF_IO_WORKER))) {
+		vmt_enabled_stale_in_call(t, start, start + HPAGE_PMD_SIZE);
+		return 0;
+	}
+	vmt_enabled_mark_stale(t, start, start + HPAGE_PMD_SIZE);
+	vmt_enabled_queue_stale();
+	return 0;
+}
+
+static struct kprobe vmt_kp_gup = {
+	.symbol_name = "handle_mm_fault",
+	.pre_handler = vmt_kp_handle_mm_fault,
+};
+
+/*
  * sched:sched_process_fork, in the parent before the child first runs. A
  * thread is its process's target already; a new process is followed when
  * asked (system-wide, always), and with protection its task_work protects
@@ -320,10 +373,18 @@ int vmt_probes_register(void)
 	for (i = 0; i < ARRAY_SIZE(vmt_probes) && !err; i++)
 		err = tracepoint_probe_register(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
 	if (!err) {
+		err = register_kprobe(&vmt_kp_gup);
+		if (err) {
+			pr_err("vmtrace: cannot attach a kprobe to handle_mm_fault: %d\n", err);
+			i = ARRAY_SIZE(vmt_probes) + 1;
+		}
+	}
+	if (!err) {
 		err = vmt_dma_register();
 		if (!err)
 			return 0;
 		pr_err("vmtrace: cannot attach to the DMA API: %d\n", err);
+		unregister_kprobe(&vmt_kp_gup);
 		i = ARRAY_SIZE(vmt_probes) + 1;
 	}
 	for (i -= 2; i >= 0; i--)
@@ -340,6 +401,7 @@ void vmt_probes_unregister(void)
 	int i;
 
 	vmt_dma_unregister();
+	unregister_kprobe(&vmt_kp_gup);
 	for (i = ARRAY_SIZE(vmt_probes) - 1; i >= 0; i--)
 		tracepoint_probe_unregister(*vmt_probes[i].tp, vmt_probes[i].fn, NULL);
 	/* After this no probe runs, so rings and settings may change. */

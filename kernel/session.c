@@ -450,6 +450,8 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	t->evictions = 0;
 	t->stale_start = 0;
 	t->stale_end = 0;
+	t->call_start = 0;
+	t->call_end = 0;
 	t->reprotected = 0;
 	t->evict_pending = false;
 	t->released = false;
@@ -626,8 +628,8 @@ static void __vmt_unprotect_targets(struct vmt_session *s)
 
 /*
  * Every reprotect_ms: protect every page of every target again, enabled
- * ones included, and empty the enabled sets. Pages mapped without a fault
- * (fault-around, populate) are caught this way too.
+ * ones included, and empty the enabled sets. Pages mapped in a stale
+ * window (kernel changes, kernel-mode fault-around) are caught this way too.
  */
 static void vmt_reprotect(struct work_struct *work)
 {

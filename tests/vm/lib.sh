@@ -17,6 +17,23 @@ wait_for() {
 		sleep 0.01
 	done
 }
+# trace_program PID DIR NAME WHAT [OPTION...]: once the program PID (started
+# in the background) has made DIR/ready, trace it with `vmtrace record-raw -p
+# PID OPTION... -o NAME.raw` (its summary in NAME.summary), let it go with
+# SIGUSR1 and wait for both; print the summary. Fails with WHAT when the
+# program fails.
+trace_program() {
+	local pid=$1 dir=$2 name=$3 what=$4 rec
+	shift 4
+	wait_for "the program to be ready" test -e "$dir/ready"
+	vmtrace record-raw -p "$pid" "$@" -o "$name.raw" 2>"$name.summary" &
+	rec=$!
+	wait_for "tracing to start" grep -qx on /sys/kernel/vmtrace/state
+	kill -USR1 "$pid"
+	wait "$pid" || fail "$what"
+	wait "$rec" || { cat "$name.summary"; fail "record-raw failed"; }
+	cat "$name.summary"
+}
 # at_least COUNTER N: /sys/kernel/vmtrace/COUNTER holds N or more.
 at_least() { [ "$(cat "/sys/kernel/vmtrace/$1")" -ge "$2" ]; }
 # debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower.

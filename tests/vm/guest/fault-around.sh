@@ -30,29 +30,18 @@ total = sum(m[i * 4096] for i in range(n))
 open(f"{d}/sum", "w").write(f"{total}\n")
 PY
 pid=$!
-wait_for "the program to be ready" test -e $dir/ready
-vmtrace record-raw -p $pid --protect -o fa.raw 2>fa.summary &
-rec=$!
-wait_for "tracing to start" grep -qx on /sys/kernel/vmtrace/state
-kill -USR1 $pid
-wait $pid || fail "the program failed"
-wait $rec || { cat fa.summary; fail "record-raw failed"; }
-cat fa.summary
+trace_program $pid $dir fa "the program failed" --protect
 want=$(od -An -tu1 -w4096 -v $dir/file | awk '{ s += $1 } END { print s }')
 expect_eq "$(cat $dir/sum)" "$want" "the sum of the pages' first bytes"
 vmtrace dump-raw fa.raw >fa.txt
 python3 - "$(cat $dir/base)" $pages fa.txt $pid <<'PY' || fail "first reads of a cached file's pages went unlogged"
 import sys
+sys.path.insert(0, "/opt/vmtrace/tests/vm")
+from passes import refs
 base, n, pid = int(sys.argv[1], 16), int(sys.argv[2]), sys.argv[4]
 first = {}
-for line in sorted(open(sys.argv[3]), key=lambda l: int(l.split()[0])):
-    w = line.split()
-    f = dict(kv.split("=", 1) for kv in w[2:])
-    if w[1] != "ref" or f["pid"] != pid:
-        continue
-    a = int(f["addr"], 16)
-    if base <= a < base + n * 4096:
-        first.setdefault((a - base) // 4096, f["cause"])
+for _, page, f in refs(sys.argv[3], pid, base, n):
+    first.setdefault(page, f["cause"])
 missing = sorted(set(range(n)) - set(first))
 if missing:
     sys.exit(f"FAIL: the first reads of pages {missing} were not logged")

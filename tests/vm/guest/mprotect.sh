@@ -12,14 +12,7 @@ pages=32 dir=/tmp/mp
 mkdir -p $dir
 vmt-mprotect $dir $pages &
 pid=$!
-wait_for "the program to be ready" test -e $dir/ready
-vmtrace record-raw -p $pid --protect -n 4 -o mp.raw 2>mp.summary &
-rec=$!
-wait_for "tracing to start" grep -qx on /sys/kernel/vmtrace/state
-kill -USR1 $pid
-wait $pid || fail "vmt-mprotect failed (its data did not survive)"
-wait $rec || { cat mp.summary; fail "record-raw failed"; }
-cat mp.summary
+trace_program $pid $dir mp "vmt-mprotect failed (its data did not survive)" --protect -n 4
 vmtrace dump-raw mp.raw >mp.txt
 base=$(cat $dir/base)
 # Every page of the buffer is read, then written, after the mprotect calls:

@@ -239,9 +239,10 @@ static void vmt_enabled_drop_call(struct vmt_target *t)
 }
 
 /**
- * vmt_enabled_sys_exit() - current returns from a system call: if a fault
- * from kernel mode left its address space an eviction to make, or one is
- * under way, have it made or waited for before user code runs
+ * vmt_enabled_sys_exit() - current returns from a system call: protect
+ * again the pages its get_user_pages() faulted in; if they were its own, or
+ * a fault from kernel mode left its address space an eviction to make, or
+ * one is under way, have it made or waited for before user code runs
  *
  * Context: the system-call exit probe; may not sleep.
  */
@@ -249,9 +250,9 @@ void vmt_enabled_sys_exit(void)
 {
 	struct vmt_target *t;
 	unsigned long flags;
-	bool call = false;
+	bool call = vmt_enabled_calls_done(current);
 
-	if (!atomic_read(&vmt_evicts_pending) && !atomic_read(&vmt_calls_stale))
+	if (!call && !atomic_read(&vmt_evicts_pending) && !atomic_read(&vmt_calls_stale))
 		return;
 	t = vmt_session_target(current->mm);
 	if (!t)
@@ -302,25 +303,132 @@ void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long 
 	vmt_twork_queue(current);
 }
 
+/*
+ * Calls: get_user_pages() of a user thread faulting a target's pages in,
+ * in a system call of the target's own thread or of another process's
+ * (process_vm_readv(), /proc/PID/mem). The ranges join the target's stale
+ * range when the calling thread's call returns, once the faults have mapped
+ * the pages: marked stale at the fault, the stale work (another CPU), or
+ * another thread of the target returning from a call of its own, could take
+ * a range before the fault maps it, which then stays unprotected. A slot is
+ * the calling thread's, for one target, from its first such fault in a call
+ * until the call returns or the thread exits. With every slot in use, a
+ * target's own thread falls back to the target's call range (@call_start,
+ * which any of its threads' return takes), another process's marks the
+ * range stale at once, as a kernel thread's fault does.
+ */
+#define VMT_CALLS	64
+
+struct vmt_call {
+	struct task_struct *caller;	/* NULL: free; compared, never followed */
+	struct vmt_target *t;
+	struct mm_struct *mm;		/* @t's when the range was added */
+	unsigned long start, end;
+};
+
+static struct vmt_call vmt_calls[VMT_CALLS];
+/* Guards the slots; taken from the kprobe and the exit probes, then @t's lock. */
+static DEFINE_RAW_SPINLOCK(vmt_calls_lock);
+static atomic_t vmt_calls_used = ATOMIC_INIT(0);
+
+/* Add [@start, @end) to current's slot for @t, taking one if need be. */
+static bool vmt_call_add(struct vmt_target *t, struct mm_struct *mm,
+			 unsigned long start, unsigned long end)
+{
+	struct vmt_call *c, *free = NULL;
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&vmt_calls_lock, flags);
+	for (i = 0; i < VMT_CALLS; i++) {
+		c = &vmt_calls[i];
+		if (c->caller == current && c->t == t && c->mm == mm) {
+			vmt_range_add(&c->start, &c->end, start, end);
+			raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
+			return true;
+		}
+		if (!c->caller && !free)
+			free = c;
+	}
+	if (free) {
+		*free = (struct vmt_call){ .caller = current, .t = t, .mm = mm,
+					   .start = start, .end = end };
+		atomic_inc(&vmt_calls_used);
+	}
+	raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
+	return free;
+}
+
 /**
- * vmt_enabled_stale_in_call() - get_user_pages() is faulting in
- * [@start, @end) of current's address space @t, in a system call: protect
- * it again when the call returns (vmt_enabled_sys_exit()), before user code
- * runs, but for the enabled set's pages
- * @t:		current's target
+ * vmt_enabled_calls_done() - @task's system call returned, or it exits:
+ * the pages its get_user_pages() faulted in are mapped, protect them again
+ * @task:	current
+ *
+ * Other processes' pages are protected by the stale work; the caller has
+ * current's own protected before it returns to user space.
+ *
+ * Context: the system-call exit and task exit probes; does not sleep.
+ * Return: whether a range of current's own address space was marked stale.
+ */
+bool vmt_enabled_calls_done(struct task_struct *task)
+{
+	bool queue = false, own = false;
+	struct vmt_call *c;
+	unsigned long flags;
+	u32 i;
+
+	if (!atomic_read(&vmt_calls_used))
+		return false;
+	raw_spin_lock_irqsave(&vmt_calls_lock, flags);
+	for (i = 0; i < VMT_CALLS; i++) {
+		c = &vmt_calls[i];
+		if (c->caller != task)
+			continue;
+		/* A slot reused for another address space has nothing to protect. */
+		if (READ_ONCE(c->t->mm) == c->mm) {
+			vmt_enabled_mark_stale(c->t, c->start, c->end);
+			if (c->mm == task->mm)
+				own = true;
+			else
+				queue = true;
+		}
+		c->caller = NULL;
+		atomic_dec(&vmt_calls_used);
+	}
+	raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
+	if (queue)
+		vmt_enabled_queue_stale();
+	return own;
+}
+
+/**
+ * vmt_enabled_stale_in_call() - get_user_pages() of current, a user thread,
+ * is faulting in [@start, @end) of target @t's address space @mm, in a
+ * system call: protect it again when the call returns, but for the enabled
+ * set's pages; before current's user code runs if @mm is its own
+ * (vmt_enabled_sys_exit()), by the stale work soon after otherwise
+ * @t:		the target
+ * @mm:		its address space
  * @start:	page-aligned
  * @end:	page-aligned
  *
  * Other threads of the process may reach a page of the range in between,
- * unlogged, or return from a call of their own first and have it protected
- * before the fault has mapped it (then it stays enabled).
+ * unlogged.
  *
  * Context: any but an interrupt; does not sleep.
  */
-void vmt_enabled_stale_in_call(struct vmt_target *t, unsigned long start, unsigned long end)
+void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
+			       unsigned long start, unsigned long end)
 {
 	unsigned long flags;
 
+	if (vmt_call_add(t, mm, start, end))
+		return;
+	if (mm != current->mm) {
+		vmt_enabled_mark_stale(t, start, end);
+		vmt_enabled_queue_stale();
+		return;
+	}
 	raw_spin_lock_irqsave(&t->lock, flags);
 	if (t->call_start >= t->call_end)
 		atomic_inc(&vmt_calls_stale);
@@ -504,6 +612,10 @@ void vmt_enabled_flush_stale(void)
 	/* Nothing evicts any more: what is pending is dropped with the targets. */
 	atomic_set(&vmt_evicts_pending, 0);
 	atomic_set(&vmt_calls_stale, 0);
+	raw_spin_lock_irq(&vmt_calls_lock);
+	memset(vmt_calls, 0, sizeof(vmt_calls));
+	atomic_set(&vmt_calls_used, 0);
+	raw_spin_unlock_irq(&vmt_calls_lock);
 }
 
 /**

@@ -31,7 +31,8 @@
  *		the thread that changed it returns to user space; empty when
  *		@stale_start >= @stale_end; under @lock
  * @call_start: and @call_end: pages get_user_pages() faulted in for a
- *		thread of the address space in a system call (probe.c): they
+ *		thread of the address space in a system call (probe.c), when
+ *		no slot of the per-thread table was free (enabled.c): they
  *		join the stale range when a call returns, not before, so that
  *		the stale work cannot take them before the fault has mapped
  *		them; under @lock
@@ -75,7 +76,9 @@ void vmt_enabled_evict_dropped(struct vmt_target *t);
 struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
 void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);
-void vmt_enabled_stale_in_call(struct vmt_target *t, unsigned long start, unsigned long end);
+void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
+			       unsigned long start, unsigned long end);
+bool vmt_enabled_calls_done(struct task_struct *task);
 void vmt_enabled_queue_stale(void);
 void vmt_enabled_flush_stale(void);
 void vmt_enabled_quiesce(void);

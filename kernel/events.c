@@ -116,12 +116,17 @@ void vmt_probe_exec_event(void *data, struct task_struct *p, pid_t old_pid,
 
 /*
  * sched:sched_process_exit, in the exiting thread, after it has let go of
- * its address space: the process is recognized by its thread group id.
+ * its address space: the process is recognized by its thread group id. A
+ * thread that faulted a target's pages in and dies in the call has them
+ * protected again here.
  */
 void vmt_probe_exit(void *data, struct task_struct *p)
 {
 	struct vmt_record rec;
 
+	/* Pairs with the release in vmt_session_start(). */
+	if (smp_load_acquire(&vmt_session.tracing))
+		vmt_enabled_calls_done(p);
 	if (!vmt_events_on(VMT_EVENT_TASK) || !vmt_session_traces_tgid(p))
 		return;
 	memset(&rec, 0, sizeof(rec));

@@ -235,10 +235,14 @@ static void vmt_probe_fault_kernel(void *data, unsigned long address,
  * - for a user thread of the address space, when its system call returns
  *   (vmt_enabled_stale_in_call()): before its user code runs, and after
  *   the fault has mapped the page;
- * - otherwise (another process's process_vm_readv() or ptrace(), an
- *   io_uring worker, a kernel thread on the address space), by the stale
- *   work, soon: if it runs before the fault has mapped the page, the page
- *   stays unprotected (the stale window of notify.c).
+ * - for a user thread of another process (process_vm_readv(),
+ *   /proc/PID/mem), by the stale work, once the caller's system call has
+ *   returned (vmt_enabled_stale_in_call() too), so after the fault has
+ *   mapped the page: the program's accesses in between go unlogged (the
+ *   stale window of notify.c);
+ * - otherwise (an io_uring worker, a kernel thread on the address space),
+ *   by the stale work, soon: if it runs before the fault has mapped the
+ *   page, the page stays unprotected.
  * Faults with pt_regs came through the exception handler, which the fault
  * tracepoints saw.
  *
@@ -258,12 +262,12 @@ static int vmt_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
 	t = vmt_session_target(vma->vm_mm);
 	if (!t)
 		return 0;
-	if (vma->vm_mm == current->mm && !(current->flags & (PF_KTHREAD | PF_IO_WORKER))) {
-		vmt_enabled_stale_in_call(t, start, start + HPAGE_PMD_SIZE);
-		return 0;
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER)) {
+		vmt_enabled_mark_stale(t, start, start + HPAGE_PMD_SIZE);
+		vmt_enabled_queue_stale();
+	} else {
+		vmt_enabled_stale_in_call(t, vma->vm_mm, start, start + HPAGE_PMD_SIZE);
 	}
-	vmt_enabled_mark_stale(t, start, start + HPAGE_PMD_SIZE);
-	vmt_enabled_queue_stale();
 	return 0;
 }
 

@@ -218,7 +218,8 @@ void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 }
 
 /*
- * raw_syscalls:sys_exit, for every traced process with protection: the
+ * raw_syscalls:sys_exit, with protection: pages of targets the call's
+ * get_user_pages() faulted in are protected again; in a traced process, the
  * evictions faults from kernel mode in the call left are made before the
  * thread returns to user space (vmt_enabled_sys_exit()); and an mprotect()
  * that succeeded rebuilt the range's entries from the new protection,

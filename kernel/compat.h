@@ -16,6 +16,14 @@
 #endif
 
 /*
+ * User workers (6.4+: vhost's) are threads of a user process that never
+ * return to user space, as kernel threads.
+ */
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER 0
+#endif
+
+/*
  * From 6.10 the NUMA-hinting fault maps back every protnone PTE of a large
  * folio mapped by PTEs (numa_rebuild_large_mapping()), not just the one
  * that faulted: the others must be protected again.

@@ -44,12 +44,14 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/task_work.h>
 #include <linux/workqueue.h>
 #include <linux/sched/mm.h>
 #include <linux/wait.h>
+#include <asm/syscall.h>
 
 #include "compat.h"
 #include "enabled.h"
@@ -141,6 +143,8 @@ static void vmt_twork_run(struct callback_head *cb)
 	spin_lock(&vmt_twork_lock);
 	WRITE_ONCE(w->owner, NULL);
 	spin_unlock(&vmt_twork_lock);
+	/* Calls ended outside a system call's exit (see vmt_call_add()). */
+	vmt_enabled_calls_done(current);
 
 	/*
 	 * An exiting thread (its mm gone) has nothing to evict. A traced
@@ -268,7 +272,9 @@ void vmt_enabled_sys_exit(void)
 		raw_spin_unlock_irqrestore(&t->lock, flags);
 	}
 	if (call || READ_ONCE(t->evict_pending)) {
-		vmt_twork_queue(current);
+		/* With no work slot free, the stale work protects the range. */
+		if (!vmt_twork_queue(current) && call)
+			vmt_enabled_queue_stale();
 		return;
 	}
 	/*
@@ -312,10 +318,15 @@ void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long 
  * another thread of the target returning from a call of its own, could take
  * a range before the fault maps it, which then stays unprotected. A slot is
  * the calling thread's, for one target, from its first such fault in a call
- * until the call returns or the thread exits. With every slot in use, a
+ * until the call returns (the system-call exit probe), the thread returns
+ * to user space otherwise (get_user_pages() outside a system call, a
+ * uprobe's: the task_work queued at the first fault) or exits. (io_uring's
+ * task_work, run on the way back from a system call after its exit probe,
+ * keeps its slot until the thread's next call.) With every slot in use, a
  * target's own thread falls back to the target's call range (@call_start,
  * which any of its threads' return takes), another process's marks the
- * range stale at once, as a kernel thread's fault does.
+ * range stale at once, as a kernel thread's fault does: the race above is
+ * open again then.
  */
 #define VMT_CALLS	64
 
@@ -327,7 +338,11 @@ struct vmt_call {
 };
 
 static struct vmt_call vmt_calls[VMT_CALLS];
-/* Guards the slots; taken from the kprobe and the exit probes, then @t's lock. */
+/*
+ * Guards the slots; taken by the kprobe, the exit probes, the task_work and
+ * stop, and before a target's lock. Only a thread fills a slot for itself:
+ * it may look for its own without the lock.
+ */
 static DEFINE_RAW_SPINLOCK(vmt_calls_lock);
 static atomic_t vmt_calls_used = ATOMIC_INIT(0);
 
@@ -356,6 +371,13 @@ static bool vmt_call_add(struct vmt_target *t, struct mm_struct *mm,
 		atomic_inc(&vmt_calls_used);
 	}
 	raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
+	/*
+	 * Outside a system call (a uprobe's), the way back to user space ends
+	 * the call. In one, its exit probe does: a work queued there could
+	 * keep stop waiting for as long as the call sleeps.
+	 */
+	if (free && syscall_get_nr(current, task_pt_regs(current)) < 0)
+		vmt_twork_queue(current);
 	return free;
 }
 
@@ -364,20 +386,28 @@ static bool vmt_call_add(struct vmt_target *t, struct mm_struct *mm,
  * the pages its get_user_pages() faulted in are mapped, protect them again
  * @task:	current
  *
- * Other processes' pages are protected by the stale work; the caller has
- * current's own protected before it returns to user space.
+ * Other processes' pages, and an exiting thread's own, are protected by
+ * the stale work; the caller has current's own protected before it
+ * returns to user space.
  *
- * Context: the system-call exit and task exit probes; does not sleep.
- * Return: whether a range of current's own address space was marked stale.
+ * Context: the system-call exit and task exit probes, the task_work; does
+ * not sleep.
+ * Return: whether a range of current's own address space was marked stale
+ * and is the caller's to protect.
  */
 bool vmt_enabled_calls_done(struct task_struct *task)
 {
-	bool queue = false, own = false;
+	bool queue = false, own = false, mine = false;
 	struct vmt_call *c;
 	unsigned long flags;
 	u32 i;
 
 	if (!atomic_read(&vmt_calls_used))
+		return false;
+	/* Every system call's exit comes here: the lock only for a slot of its own. */
+	for (i = 0; i < VMT_CALLS && !mine; i++)
+		mine = READ_ONCE(vmt_calls[i].caller) == task;
+	if (!mine)
 		return false;
 	raw_spin_lock_irqsave(&vmt_calls_lock, flags);
 	for (i = 0; i < VMT_CALLS; i++) {
@@ -387,7 +417,7 @@ bool vmt_enabled_calls_done(struct task_struct *task)
 		/* A slot reused for another address space has nothing to protect. */
 		if (READ_ONCE(c->t->mm) == c->mm) {
 			vmt_enabled_mark_stale(c->t, c->start, c->end);
-			if (c->mm == task->mm)
+			if (c->mm == task->mm && !(task->flags & PF_EXITING))
 				own = true;
 			else
 				queue = true;
@@ -413,7 +443,9 @@ bool vmt_enabled_calls_done(struct task_struct *task)
  * @end:	page-aligned
  *
  * Other threads of the process may reach a page of the range in between,
- * unlogged.
+ * unlogged, for as long as the call lasts. With every slot of the table in
+ * use, a range of another address space is marked stale at once (see
+ * above).
  *
  * Context: any but an interrupt; does not sleep.
  */

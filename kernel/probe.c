@@ -240,9 +240,10 @@ static void vmt_probe_fault_kernel(void *data, unsigned long address,
  *   returned (vmt_enabled_stale_in_call() too), so after the fault has
  *   mapped the page: the program's accesses in between go unlogged (the
  *   stale window of notify.c);
- * - otherwise (an io_uring worker, a kernel thread on the address space),
- *   by the stale work, soon: if it runs before the fault has mapped the
- *   page, the page stays unprotected.
+ * - otherwise (an io_uring worker, a vhost worker, a kernel thread on the
+ *   address space; a user thread when every slot of the calls' table is
+ *   in use), by the stale work, soon: if it runs before the fault has
+ *   mapped the page, the page stays unprotected.
  * Faults with pt_regs came through the exception handler, which the fault
  * tracepoints saw.
  *
@@ -262,7 +263,7 @@ static int vmt_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
 	t = vmt_session_target(vma->vm_mm);
 	if (!t)
 		return 0;
-	if (current->flags & (PF_KTHREAD | PF_IO_WORKER)) {
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)) {
 		vmt_enabled_mark_stale(t, start, start + HPAGE_PMD_SIZE);
 		vmt_enabled_queue_stale();
 	} else {

@@ -457,8 +457,7 @@ void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 	if (vmt_call_add(t, mm, start, end))
 		return;
 	if (mm != current->mm) {
-		vmt_enabled_mark_stale(t, start, end);
-		vmt_enabled_queue_stale();
+		vmt_enabled_stale_soon(t, start, end);
 		return;
 	}
 	raw_spin_lock_irqsave(&t->lock, flags);
@@ -466,6 +465,23 @@ void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 		atomic_inc(&vmt_calls_stale);
 	vmt_range_add(&t->call_start, &t->call_end, start, end);
 	raw_spin_unlock_irqrestore(&t->lock, flags);
+}
+
+/**
+ * vmt_enabled_stale_soon() - protect [@start, @end) of @t again from the
+ * stale work, soon: a kernel thread's get_user_pages() faulting it in, or a
+ * user thread's with no call slot free (if the work runs before the fault
+ * has mapped a page, the page stays unprotected)
+ * @t:		a target
+ * @start:	page-aligned
+ * @end:	page-aligned
+ *
+ * Context: any but an interrupt; does not sleep.
+ */
+void vmt_enabled_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end)
+{
+	vmt_enabled_mark_stale(t, start, end);
+	vmt_enabled_queue_stale();
 }
 
 /**

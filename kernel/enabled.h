@@ -79,6 +79,7 @@ void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned 
 void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 			       unsigned long start, unsigned long end);
 bool vmt_enabled_calls_done(struct task_struct *task);
+void vmt_enabled_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_enabled_queue_stale(void);
 void vmt_enabled_flush_stale(void);
 void vmt_enabled_quiesce(void);

@@ -263,12 +263,10 @@ static int vmt_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
 	t = vmt_session_target(vma->vm_mm);
 	if (!t)
 		return 0;
-	if (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)) {
-		vmt_enabled_mark_stale(t, start, start + HPAGE_PMD_SIZE);
-		vmt_enabled_queue_stale();
-	} else {
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER))
+		vmt_enabled_stale_soon(t, start, start + HPAGE_PMD_SIZE);
+	else
 		vmt_enabled_stale_in_call(t, vma->vm_mm, start, start + HPAGE_PMD_SIZE);
-	}
 	return 0;
 }
 

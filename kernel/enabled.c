@@ -87,8 +87,6 @@ static atomic_t vmt_tworks_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
 /* Targets whose evict_pending is set, or whose eviction for it runs. */
 static atomic_t vmt_evicts_pending = ATOMIC_INIT(0);
-/* Targets whose call range is not empty. */
-static atomic_t vmt_calls_stale = ATOMIC_INIT(0);
 
 static void vmt_twork_run(struct callback_head *cb);
 
@@ -233,15 +231,6 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 		vmt_range_add(&w->stale_start, &w->stale_end, stale_start, stale_end);
 }
 
-/* Empty @t's call range; @t's lock held. */
-static void vmt_enabled_drop_call(struct vmt_target *t)
-{
-	if (t->call_start < t->call_end)
-		atomic_dec(&vmt_calls_stale);
-	t->call_start = 0;
-	t->call_end = 0;
-}
-
 /**
  * vmt_enabled_sys_exit() - current returns from a system call: protect
  * again the pages its get_user_pages() faulted in; if they were its own, or
@@ -252,25 +241,14 @@ static void vmt_enabled_drop_call(struct vmt_target *t)
  */
 void vmt_enabled_sys_exit(void)
 {
-	struct vmt_target *t;
-	unsigned long flags;
 	bool call = vmt_enabled_calls_done(current);
+	struct vmt_target *t;
 
-	if (!call && !atomic_read(&vmt_evicts_pending) && !atomic_read(&vmt_calls_stale))
+	if (!call && !atomic_read(&vmt_evicts_pending))
 		return;
 	t = vmt_session_target(current->mm);
 	if (!t)
 		return;
-	/* What get_user_pages() mapped in the call is mapped by now. */
-	if (READ_ONCE(t->call_start) < READ_ONCE(t->call_end)) {
-		raw_spin_lock_irqsave(&t->lock, flags);
-		if (t->call_start < t->call_end) {
-			vmt_range_add(&t->stale_start, &t->stale_end, t->call_start, t->call_end);
-			vmt_enabled_drop_call(t);
-			call = true;
-		}
-		raw_spin_unlock_irqrestore(&t->lock, flags);
-	}
 	if (call || READ_ONCE(t->evict_pending)) {
 		/* With no work slot free, the stale work protects the range. */
 		if (!vmt_twork_queue(current) && call)
@@ -322,11 +300,9 @@ void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long 
  * to user space otherwise (get_user_pages() outside a system call, a
  * uprobe's: the task_work queued at the first fault) or exits. (io_uring's
  * task_work, run on the way back from a system call after its exit probe,
- * keeps its slot until the thread's next call.) With every slot in use, a
- * target's own thread falls back to the target's call range (@call_start,
- * which any of its threads' return takes), another process's marks the
- * range stale at once, as a kernel thread's fault does: the race above is
- * open again then.
+ * keeps its slot until the thread's next call.) With every slot in use, the
+ * range is marked stale at once, as for a kernel thread's fault: the race
+ * above is open again then.
  */
 #define VMT_CALLS	64
 
@@ -444,27 +420,15 @@ bool vmt_enabled_calls_done(struct task_struct *task)
  *
  * Other threads of the process may reach a page of the range in between,
  * unlogged, for as long as the call lasts. With every slot of the table in
- * use, a range of another address space is marked stale at once (see
- * above).
+ * use, the range is marked stale at once (see above).
  *
  * Context: any but an interrupt; does not sleep.
  */
 void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 			       unsigned long start, unsigned long end)
 {
-	unsigned long flags;
-
-	if (vmt_call_add(t, mm, start, end))
-		return;
-	if (mm != current->mm) {
+	if (!vmt_call_add(t, mm, start, end))
 		vmt_enabled_stale_soon(t, start, end);
-		return;
-	}
-	raw_spin_lock_irqsave(&t->lock, flags);
-	if (t->call_start >= t->call_end)
-		atomic_inc(&vmt_calls_stale);
-	vmt_range_add(&t->call_start, &t->call_end, start, end);
-	raw_spin_unlock_irqrestore(&t->lock, flags);
 }
 
 /**
@@ -645,7 +609,6 @@ void vmt_enabled_evict_dropped(struct vmt_target *t)
 	if (t->evict_pending)
 		atomic_dec(&vmt_evicts_pending);
 	t->evict_pending = false;
-	vmt_enabled_drop_call(t);
 }
 
 /**
@@ -659,7 +622,6 @@ void vmt_enabled_flush_stale(void)
 	cancel_work_sync(&vmt_stale_work);
 	/* Nothing evicts any more: what is pending is dropped with the targets. */
 	atomic_set(&vmt_evicts_pending, 0);
-	atomic_set(&vmt_calls_stale, 0);
 	raw_spin_lock_irq(&vmt_calls_lock);
 	memset(vmt_calls, 0, sizeof(vmt_calls));
 	atomic_set(&vmt_calls_used, 0);

@@ -30,12 +30,6 @@
  *		have mapped back present (mprotect), to protect again before
  *		the thread that changed it returns to user space; empty when
  *		@stale_start >= @stale_end; under @lock
- * @call_start: and @call_end: pages get_user_pages() faulted in for a
- *		thread of the address space in a system call (probe.c), when
- *		no slot of the per-thread table was free (enabled.c): they
- *		join the stale range when a call returns, not before, so that
- *		the stale work cannot take them before the fault has mapped
- *		them; under @lock
  * @reprotected: PTEs and huge PMDs protected again in such ranges
  * @evict_pending: a fault from kernel mode admitted a page: the stale work
  *		evicts for it (vmt_enabled_admit()); under @lock
@@ -58,7 +52,6 @@ struct vmt_target {
 	u64 evictions;
 	struct vmt_pagemap_table *pagemap;
 	unsigned long stale_start, stale_end;
-	unsigned long call_start, call_end;
 	u64 reprotected;
 	bool evict_pending;
 	struct mutex evict_lock;	/* see above */

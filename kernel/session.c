@@ -450,8 +450,6 @@ struct vmt_target *vmt_session_add_target(struct mm_struct *mm, pid_t tgid)
 	t->evictions = 0;
 	t->stale_start = 0;
 	t->stale_end = 0;
-	t->call_start = 0;
-	t->call_end = 0;
 	t->reprotected = 0;
 	t->evict_pending = false;
 	t->released = false;

@@ -19,7 +19,8 @@
  * @mm:		mmgrab'ed from start until the target is dropped (the slot
  *		is free when NULL); published with release once the rest is
  *		filled in
- * @lock:	guards @set and @evictions; the fault probe takes it with
+ * @lock:	guards @set, @evictions, the stale range, @reprotected
+ *		and @evict_pending; the fault probe takes it with
  *		interrupts off, so it is a raw spinlock taken with them off
  *		everywhere, and nothing that waits for another CPU is done
  *		under it
@@ -27,9 +28,12 @@
  * @evictions:	pages protected again on leaving @set
  * @pagemap:	with page-mapping events, the pairs logged (its own lock)
  * @stale_start: and @stale_end: a range whose protnone PTEs the kernel may
- *		have mapped back present (mprotect), to protect again before
- *		the thread that changed it returns to user space; empty when
- *		@stale_start >= @stale_end; under @lock
+ *		have mapped back present, to protect again: before the thread
+ *		that changed it returns to user space (mprotect, its own
+ *		call's get_user_pages()), or by the stale work (notify.c;
+ *		another process's, a kernel thread's or, with the calls' table
+ *		full, any get_user_pages()); empty when @stale_start >=
+ *		@stale_end; under @lock
  * @reprotected: PTEs and huge PMDs protected again in such ranges
  * @evict_pending: a fault from kernel mode admitted a page: the stale work
  *		evicts for it (vmt_enabled_admit()); under @lock

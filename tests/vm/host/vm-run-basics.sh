@@ -26,6 +26,16 @@ mem_kb=$(echo "$out" | awk '/MemTotal/ { print $2 }')
 [ "$mem_kb" -gt 800000 ] && [ "$mem_kb" -le 1048576 ] || fail "--mem 1024 gave $mem_kb kB"
 grep -q " vmt_basics=1$" <<<"$out" || fail "--append did not reach the kernel's command line"
 
+# --console: the guest's console reaches stderr, to its last line (the
+# guest's dump of its kernel log, then its exit status), and stdout stays the
+# command's alone.
+err=$("$vmrun" --kernel "$k" --console -- echo to stdout 2>&1 >/dev/null) ||
+	fail "--console: exit status $?"
+grep -q "Linux version" <<<"$err" || fail "--console: no kernel log on stderr: $(tail -5 <<<"$err")"
+grep -q "vmtrace-vm-run: exit 0" <<<"$err" || fail "--console: the console's end is missing"
+out=$("$vmrun" --kernel "$k" --console -- echo to stdout 2>/dev/null)
+[ "$out" = "to stdout" ] || fail "--console: stdout is '$out'"
+
 # Timeout: the VM is killed and vm-run says so.
 out=$("$vmrun" --kernel "$k" --timeout 20 -- sleep 1000 2>&1)
 rc=$?

@@ -9,6 +9,10 @@
 # (--follow, a small enabled set so that evictions never stop), once
 # system-wide. stress-ng fails on any difference; vm-run fails on any kernel
 # warning (on the debug kernel: KASAN, lockdep, DEBUG_VM).
+# On the debug kernel the vm and mmap stressors may finish no bogo op, so
+# check no data, in their 6 s (none did in make check's run of 2026-11-25;
+# untraced there, the same happens): there the test catches kernel reports
+# more than wrong data, and the fork and mremap stressors do the checking.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"

@@ -29,11 +29,13 @@ grep -q " vmt_basics=1$" <<<"$out" || fail "--append did not reach the kernel's 
 # --console: the guest's console reaches stderr, to its last line (the
 # guest's dump of its kernel log, then its exit status), and stdout stays the
 # command's alone.
-err=$("$vmrun" --kernel "$k" --console -- echo to stdout 2>&1 >/dev/null) ||
+errfile=$(mktemp)
+trap 'rm -f "$errfile"' EXIT
+out=$("$vmrun" --kernel "$k" --console -- echo to stdout 2>"$errfile") ||
 	fail "--console: exit status $?"
+err=$(cat "$errfile")
 grep -q "Linux version" <<<"$err" || fail "--console: no kernel log on stderr: $(tail -5 <<<"$err")"
 grep -q "vmtrace-vm-run: exit 0" <<<"$err" || fail "--console: the console's end is missing"
-out=$("$vmrun" --kernel "$k" --console -- echo to stdout 2>/dev/null)
 [ "$out" = "to stdout" ] || fail "--console: stdout is '$out'"
 
 # Timeout: the VM is killed and vm-run says so.

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Start/stop cycles within one load, through sysfs, with protection:
-# - VMAs protection must pass over are skipped and counted: a hugetlb page
-#   adds exactly one to skipped_vmas; pages the program made PROT_NONE
+# - VMAs protection must pass over are skipped and counted: skipped_vmas is
+#   the number of VMAs /proc/PID/smaps flags hugetlb, VM_IO, VM_PFNMAP,
+#   VM_MIXEDMAP or shadow stack ([vvar] is VM_IO and VM_PFNMAP), and a
+#   hugetlb page adds exactly one to it; pages the program made PROT_NONE
 #   itself stay inaccessible after stop; every byte written stays;
 # - 20 cycles on a busy process, then rmmod; on the debug kernel a kmemleak
 #   scan finds no new leak (vm-run also fails the run on a kmemleak report).
@@ -28,17 +30,23 @@ skipped() {  # skipped ARGS: skipped_vmas of one start/stop on vmt-vmas ARGS
 	wait_for "vmt-vmas to be ready" test -e "$dir/ready"
 	echo $pid >$S/targets
 	echo 1 >$S/protect
+	# The VMAs the kernel flags hugetlb (ht), VM_IO (io), VM_PFNMAP (pf),
+	# VM_MIXEDMAP (mm) or shadow stack (ss): [vvar] is io and pf.
+	local n want
+	want=$(awk '/^VmFlags:/ { for (i = 2; i <= NF; i++) if ($i ~ /^(ht|io|pf|mm|ss)$/) { n++; break } }
+		END { print n + 0 }' /proc/$pid/smaps)
 	echo on >$S/state
-	local n
 	n=$(cat $S/skipped_vmas)
 	echo off >$S/state
 	kill -USR1 $pid
 	wait $pid || fail "vmt-vmas $*: its data or its PROT_NONE page changed"
+	expect_eq "$n" "$want" "skipped_vmas against the VMAs smaps flags ht, io, pf, mm or ss"
 	echo "$n"
 }
 plain=$(skipped | tail -1)
 huge=$(skipped hugetlb | tail -1)
-echo "skipped VMAs: $plain without a hugetlb page, $huge with one"
+echo "skipped VMAs: $plain without a hugetlb page ([vvar] and the like: VM_IO, VM_PFNMAP), $huge with one"
+[ "$plain" -ge 1 ] || fail "no VM_IO or VM_PFNMAP VMA skipped ([vvar] is both)"
 expect_eq "$huge" "$((plain + 1))" "skipped_vmas with a hugetlb mapping"
 
 python3 - <<'PY' &

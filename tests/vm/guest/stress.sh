@@ -40,10 +40,9 @@ for ((i = 0; i < ${#stress[@]}; i++)); do
 done
 [ ${#ops[@]} -eq 5 ] || fail "the stressors' ops: ${ops[*]}"
 # The stressors run as nobody: as root, the madvise stressor also poisons
-# pages (MADV_HWPOISON) and soft-offlines them, and then dies of SIGBUS now
-# and then: on 6.12 at once, untraced as well (its threads block SIGBUS); on
-# 6.1 traced system-wide in 2 of 8 runs, and in none of 8 untraced. That is
-# not explained yet (see the closing note of 2026-11-25).
+# pages (MADV_HWPOISON) and soft-offlines them, and now and then dies of the
+# SIGBUS an access to a poisoned page raises, untraced as well: on 6.12 at
+# once (its threads block SIGBUS), on 6.1 in 2 of 40 untraced runs.
 as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 # Compaction migrates movable pages, protected ones among them.
 (while [ ! -e compact.stop ]; do echo 1 >/proc/sys/vm/compact_memory; sleep 0.5; done) &

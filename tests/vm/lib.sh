@@ -34,6 +34,10 @@ trace_program() {
 	wait "$rec" || { cat "$name.summary"; fail "record-raw failed"; }
 	cat "$name.summary"
 }
+# nobody CMD...: run CMD as user nobody, without capabilities. NOBODY is the
+# same as a command prefix, for commands that another one runs.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+nobody() { "${NOBODY[@]}" "$@"; }
 # at_least COUNTER N: /sys/kernel/vmtrace/COUNTER holds N or more.
 at_least() { [ "$(cat "/sys/kernel/vmtrace/$1")" -ge "$2" ]; }
 # debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower.

@@ -43,14 +43,13 @@ done
 # pages (MADV_HWPOISON) and soft-offlines them, and now and then dies of the
 # SIGBUS an access to a poisoned page raises, untraced as well: on 6.12 at
 # once (its threads block SIGBUS), on 6.1 in 2 of 40 untraced runs.
-as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 # Compaction migrates movable pages, protected ones among them.
 (while [ ! -e compact.stop ]; do echo 1 >/proc/sys/vm/compact_memory; sleep 0.5; done) &
 compactor=$!
 run() {  # run NAME -- record-raw options
 	local name=$1 o n
 	shift
-	vmtrace record-raw "$@" -o "$name.raw" -- "${as[@]}" "${stress[@]}" >"$name.out" 2>&1 ||
+	vmtrace record-raw "$@" -o "$name.raw" -- "${NOBODY[@]}" "${stress[@]}" >"$name.out" 2>&1 ||
 		{ cat "$name.out"; fail "$name: stress-ng or record-raw failed"; }
 	grep -E 'stress-ng|vmtrace|protection|enabled' "$name.out"
 	! grep -qiE 'fail|verif.*error' "$name.out" || fail "$name: stress-ng reported a failure"

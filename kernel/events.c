@@ -161,12 +161,21 @@ void vmt_probe_rename(void *data, struct task_struct *task, const char *comm)
 int vmt_event_marker(u32 id, const void *text, u32 len)
 {
 	struct vmt_record rec;
+	int err = -ENODATA;
 
-	if (!vmt_events_on(VMT_EVENT_MARKER))
-		return -ENODATA;
 	memset(&rec, 0, sizeof(rec));
 	rec.marker.id = id;
-	return vmt_emit_data(&rec, VMT_REC_MARKER, text, len);
+	/*
+	 * Unlike the probes, a marker is written from plain process context:
+	 * the read-side section keeps stop's grace period waiting until it
+	 * is in the ring, so that no marker is written to rings being
+	 * emptied or freed (see vmt_rings_publish()).
+	 */
+	rcu_read_lock();
+	if (vmt_events_on(VMT_EVENT_MARKER))
+		err = vmt_emit_data(&rec, VMT_REC_MARKER, text, len);
+	rcu_read_unlock();
+	return err;
 }
 
 /* One TASK record a thread of @p, with the executable's path as data. */

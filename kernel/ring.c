@@ -52,7 +52,8 @@ size_t vmt_ring_bytes(u32 nr_records)
 /**
  * vmt_ring_init() - lay a ring out over zeroed memory
  * @ring:	the producer's state, filled in here
- * @mem:	vmt_ring_bytes(@nr_records) of zeroed, page-aligned memory
+ * @mem:	vmt_ring_bytes(@nr_records) of page-aligned memory, zeroed from
+ *		the control page's head on (its first fields are written here)
  * @nr_records:	slots; a power of two, at least 2
  * @cpu:	the CPU whose records the ring carries
  * @flags:	VMT_RING_* flags

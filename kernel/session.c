@@ -112,21 +112,85 @@ out_free:
 	return NULL;
 }
 
-/* Empties every ring: a fresh start for counts and readers alike. */
-static void __vmt_rings_reset(struct vmt_session *s)
+/*
+ * Empties every ring of @rings: a fresh start for counts and readers alike.
+ * A set nobody can reach yet needs no lock; the published one is emptied
+ * under rings_lock (see vmt_rings_publish()).
+ */
+static void vmt_rings_reset(struct vmt_cpu_ring **rings, size_t stride,
+			    const struct vmt_settings *settings)
 {
-	u32 flags = (s->settings.flags & VMT_CONFIG_OVERWRITE) ? VMT_RING_OVERWRITE : 0;
+	u32 flags = (settings->flags & VMT_CONFIG_OVERWRITE) ? VMT_RING_OVERWRITE : 0;
+	struct vmt_ring_meta *meta;
 	struct vmt_cpu_ring *cr;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		cr = s->rings[cpu];
-		memset(cr->mem, 0, s->ring_stride);
+		cr = rings[cpu];
+		meta = cr->mem;
+		/*
+		 * A reader may have the control page mapped: its constant
+		 * fields are written again below with the same values, never
+		 * cleared, so that it never reads them zero.
+		 */
+		memset(&meta->head, 0, sizeof(*meta) - offsetof(struct vmt_ring_meta, head));
+		memset(cr->mem + PAGE_SIZE, 0, stride - PAGE_SIZE);
 		cr->faults = 0;
 		/* Geometry was checked by vmt_settings_check(): cannot fail. */
-		WARN_ON(vmt_ring_init(&cr->ring, cr->mem, s->settings.ring_records,
+		WARN_ON(vmt_ring_init(&cr->ring, cr->mem, settings->ring_records,
 				      cpu, flags));
 	}
+}
+
+/* Empties the published set, laid out for @settings' records and flags. */
+static void __vmt_rings_reset(struct vmt_session *s, const struct vmt_settings *settings)
+{
+	mutex_lock(&s->rings_lock);
+	vmt_rings_reset(s->rings, s->ring_stride, settings);
+	mutex_unlock(&s->rings_lock);
+}
+
+/*
+ * vmt_rings_publish() - make @rings, whole, the session's ring set
+ *
+ * Which lock publishes what, for the ring set:
+ *
+ * - rings_lock publishes it: s->rings and s->ring_stride change only under
+ *   it, and only to a set whose every ring is already laid out
+ *   (vmt_rings_reset()); a published set's rings are emptied again only
+ *   under it. poll, mmap and geometry, which run without s->lock, read the
+ *   set under it alone.
+ * - s->lock serializes the writers (configure, start, stop) and is held
+ *   around the swap too, so that status and the lost counts, which take
+ *   s->lock, see one set throughout.
+ * - The producers (probes, event sources, markers) read s->rings with no
+ *   lock: they write only while tracing is on, and a set is emptied or
+ *   replaced only while it is off and __vmt_probes_quiesce() has waited
+ *   for every writer that saw it on.
+ * - A set is freed only once it is unpublished (no new reader reaches it),
+ *   unmapped (s->mappings, checked under rings_lock, which mmap takes to
+ *   count a new mapping) and its wakeups are over (vmt_rings_free()).
+ *
+ * Return: 0, or -EBUSY while the old set is mapped (@rings is then the
+ * caller's still).
+ */
+static int vmt_rings_publish(struct vmt_session *s, struct vmt_cpu_ring **rings,
+			     size_t stride)
+{
+	struct vmt_cpu_ring **old;
+
+	lockdep_assert_held(&s->lock);
+	mutex_lock(&s->rings_lock);
+	if (atomic_read(&s->mappings)) {
+		mutex_unlock(&s->rings_lock);
+		return -EBUSY;
+	}
+	old = s->rings;
+	s->rings = rings;
+	s->ring_stride = stride;
+	mutex_unlock(&s->rings_lock);
+	vmt_rings_free(old);
+	return 0;
 }
 
 /**
@@ -200,29 +264,25 @@ int vmt_session_configure(const struct vmt_settings *settings)
 		goto out_unlock;
 	}
 	if (!s->rings || next.ring_records != s->settings.ring_records) {
-		struct vmt_cpu_ring **rings, **old;
+		size_t stride = vmt_ring_stride(next.ring_records);
+		struct vmt_cpu_ring **rings = vmt_rings_alloc(stride);
 
-		rings = vmt_rings_alloc(vmt_ring_stride(next.ring_records));
 		if (!rings) {
 			err = -ENOMEM;
 			goto out_unlock;
 		}
-		mutex_lock(&s->rings_lock);
-		if (atomic_read(&s->mappings)) {
-			mutex_unlock(&s->rings_lock);
+		/* Whole before any reader can reach it. */
+		vmt_rings_reset(rings, stride, &next);
+		err = vmt_rings_publish(s, rings, stride);
+		if (err) {
 			vmt_rings_free(rings);
-			err = -EBUSY;
 			goto out_unlock;
 		}
-		old = s->rings;
-		s->rings = rings;
-		s->ring_stride = vmt_ring_stride(next.ring_records);
-		mutex_unlock(&s->rings_lock);
-		vmt_rings_free(old);
+	} else {
+		__vmt_rings_reset(s, &next);
 	}
 	s->settings = next;
 	s->configured = true;
-	__vmt_rings_reset(s);
 out_unlock:
 	mutex_unlock(&s->lock);
 	return err;
@@ -698,7 +758,7 @@ int vmt_session_start(void)
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	__vmt_rings_reset(s);
+	__vmt_rings_reset(s, &s->settings);
 	memset(&s->protect, 0, sizeof(s->protect));
 	s->restored = 0;
 	atomic64_set(&s->reprotections, 0);

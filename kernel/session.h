@@ -42,9 +42,10 @@ struct vmt_settings {
  * struct vmt_session - the one tracing session
  * @lock:	serializes configure, start, stop and status; taken before a
  *		target's mmap_lock (protecting its pages)
- * @rings_lock:	guards @rings and @ring_stride for mmap, which runs with the
- *		reader's mmap_lock held: it must not need @lock (lock order
- *		@lock -> mmap_lock -> @rings_lock)
+ * @rings_lock:	publishes @rings and @ring_stride (see vmt_rings_publish()),
+ *		for poll and mmap; mmap runs with the reader's mmap_lock held:
+ *		it must not need @lock (lock order @lock -> mmap_lock ->
+ *		@rings_lock)
  * @state:	VMT_STATE_*; written under @lock, read by sysfs without it
  * @tracing:	the probes act; set with release once everything they read
  *		is in place, read by them with acquire

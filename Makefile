@@ -36,7 +36,8 @@ help:
 	@echo 'make check          every test: unit, fuzz, KUnit and VM tests on $(TEST_KERNELS)'
 	@echo 'make check-quick    unit tests and one VM smoke test on 6.1'
 	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
-	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600)'
+	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
+	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
 	@echo 'make vm-images      build the test VM images'
 
@@ -144,8 +145,18 @@ FUZZ_SECONDS ?= 600
 check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 	@scripts/run-fuzz 20 $^
 
-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
-	@scripts/run-fuzz $(FUZZ_SECONDS) $^
+# The libFuzzer targets, then the module's interface fuzzer (tests/vm/progs/
+# ifuzz.c) for IFUZZ_SECONDS on 6.12 and on the debug kernel, a new seed each.
+IFUZZ_SECONDS ?= 900
+IFUZZ_KERNELS ?= 6.12 debug
+fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS)) tools
+	@scripts/run-fuzz $(FUZZ_SECONDS) $(filter $(BUILD)/fuzz/%,$^)
+	@$(MAKE) -s test-modules TEST_KERNELS="$(IFUZZ_KERNELS)"
+	@for k in $(IFUZZ_KERNELS); do \
+		echo "interface fuzzer on $$k, $(IFUZZ_SECONDS) s"; \
+		scripts/vm-run --kernel $$k --timeout $$(($(IFUZZ_SECONDS) + 900)) -- \
+			/opt/vmtrace/tests/vm/guest/ifuzz.sh $(IFUZZ_SECONDS) || exit 1; \
+	done
 
 check-kunit: test-modules
 	@scripts/run-kunit

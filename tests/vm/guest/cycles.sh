@@ -10,14 +10,7 @@
 #   scan finds no new leak (vm-run also fails the run on a kmemleak report).
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
-K=/sys/kernel/debug/kmemleak
-mountpoint -q /sys/kernel/debug || mount -t debugfs nodev /sys/kernel/debug
-if debug_kernel; then
-	[ -e $K ] || fail "the debug kernel has no $K"
-	# What leaked before vmtrace was loaded is not its: forget it.
-	echo scan >$K
-	echo clear >$K
-fi
+kmemleak_forget
 insmod "$VMT_LIB/vmtrace.ko"
 S=/sys/kernel/vmtrace
 echo 4 >/proc/sys/vm/nr_hugepages
@@ -74,13 +67,5 @@ wait $busy
 [ ! -e /tmp/busy.corrupt ] || fail "the busy process saw different data"
 echo "20 start/stop cycles: data intact, $(cat $S/restored) PTEs restored at the last stop"
 rmmod vmtrace
-if debug_kernel; then
-	# Objects freed within a scan's minimum age are not reported: scan twice.
-	echo scan >$K
-	sleep 6
-	echo scan >$K
-	leaks=$(grep -c '^unreferenced object' $K || true)
-	[ "$leaks" = 0 ] || { head -40 $K; fail "kmemleak: $leaks leaks after the cycles and rmmod"; }
-	echo "kmemleak: no leak after 20 cycles, 2 sessions and rmmod"
-fi
+kmemleak_check "20 cycles, 2 sessions and rmmod"
 echo "cycles: ok"

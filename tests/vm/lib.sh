@@ -40,8 +40,9 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 nobody() { "${NOBODY[@]}" "$@"; }
 # at_least COUNTER N: /sys/kernel/vmtrace/COUNTER holds N or more.
 at_least() { [ "$(cat "/sys/kernel/vmtrace/$1")" -ge "$2" ]; }
-# debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower.
-debug_kernel() { grep -q KernelAddressSanitizer <<<"$(dmesg)"; }
+# debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower
+# (its release names it: scripts/debug-kernel.config's LOCALVERSION).
+debug_kernel() { [[ "$(uname -r)" == *-vmtrace-debug ]]; }
 # Loading and unloading the module switches tracepoints on and off, and the
 # kernel patches their call sites (text_poke_bp()). Under QEMU's TCG that
 # hangs the guest now and then while another vCPU runs the code being

@@ -45,7 +45,8 @@ kernel_build_dir() {
 	echo "/lib/modules/$rel/build"
 }
 
-# timed LABEL CMD...: run CMD and print how long it took, for the stage timings.
+# timed LABEL CMD...: run CMD and print how long it took, for the stage timings
+# (and add it to $VMT_TIMES, when set: see scripts/check).
 timed() {
 	local label=$1 start rc
 	shift
@@ -54,6 +55,8 @@ timed() {
 	rc=$?
 	printf '[ stage %-24s %4ds  %s ]\n' "$label" $(($(date +%s) - start)) \
 		"$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")" >&2
+	[ -z "${VMT_TIMES:-}" ] ||
+		printf '%d\tstage\t%s\n' $(($(date +%s) - start)) "$label" >>"$VMT_TIMES"
 	return $rc
 }
 

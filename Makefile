@@ -35,6 +35,7 @@ help:
 	@echo 'make demo           build everything, boot the 6.1 VM and trace a workload'
 	@echo 'make check          every test: unit, fuzz, KUnit and VM tests on $(TEST_KERNELS)'
 	@echo 'make check-quick    unit tests and one VM smoke test on 6.1'
+	@echo 'make check-vm       VM tests: KERNELS="6.1 6.12 debug" TESTS=capture,protect (default all)'
 	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
@@ -161,8 +162,11 @@ fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS)) tools
 check-kunit: test-modules
 	@scripts/run-kunit
 
-check-vm: tools test-modules
-	@scripts/run-vm-tests $(TEST_KERNELS)
+# make check-vm [KERNELS="6.1 debug"] [TESTS=capture,protect]: chosen VM tests.
+KERNELS ?= $(TEST_KERNELS)
+check-vm: tools
+	@$(MAKE) -s test-modules TEST_KERNELS="$(KERNELS)"
+	@scripts/run-vm-tests $(if $(TESTS),--tests $(TESTS)) $(KERNELS)
 
 check-vm-quick: tools test-modules
 	@scripts/run-vm-tests --quick 6.1

@@ -129,7 +129,7 @@ echo none >$S/events
 expect_eq "$(cat $S/events)" "" "events file after none"
 
 # ---- Attribution of a python3 run, and its round trip ----------------------------
-vmtrace record -q -e task,vma,switch,marker --protect -n 64 -o p.vmt --tee-raw p.raw -- \
+vmtrace record -q -e task,vma,switch,marker --protect -o p.vmt --tee-raw p.raw -- \
 	python3 -c 'import json, zlib; d = [str(i) * 5 for i in range(50000)]; zlib.compress(json.dumps(d).encode())'
 # Every record, data included, reads back from the trace as the kernel wrote it.
 vmtrace dump p.vmt >p.dump

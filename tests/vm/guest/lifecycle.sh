@@ -7,9 +7,9 @@
 #   execs (a new address space: first touches, then protection faults);
 # - stop maps every page back: an unprotected session afterwards sees no
 #   fault on pages the target keeps touching;
-# - 50 times, on one CPU: load, protect a process that keeps checking its
-#   data, rmmod while tracing; the data stays intact and no page is left
-#   protected;
+# - 50 times (15 on the debug kernel), on one CPU: load, protect a process
+#   that keeps checking its data, rmmod while tracing; the data stays intact
+#   and no page is left protected;
 # - a non-root caller gets EACCES from the 0600 node, and EPERM from the
 #   driver when the node's mode would let it in.
 . /opt/vmtrace/tests/vm/lib.sh
@@ -148,7 +148,10 @@ echo 0 >/sys/devices/system/cpu/cpu1/online
 nice -n 10 python3 busy.py &
 busy=$!
 wait_for "the busy process" test -e busy.ready
+# 50 cycles; 15 on the debug kernel, where each takes seconds: the same
+# paths, each under KASAN and lockdep from the first cycle on.
 cycles=50
+debug_kernel && cycles=15
 
 for i in $(seq $cycles); do
 	insmod "$VMT_LIB/vmtrace.ko"

@@ -123,6 +123,7 @@ for spec in "$@"; do
 	clean_slate || { echo "boot-unclean $name" >>"$results"; exit 0; }
 	kernel_log_since >/dev/null
 	echo "start $name $(date +%s)" >>"$results"
+	echo "batch: $name starts" >/dev/kmsg	# in the console log, between tests
 	start=$SECONDS
 	# timeout leads a process group of its own, and signals it all at the
 	# end: TERM, then KILL 10 s later (status 137) if anything is left.

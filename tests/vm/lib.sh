@@ -40,7 +40,7 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 nobody() { "${NOBODY[@]}" "$@"; }
 # at_least COUNTER N: /sys/kernel/vmtrace/COUNTER holds N or more.
 at_least() { [ "$(cat "/sys/kernel/vmtrace/$1")" -ge "$2" ]; }
-# debug_kernel: true on the KASAN test kernel, where everything runs ~5x slower
+# debug_kernel: true on the KASAN test kernel, where everything runs ~3x slower
 # (its release names it: scripts/debug-kernel.config's LOCALVERSION).
 debug_kernel() { [[ "$(uname -r)" == *-vmtrace-debug ]]; }
 # Loading and unloading the module switches tracepoints on and off, and the

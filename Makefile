@@ -134,8 +134,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
-check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS))
-	@scripts/run-unit-tests $^
+# The cmocka suites, then the command line's contract (tests/unit/cli.sh).
+check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace
+	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
+	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)

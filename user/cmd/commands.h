@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The vmtrace command's subcommands: each returns the process exit status. */
+/* The vmtrace command's subcommands, and what they share. */
 #ifndef VMTRACE_CMD_COMMANDS_H
 #define VMTRACE_CMD_COMMANDS_H
 
@@ -10,22 +10,38 @@
 
 #include "vmtrace/trace.h"
 
-int cmd_version(int argc, char **argv);
-int cmd_faults(int argc, char **argv);
-int cmd_record_raw(int argc, char **argv);
-int cmd_dump_raw(int argc, char **argv);
-int cmd_convert(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_seek(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_start(int argc, char **argv);
-int cmd_stop(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_report(int argc, char **argv);
+/*
+ * A command of vmtrace: its name, what it does in a line (`vmtrace help`),
+ * its usage (on stdout for -h and --help, on stderr with a bad option or
+ * operand, exit status 2), and its entry point, which gets the command's
+ * name as argv[0]. The table is vmtrace.c's.
+ */
+struct vmt_command {
+	const char *name;
+	const char *summary;
+	void (*usage)(FILE *out);
+	int (*run)(int argc, char **argv);
+};
+
+#define VMT_COMMAND(name)			\
+	int cmd_##name(int argc, char **argv);	\
+	void usage_##name(FILE *out)
+VMT_COMMAND(version);
+VMT_COMMAND(faults);
+VMT_COMMAND(record);
+VMT_COMMAND(start);
+VMT_COMMAND(stop);
+VMT_COMMAND(status);
+VMT_COMMAND(record_raw);
+VMT_COMMAND(dump_raw);
+VMT_COMMAND(convert);
+VMT_COMMAND(info);
+VMT_COMMAND(dump);
+VMT_COMMAND(verify);
+VMT_COMMAND(export);
+VMT_COMMAND(seek);
+VMT_COMMAND(stats);
+VMT_COMMAND(report);
 
 /* trace_file.c: what the trace-file commands share. */
 /* A number in [min, max], or -1 after saying what is wrong. */

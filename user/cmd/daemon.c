@@ -387,6 +387,11 @@ static const char stop_usage[] =
 	"  SIGTERM to the background collector, which finalizes its file; wait for it\n"
 	"  to exit (at most S seconds, default 60) and print its summary\n";
 
+void usage_stop(FILE *out)
+{
+	fputs(stop_usage, out);
+}
+
 int cmd_stop(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -402,7 +407,7 @@ int cmd_stop(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (opt != 't') {
-			fputs(stop_usage, stderr);
+			usage_stop(stderr);
 			return 2;
 		}
 		timeout = parse_number("stop", "timeout", optarg, 1, 86400);
@@ -410,7 +415,7 @@ int cmd_stop(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc) {
-		fputs(stop_usage, stderr);
+		usage_stop(stderr);
 		return 2;
 	}
 	rundir_init(&r);
@@ -486,6 +491,12 @@ static void print_module_status(void)
 	printf("\n");
 }
 
+void usage_status(FILE *out)
+{
+	fputs("usage: vmtrace status\n"
+	      "  the module's state and counters, and the background collector's\n", out);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct collector_state s;
@@ -496,8 +507,7 @@ int cmd_status(int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1) {
-		fprintf(stderr, "usage: vmtrace status\n"
-			"  the module's state and counters, and the background collector's\n");
+		usage_status(stderr);
 		return 2;
 	}
 	rundir_init(&r);

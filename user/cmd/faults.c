@@ -70,6 +70,13 @@ static int print_all(int map_fd)
 	return 0;
 }
 
+void usage_faults(FILE *out)
+{
+	fputs("usage: vmtrace faults [-a] -- COMMAND [ARGS...]\n"
+	      "  run COMMAND and count its user page faults with a BPF program\n"
+	      "  -a               count every process's faults, not only COMMAND's\n", out);
+}
+
 int cmd_faults(int argc, char **argv)
 {
 	struct faults_bpf *skel;
@@ -80,13 +87,13 @@ int cmd_faults(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "+a")) != -1) {
 		if (opt != 'a') {
-			fprintf(stderr, "usage: vmtrace faults [-a] -- COMMAND [ARGS...]\n");
+			usage_faults(stderr);
 			return 2;
 		}
 		all = 1;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: vmtrace faults [-a] -- COMMAND [ARGS...]\n");
+		usage_faults(stderr);
 		return 2;
 	}
 

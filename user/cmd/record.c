@@ -29,13 +29,23 @@ static const char record_usage[] =
 	"  -q               no progress and no summary\n"
 	"  -j N             threads that compress frames (default: one per CPU)\n";
 
-void record_print_usage(const char *cmd, FILE *out)
+static void record_print_usage(const char *cmd, FILE *out)
 {
 	int indent = (int)strlen("usage: vmtrace ") + (int)strlen(cmd);
 
 	fprintf(out, record_usage, cmd, indent, "", indent, "");
 	fputs(collect_options_usage, out);
 	fputs(writer_options_usage, out);
+}
+
+void usage_record(FILE *out)
+{
+	record_print_usage("record", out);
+}
+
+void usage_start(FILE *out)
+{
+	record_print_usage("start", out);
 }
 
 struct recording {

@@ -22,8 +22,6 @@ struct record_job {
 	char **command;			/* -- COMMAND ARGS, or NULL (-p, -a) */
 };
 
-/* Usage lines of record's options, @cmd's name in the first. */
-void record_print_usage(const char *cmd, FILE *out);
 /*
  * Parse record's options and operands into @job: 0, or the exit status 2
  * having said what is wrong.

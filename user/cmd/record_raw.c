@@ -29,6 +29,12 @@ static int write_raw(void *ctx, const struct vmt_record *records, size_t n)
 	return fwrite(records, sizeof(*records), n, ctx) == n ? 0 : -EIO;
 }
 
+void usage_record_raw(FILE *out)
+{
+	fputs(record_raw_usage, out);
+	fputs(collect_options_usage, out);
+}
+
 int cmd_record_raw(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -54,12 +60,12 @@ int cmd_record_raw(int argc, char **argv)
 		if (taken < 0)
 			return 2;
 		if (!taken) {
-			fprintf(stderr, "%s%s", record_raw_usage, collect_options_usage);
+			usage_record_raw(stderr);
 			return 2;
 		}
 	}
 	if (collect_check_options("record-raw", &copts, optind < argc)) {
-		fputs(record_raw_usage, stderr);
+		usage_record_raw(stderr);
 		return 2;
 	}
 	c = collector_open("record-raw", &copts);
@@ -149,6 +155,12 @@ static int raw_dump_one(struct raw_pending **pending, const struct vmt_record *r
 }
 
 /* vmtrace dump-raw FILE: one record a line. */
+void usage_dump_raw(FILE *out)
+{
+	fputs("usage: vmtrace dump-raw FILE\n"
+	      "  print a raw record file (record-raw's), one record a line\n", out);
+}
+
 int cmd_dump_raw(int argc, char **argv)
 {
 	static struct raw_pending *pending[VMT_MAX_CPUS];
@@ -158,8 +170,8 @@ int cmd_dump_raw(int argc, char **argv)
 	size_t n;
 	FILE *in;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: vmtrace dump-raw FILE\n");
+	if (argc != 2 || argv[1][0] == '-') {
+		usage_dump_raw(stderr);
 		return 2;
 	}
 	in = fopen(argv[1], "rb");

@@ -123,6 +123,12 @@ static int convert_records(FILE *in, const char *raw_path, struct vmt_trace_writ
 	return 0;
 }
 
+void usage_convert(FILE *out)
+{
+	fputs(convert_usage, out);
+	fputs(writer_options_usage, out);
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -148,12 +154,12 @@ int cmd_convert(int argc, char **argv)
 		if (taken < 0)
 			return 2;
 		if (!taken) {
-			fprintf(stderr, "%s%s", convert_usage, writer_options_usage);
+			usage_convert(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || !out_path) {
-		fprintf(stderr, "%s%s", convert_usage, writer_options_usage);
+		usage_convert(stderr);
 		return 2;
 	}
 	raw_path = argv[optind];
@@ -205,13 +211,19 @@ static const char *kind_name(uint32_t kind)
 	return kind < 3 ? names[kind] : "?";
 }
 
+void usage_info(FILE *out)
+{
+	fputs("usage: vmtrace info FILE\n"
+	      "  a trace file's streams, frames and compression\n", out);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	uint64_t total_entries = 0;
 	struct vmt_trace *t;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: vmtrace info FILE\n");
+	if (argc != 2 || argv[1][0] == '-') {
+		usage_info(stderr);
 		return 2;
 	}
 	t = open_or_say("info", argv[1], 0);
@@ -288,6 +300,12 @@ static int dump_records(struct vmt_trace *t, struct vmt_trace_cursor *cursor, bo
 	return n;
 }
 
+void usage_dump(FILE *out)
+{
+	fputs(dump_usage, out);
+	fputs(filter_options_usage, out);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -312,20 +330,20 @@ int cmd_dump(int argc, char **argv)
 		} else if (opt == 'd') {
 			diff = true;
 		} else if (opt == 'h') {
-			printf("%s%s", dump_usage, filter_options_usage);
+			usage_dump(stdout);
 			return 0;
 		} else {
 			n = parse_filter_option("dump", opt, optarg, &filter);
 			if (n < 0)
 				return 2;
 			if (!n) {
-				fprintf(stderr, "%s%s", dump_usage, filter_options_usage);
+				usage_dump(stderr);
 				return 2;
 			}
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s%s", dump_usage, filter_options_usage);
+		usage_dump(stderr);
 		return 2;
 	}
 	t = open_or_say("dump", argv[optind], 0);
@@ -399,6 +417,13 @@ static int verify_file(const char *path)
 	return 0;
 }
 
+void usage_verify(FILE *out)
+{
+	fputs("usage: vmtrace verify [--repair] FILE\n"
+	      "  check every frame of a trace file\n"
+	      "  --repair         rebuild the directory of a file whose writer died\n", out);
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -411,13 +436,13 @@ int cmd_verify(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (opt != 'r') {
-			fprintf(stderr, "usage: vmtrace verify [--repair] FILE\n");
+			usage_verify(stderr);
 			return 2;
 		}
 		repair = 1;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: vmtrace verify [--repair] FILE\n");
+		usage_verify(stderr);
 		return 2;
 	}
 	if (repair) {
@@ -474,6 +499,11 @@ static const char export_usage[] =
 	"  every record, in the order they were written, as raw 64-byte records\n"
 	"  (the format record-raw writes); with --stream, that stream's entries only\n";
 
+void usage_export(FILE *out)
+{
+	fputs(export_usage, out);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -502,12 +532,12 @@ int cmd_export(int argc, char **argv)
 			out_path = optarg;
 			break;
 		default:
-			fputs(export_usage, stderr);
+			usage_export(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || !out_path || !format) {
-		fputs(export_usage, stderr);
+		usage_export(stderr);
 		return 2;
 	}
 	if (strcmp(format, "raw")) {

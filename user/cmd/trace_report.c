@@ -79,6 +79,12 @@ static void print_time_span(const struct vmt_trace_summary *s, bool filtered)
 	       (unsigned long long)last, s->records ? seconds(last - first) : 0.0);
 }
 
+void usage_stats(FILE *out)
+{
+	fputs(stats_usage, out);
+	fputs(filter_options_usage, out);
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -95,12 +101,12 @@ int cmd_stats(int argc, char **argv)
 		if (taken < 0)
 			return 2;
 		if (!taken) {
-			fprintf(stderr, "%s%s", stats_usage, filter_options_usage);
+			usage_stats(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "%s%s", stats_usage, filter_options_usage);
+		usage_stats(stderr);
 		return 2;
 	}
 	s = summarize_or_say("stats", argv[optind], NULL, &filter, &t);
@@ -193,6 +199,11 @@ static int print_attribution(struct vmt_trace *t, const char *path)
 	return 0;
 }
 
+void usage_report(FILE *out)
+{
+	fputs(report_usage, out);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -208,7 +219,7 @@ int cmd_report(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		if (opt != 'b' && opt != 't') {
-			fputs(report_usage, stderr);
+			usage_report(stderr);
 			return 2;
 		}
 		n = parse_number("report", opt == 'b' ? "bucket count" : "page count", optarg, 1,
@@ -221,7 +232,7 @@ int cmd_report(int argc, char **argv)
 			o.top_pages = (uint32_t)n;
 	}
 	if (optind != argc - 1) {
-		fputs(report_usage, stderr);
+		usage_report(stderr);
 		return 2;
 	}
 	s = summarize_or_say("report", argv[optind], &o, NULL, &t);

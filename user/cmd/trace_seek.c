@@ -21,6 +21,11 @@ static const char seek_usage[] =
 	"  entries); print each entry found and the frames decoded to find it\n"
 	"  --random N       N random indices and N random times within the stream\n";
 
+void usage_seek(FILE *out)
+{
+	fputs(seek_usage, out);
+}
+
 struct seek_plan {
 	long long stream;
 	uint64_t values[MAX_SEEKS];
@@ -151,12 +156,12 @@ static int parse_seek_args(int argc, char **argv, struct seek_plan *p)
 			p->seed = (unsigned long long)n;
 			break;
 		default:
-			fputs(seek_usage, stderr);
+			usage_seek(stderr);
 			return -1;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(seek_usage, stderr);
+		usage_seek(stderr);
 		return -1;
 	}
 	return 0;

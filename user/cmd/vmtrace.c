@@ -11,27 +11,11 @@
 #include "vmtrace/vmtrace.h"
 #include "commands.h"
 
-static const char usage_text[] =
-	"usage: vmtrace <command> [options]\n"
-	"\n"
-	"commands:\n"
-	"  version   the tools' ABI and, when the module is loaded, the module's\n"
-	"  faults    run a command and count its user page faults (BPF)\n"
-	"  record    trace a command or processes into a compressed trace file (.vmt)\n"
-	"  start     record in the background (a daemon): record's options; returns once tracing\n"
-	"  stop      make the background collector finish its file, wait, print its summary\n"
-	"  status    the module's state and counters; the background collector's progress\n"
-	"  record-raw  trace a command's faults into a file of raw records\n"
-	"  dump-raw  print a raw record file, one record a line\n"
-	"  convert   compress a raw record file into a trace file (.vmt)\n"
-	"  info      a trace file's streams, frames and compression\n"
-	"  dump      print a trace file, one record a line\n"
-	"  verify    check every frame of a trace file; --repair rebuilds its directory\n"
-	"  export    write a trace file's records back out as raw records\n"
-	"  seek      reach entries by index or time; show the frames each seek decoded\n"
-	"  stats     counts per process, CPU and record type; lost records; time span\n"
-	"  report    processes, footprints, fault rates over time, top pages\n"
-	"  help      this text\n";
+void usage_version(FILE *out)
+{
+	fputs("usage: vmtrace version\n"
+	      "  the tools' ABI and, when the module is loaded, the module's\n", out);
+}
 
 int cmd_version(int argc, char **argv)
 {
@@ -40,7 +24,7 @@ int cmd_version(int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1) {
-		fprintf(stderr, "vmtrace version: takes no arguments\n");
+		usage_version(stderr);
 		return 2;
 	}
 	printf("tools: ABI %u, record %u bytes\n", VMT_ABI_VERSION, VMT_RECORD_SIZE);
@@ -65,40 +49,87 @@ int cmd_version(int argc, char **argv)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv);
-} commands[] = {
-	{ "version", cmd_version },
-	{ "faults", cmd_faults },
-	{ "record", cmd_record },
-	{ "start", cmd_start },
-	{ "stop", cmd_stop },
-	{ "status", cmd_status },
-	{ "record-raw", cmd_record_raw },
-	{ "dump-raw", cmd_dump_raw },
-	{ "convert", cmd_convert },
-	{ "info", cmd_info },
-	{ "dump", cmd_dump },
-	{ "verify", cmd_verify },
-	{ "export", cmd_export },
-	{ "seek", cmd_seek },
-	{ "stats", cmd_stats },
-	{ "report", cmd_report },
+static const struct vmt_command commands[] = {
+	{ "version", "the tools' ABI and, when the module is loaded, the module's",
+	  usage_version, cmd_version },
+	{ "faults", "run a command and count its user page faults (BPF)",
+	  usage_faults, cmd_faults },
+	{ "record", "trace a command or processes into a compressed trace file (.vmt)",
+	  usage_record, cmd_record },
+	{ "start", "record in the background (a daemon): record's options; returns once tracing",
+	  usage_start, cmd_start },
+	{ "stop", "make the background collector finish its file, wait, print its summary",
+	  usage_stop, cmd_stop },
+	{ "status", "the module's state and counters; the background collector's progress",
+	  usage_status, cmd_status },
+	{ "record-raw", "trace a command's faults into a file of raw records",
+	  usage_record_raw, cmd_record_raw },
+	{ "dump-raw", "print a raw record file, one record a line",
+	  usage_dump_raw, cmd_dump_raw },
+	{ "convert", "compress a raw record file into a trace file (.vmt)",
+	  usage_convert, cmd_convert },
+	{ "info", "a trace file's streams, frames and compression",
+	  usage_info, cmd_info },
+	{ "dump", "print a trace file, one record a line",
+	  usage_dump, cmd_dump },
+	{ "verify", "check every frame of a trace file; --repair rebuilds its directory",
+	  usage_verify, cmd_verify },
+	{ "export", "write a trace file's records back out as raw records",
+	  usage_export, cmd_export },
+	{ "seek", "reach entries by index or time; show the frames each seek decoded",
+	  usage_seek, cmd_seek },
+	{ "stats", "counts per process, CPU and record type; lost records; time span",
+	  usage_stats, cmd_stats },
+	{ "report", "processes, footprints, fault rates over time, top pages",
+	  usage_report, cmd_report },
 };
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* vmtrace's usage: made from the table. */
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: vmtrace <command> [options]\n"
+	      "       vmtrace <command> --help\n"
+	      "\n"
+	      "commands:\n", out);
+	for (i = 0; i < NR_COMMANDS; i++)
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-11s %s\n", "help", "this text");
+}
+
+static bool is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
 
 int main(int argc, char **argv)
 {
 	size_t i;
 
-	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
-		fputs(usage_text, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "vmtrace: unknown command '%s'\n\n%s", argv[1], usage_text);
+	if (!strcmp(argv[1], "help") || is_help(argv[1])) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NR_COMMANDS; i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/*
+		 * `vmtrace COMMAND -h`, as git has it; after other
+		 * options, -h is the command's to judge.
+		 */
+		if (argc > 2 && is_help(argv[2])) {
+			commands[i].usage(stdout);
+			return 0;
+		}
+		return commands[i].run(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "vmtrace: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
 	return 2;
 }

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "emit.h"
 #include "events.h"
+#include "hooks.h"
 #include "session.h"
 
 static void vmt_dma_emit(struct device *dev, u8 op, int dir, u64 dma_addr, u64 phys_addr,
@@ -67,14 +68,14 @@ static void vmt_tp_dma_map_page(void *data, struct device *dev, phys_addr_t phys
 				dma_addr_t dma, size_t size, enum dma_data_direction dir,
 				unsigned long attrs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit(dev, VMT_DMA_MAP_PAGE, dir, dma, phys, size, 0, 1);
 }
 
 static void vmt_tp_dma_unmap_page(void *data, struct device *dev, dma_addr_t dma,
 				  size_t size, enum dma_data_direction dir, unsigned long attrs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit(dev, VMT_DMA_UNMAP_PAGE, dir, dma, 0, size, 0, 1);
 }
 
@@ -82,14 +83,14 @@ static void vmt_tp_dma_map_sg(void *data, struct device *dev, struct scatterlist
 			      int nents, int ents, enum dma_data_direction dir,
 			      unsigned long attrs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA) && ents > 0)
+	if (vmt_session_event_on(VMT_EVENT_DMA) && ents > 0)
 		vmt_dma_emit_sg(dev, VMT_DMA_MAP_SG, dir, sgl, nents, ents);
 }
 
 static void vmt_tp_dma_unmap_sg(void *data, struct device *dev, struct scatterlist *sgl,
 				int nents, enum dma_data_direction dir, unsigned long attrs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit_sg(dev, VMT_DMA_UNMAP_SG, dir, sgl, nents, nents);
 }
 
@@ -97,7 +98,7 @@ static void vmt_tp_dma_alloc(void *data, struct device *dev, void *virt, dma_add
 			     size_t size, enum dma_data_direction dir, gfp_t flags,
 			     unsigned long attrs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA) && virt)
+	if (vmt_session_event_on(VMT_EVENT_DMA) && virt)
 		vmt_dma_emit(dev, VMT_DMA_ALLOC, dir, dma,
 			     virt_addr_valid(virt) ? virt_to_phys(virt) : 0, size, 0, 1);
 }
@@ -105,21 +106,22 @@ static void vmt_tp_dma_alloc(void *data, struct device *dev, void *virt, dma_add
 static void vmt_tp_dma_free(void *data, struct device *dev, void *virt, dma_addr_t dma,
 			    size_t size, enum dma_data_direction dir, unsigned long attrs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit(dev, VMT_DMA_FREE, dir, dma, 0, size, 0, 1);
 }
 
-static struct {
-	const char *name;
-	void *fn;
-	struct tracepoint *tp;
-} vmt_dma_tps[] = {
+static struct vmt_tracepoint_probe vmt_dma_probes[] = {
 	{ "dma_map_page", vmt_tp_dma_map_page },
 	{ "dma_unmap_page", vmt_tp_dma_unmap_page },
 	{ "dma_map_sg", vmt_tp_dma_map_sg },
 	{ "dma_unmap_sg", vmt_tp_dma_unmap_sg },
 	{ "dma_alloc", vmt_tp_dma_alloc },
 	{ "dma_free", vmt_tp_dma_free },
+};
+
+static struct vmt_hooks vmt_dma_event_hooks = {
+	.name = "dma",
+	VMT_HOOKS_PROBES(vmt_dma_probes),
 };
 
 /* ---- kprobes on the DMA API (6.1) ------------------------------------------ */
@@ -146,7 +148,7 @@ static int vmt_kp_map_page_entry(struct kretprobe_instance *ri, struct pt_regs *
 	c->offset = VMT_KARG(regs, 2);
 	c->size = VMT_KARG(regs, 3);
 	c->dir = VMT_KARG(regs, 4);
-	return vmt_events_on(VMT_EVENT_DMA) ? 0 : 1;	/* 1: no return probe */
+	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;	/* 1: no return probe */
 }
 
 static int vmt_kp_map_page_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -169,7 +171,7 @@ static int vmt_kp_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *re
 	c->arg = (void *)VMT_KARG(regs, 1);
 	c->nents = VMT_KARG(regs, 2);
 	c->dir = VMT_KARG(regs, 3);
-	return vmt_events_on(VMT_EVENT_DMA) ? 0 : 1;
+	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;
 }
 
 static int vmt_kp_map_sg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -190,7 +192,7 @@ static int vmt_kp_map_sgtable_entry(struct kretprobe_instance *ri, struct pt_reg
 	c->dev = (void *)VMT_KARG(regs, 0);
 	c->arg = (void *)VMT_KARG(regs, 1);
 	c->dir = VMT_KARG(regs, 2);
-	return vmt_events_on(VMT_EVENT_DMA) ? 0 : 1;
+	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;
 }
 
 static int vmt_kp_map_sgtable_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -212,7 +214,7 @@ static int vmt_kp_alloc_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 	c->dev = (void *)VMT_KARG(regs, 0);
 	c->size = VMT_KARG(regs, 1);
 	c->arg = (void *)VMT_KARG(regs, 2);
-	return vmt_events_on(VMT_EVENT_DMA) ? 0 : 1;
+	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;
 }
 
 static int vmt_kp_alloc_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -229,7 +231,7 @@ static int vmt_kp_alloc_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* dma_unmap_page_attrs(dev, addr, size, dir, attrs) */
 static int vmt_kp_unmap_page(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit((void *)VMT_KARG(regs, 0), VMT_DMA_UNMAP_PAGE, VMT_KARG(regs, 3),
 			     VMT_KARG(regs, 1), 0, VMT_KARG(regs, 2), 0, 1);
 	return 0;
@@ -240,7 +242,7 @@ static int vmt_kp_unmap_sg(struct kprobe *kp, struct pt_regs *regs)
 {
 	int nents = VMT_KARG(regs, 2);
 
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit_sg((void *)VMT_KARG(regs, 0), VMT_DMA_UNMAP_SG, VMT_KARG(regs, 3),
 				(void *)VMT_KARG(regs, 1), nents, nents);
 	return 0;
@@ -249,7 +251,7 @@ static int vmt_kp_unmap_sg(struct kprobe *kp, struct pt_regs *regs)
 /* dma_free_attrs(dev, size, cpu_addr, dma_handle, attrs) */
 static int vmt_kp_free(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (vmt_events_on(VMT_EVENT_DMA))
+	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit((void *)VMT_KARG(regs, 0), VMT_DMA_FREE, DMA_BIDIRECTIONAL,
 			     VMT_KARG(regs, 3), 0, VMT_KARG(regs, 1), 0, 1);
 	return 0;
@@ -279,20 +281,6 @@ static struct kretprobe *vmt_dma_krp_ptrs[ARRAY_SIZE(vmt_dma_krps)];
 static struct kprobe *vmt_dma_kp_ptrs[ARRAY_SIZE(vmt_dma_kps)];
 static bool vmt_dma_use_kprobes;
 
-static int vmt_dma_register_tracepoints(void)
-{
-	int i, err = 0;
-
-	for (i = 0; i < ARRAY_SIZE(vmt_dma_tps) && !err; i++)
-		err = tracepoint_probe_register(vmt_dma_tps[i].tp, vmt_dma_tps[i].fn, NULL);
-	if (!err)
-		return 0;
-	for (i -= 2; i >= 0; i--)
-		tracepoint_probe_unregister(vmt_dma_tps[i].tp, vmt_dma_tps[i].fn, NULL);
-	tracepoint_synchronize_unregister();
-	return err;
-}
-
 static int vmt_dma_register_kprobes(void)
 {
 	int i, err;
@@ -310,41 +298,36 @@ static int vmt_dma_register_kprobes(void)
 	return err;
 }
 
-/**
- * vmt_dma_register() - attach to the dma:* trace events, or the kprobes
- *
- * Return: 0, or the error of the registration that failed.
- */
-int vmt_dma_register(void)
+/* Attach to the dma:* trace events, or the kprobes when they are missing. */
+static int vmt_dma_attach(void)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(vmt_dma_tps); i++) {
-		vmt_dma_tps[i].tp = vmt_find_tracepoint(vmt_dma_tps[i].name);
-		if (!vmt_dma_tps[i].tp)
+	for (i = 0; i < ARRAY_SIZE(vmt_dma_probes); i++)
+		if (!vmt_find_tracepoint(vmt_dma_probes[i].name))
 			break;
-	}
-	vmt_dma_use_kprobes = i < ARRAY_SIZE(vmt_dma_tps);
-	return vmt_dma_use_kprobes ? vmt_dma_register_kprobes() : vmt_dma_register_tracepoints();
+	vmt_dma_use_kprobes = i < ARRAY_SIZE(vmt_dma_probes);
+	if (vmt_dma_use_kprobes)
+		return vmt_dma_register_kprobes();
+	return vmt_hooks_attach_one(&vmt_dma_event_hooks);
 }
 
-/**
- * vmt_dma_unregister() - detach, and wait until no handler runs
- */
-void vmt_dma_unregister(void)
+/* Detach; the kprobes wait for running handlers, kretprobe returns included. */
+static void vmt_dma_detach(void)
 {
-	int i;
-
 	if (vmt_dma_use_kprobes) {
-		/* These wait for running handlers, kretprobe returns included. */
 		unregister_kprobes(vmt_dma_kp_ptrs, ARRAY_SIZE(vmt_dma_kp_ptrs));
 		unregister_kretprobes(vmt_dma_krp_ptrs, ARRAY_SIZE(vmt_dma_krp_ptrs));
 		return;
 	}
-	for (i = ARRAY_SIZE(vmt_dma_tps) - 1; i >= 0; i--)
-		tracepoint_probe_unregister(vmt_dma_tps[i].tp, vmt_dma_tps[i].fn, NULL);
-	tracepoint_synchronize_unregister();
+	vmt_hooks_detach_one(&vmt_dma_event_hooks);
 }
+
+struct vmt_hooks vmt_dma_hooks = {
+	.name = "dma",
+	.attach = vmt_dma_attach,
+	.detach = vmt_dma_detach,
+};
 
 /**
  * vmt_dma_missed() - DMA calls the kretprobes could not follow, since load

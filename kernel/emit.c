@@ -19,7 +19,7 @@
 #include <linux/smp.h>
 
 #include "emit.h"
-#include "session.h"
+#include "rings.h"
 
 static char *vmt_path_bufs;	/* nr_cpu_ids buffers of PATH_MAX bytes */
 
@@ -45,7 +45,7 @@ int vmt_emit_as(struct vmt_record *rec, u16 type, pid_t pid, pid_t tid,
 
 	local_irq_save(flags);
 	cpu = smp_processor_id();
-	cr = vmt_session.rings[cpu];
+	cr = vmt_rings.cpus[cpu];
 	rec->hdr.time_ns = ktime_get_mono_fast_ns();
 	rec->hdr.pid = pid;
 	rec->hdr.tid = tid;
@@ -54,7 +54,7 @@ int vmt_emit_as(struct vmt_record *rec, u16 type, pid_t pid, pid_t tid,
 	if (type == VMT_REC_REFERENCE)
 		cr->faults++;
 	err = vmt_ring_write_data(&cr->ring, rec, data, len);
-	vmt_ring_wakeup(cr);
+	vmt_rings_wakeup(cr);
 	local_irq_restore(flags);
 	return err;
 }

@@ -8,7 +8,7 @@
  * Every probe here runs from a tracepoint, with preemption off, and may not
  * sleep: it checks that tracing is on and that the event is asked for,
  * builds a record and hands it to vmt_emit*(). They are attached from load
- * to unload like the fault probes (see __vmt_probes_quiesce()).
+ * to unload like the fault probes (hooks.c).
  */
 #include <linux/binfmts.h>
 #include <linux/mm.h>
@@ -22,31 +22,23 @@
 
 #include "emit.h"
 #include "events.h"
+#include "hooks.h"
 #include "session.h"
+#include "targets.h"
 
 /* Processes the state dump covers at most; the others are counted missed. */
 #define VMT_DUMP_MAX	65536
 
-/**
- * vmt_events_on() - whether tracing is on and writes @event
- * @event:	VMT_EVENT_* bits, any of which will do
- */
-bool vmt_events_on(u32 event)
-{
-	/* Pairs with the release in vmt_session_start(): settings are in place. */
-	return smp_load_acquire(&vmt_session.tracing) && (vmt_session.settings.events & event);
-}
-
 /* sched:sched_switch, in the scheduler with its run-queue lock held. */
-void vmt_probe_switch(void *data, bool preempt, struct task_struct *prev,
-		      struct task_struct *next, unsigned int prev_state)
+static void vmt_events_probe_switch(void *data, bool preempt, struct task_struct *prev,
+				    struct task_struct *next, unsigned int prev_state)
 {
 	struct vmt_record rec;
 
-	if (!vmt_events_on(VMT_EVENT_SWITCH | VMT_EVENT_SWITCH_ALL))
+	if (!vmt_session_event_on(VMT_EVENT_SWITCH | VMT_EVENT_SWITCH_ALL))
 		return;
-	if (!(vmt_session.settings.events & VMT_EVENT_SWITCH_ALL) &&
-	    !vmt_session_traces(prev) && !vmt_session_traces(next))
+	if (!(vmt_session_settings()->events & VMT_EVENT_SWITCH_ALL) &&
+	    !vmt_targets_traces_task(prev) && !vmt_targets_traces_task(next))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.sw.next_pid = task_tgid_nr(next);
@@ -58,11 +50,12 @@ void vmt_probe_switch(void *data, bool preempt, struct task_struct *prev,
 }
 
 /* task:task_newtask, in the parent, once the child has its ids. */
-void vmt_probe_newtask(void *data, struct task_struct *task, unsigned long clone_flags)
+static void vmt_events_probe_newtask(void *data, struct task_struct *task,
+				     unsigned long clone_flags)
 {
 	struct vmt_record rec;
 
-	if (!vmt_events_on(VMT_EVENT_TASK) || !vmt_session_traces(current))
+	if (!vmt_session_event_on(VMT_EVENT_TASK) || !vmt_targets_traces_task(current))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.fork.child_pid = task_tgid_nr(task);
@@ -80,15 +73,15 @@ static void vmt_count_dropped(void)
  * sched:sched_process_exec, in the exec'ing task, once its new address
  * space is complete: the file name, then (with VMA events) the new map.
  */
-void vmt_probe_exec_event(void *data, struct task_struct *p, pid_t old_pid,
-			  struct linux_binprm *bprm)
+static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+				  struct linux_binprm *bprm)
 {
 	struct vmt_record rec;
 	u32 len;
 
-	if (!vmt_session_traces(p))
+	if (!vmt_targets_traces_task(p))
 		return;
-	if (vmt_events_on(VMT_EVENT_TASK)) {
+	if (vmt_session_event_on(VMT_EVENT_TASK)) {
 		memset(&rec, 0, sizeof(rec));
 		rec.exec.old_tid = old_pid;
 		len = strnlen(bprm->filename, VMT_MAX_DATA_LEN + 1);
@@ -104,7 +97,7 @@ void vmt_probe_exec_event(void *data, struct task_struct *p, pid_t old_pid,
 	 * threads), so the lock is free; a trylock only because this context
 	 * may not sleep.
 	 */
-	if (vmt_events_on(VMT_EVENT_VMA)) {
+	if (vmt_session_event_on(VMT_EVENT_VMA)) {
 		if (mmap_read_trylock(p->mm)) {
 			vmt_vma_emit_all(p->mm, task_tgid_nr(p), VMT_VMA_EXEC);
 			mmap_read_unlock(p->mm);
@@ -116,18 +109,13 @@ void vmt_probe_exec_event(void *data, struct task_struct *p, pid_t old_pid,
 
 /*
  * sched:sched_process_exit, in the exiting thread, after it has let go of
- * its address space: the process is recognized by its thread group id. A
- * thread that faulted a target's pages in and dies in the call has them
- * protected again here.
+ * its address space: the process is recognized by its thread group id.
  */
-void vmt_probe_exit(void *data, struct task_struct *p)
+static void vmt_events_probe_exit(void *data, struct task_struct *p)
 {
 	struct vmt_record rec;
 
-	/* Pairs with the release in vmt_session_start(). */
-	if (smp_load_acquire(&vmt_session.tracing))
-		vmt_enabled_calls_done(p);
-	if (!vmt_events_on(VMT_EVENT_TASK) || !vmt_session_traces_tgid(p))
+	if (!vmt_session_event_on(VMT_EVENT_TASK) || !vmt_targets_traces_process(p))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.exit.exit_code = p->exit_code;
@@ -137,11 +125,12 @@ void vmt_probe_exit(void *data, struct task_struct *p)
 }
 
 /* task:task_rename, with the task's lock held: @task may not be current. */
-void vmt_probe_rename(void *data, struct task_struct *task, const char *comm)
+static void vmt_events_probe_rename(void *data, struct task_struct *task,
+				    const char *comm)
 {
 	struct vmt_record rec;
 
-	if (!vmt_events_on(VMT_EVENT_TASK) || !vmt_session_traces(task))
+	if (!vmt_session_event_on(VMT_EVENT_TASK) || !vmt_targets_traces_task(task))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	strscpy_pad(rec.comm.comm, comm, sizeof(rec.comm.comm));
@@ -149,7 +138,7 @@ void vmt_probe_rename(void *data, struct task_struct *task, const char *comm)
 }
 
 /**
- * vmt_event_marker() - write a user marker for current
+ * vmt_marker_emit() - write a user marker for current
  * @id:		the marker's id
  * @text:	its text, in kernel memory
  * @len:	bytes at @text, at most VMT_MAX_MARKER_LEN
@@ -158,7 +147,7 @@ void vmt_probe_rename(void *data, struct task_struct *task, const char *comm)
  * Return: 0, -ENODATA when tracing is off or markers are not asked for,
  * -ENOSPC when the ring was full (the marker is counted lost).
  */
-int vmt_event_marker(u32 id, const void *text, u32 len)
+int vmt_marker_emit(u32 id, const void *text, u32 len)
 {
 	struct vmt_record rec;
 	int err = -ENODATA;
@@ -169,10 +158,10 @@ int vmt_event_marker(u32 id, const void *text, u32 len)
 	 * Unlike the probes, a marker is written from plain process context:
 	 * the read-side section keeps stop's grace period waiting until it
 	 * is in the ring, so that no marker is written to rings being
-	 * emptied or freed (see vmt_rings_publish()).
+	 * emptied or freed (see rings.c).
 	 */
 	rcu_read_lock();
-	if (vmt_events_on(VMT_EVENT_MARKER))
+	if (vmt_session_event_on(VMT_EVENT_MARKER))
 		err = vmt_emit_data(&rec, VMT_REC_MARKER, text, len);
 	rcu_read_unlock();
 	return err;
@@ -229,9 +218,9 @@ static void vmt_dump_process(pid_t tgid)
 	mm = get_task_mm(p);
 	if (mm) {
 		mmap_read_lock(mm);
-		if (vmt_events_on(VMT_EVENT_TASK))
+		if (vmt_session_event_on(VMT_EVENT_TASK))
 			vmt_dump_threads(p, mm);
-		if (vmt_events_on(VMT_EVENT_VMA))
+		if (vmt_session_event_on(VMT_EVENT_VMA))
 			vmt_vma_emit_all(mm, tgid, VMT_VMA_DUMP);
 		mmap_read_unlock(mm);
 		mmput(mm);
@@ -254,7 +243,7 @@ void vmt_events_dump(void)
 	pid_t *tgids;
 	u32 i, n = 0;
 
-	if (!vmt_events_on(VMT_EVENT_TASK | VMT_EVENT_VMA))
+	if (!vmt_session_event_on(VMT_EVENT_TASK | VMT_EVENT_VMA))
 		return;
 	tgids = kvmalloc_array(VMT_DUMP_MAX, sizeof(*tgids), GFP_KERNEL);
 	if (!tgids) {
@@ -267,7 +256,7 @@ void vmt_events_dump(void)
 			atomic64_inc(&vmt_session.events_missed);
 			break;
 		}
-		if (vmt_session_traces(p))
+		if (vmt_targets_traces_task(p))
 			tgids[n++] = task_tgid_nr(p);
 	}
 	rcu_read_unlock();
@@ -275,3 +264,16 @@ void vmt_events_dump(void)
 		vmt_dump_process(tgids[i]);
 	kvfree(tgids);
 }
+
+static struct vmt_tracepoint_probe vmt_events_probes[] = {
+	{ "sched_process_exec", vmt_events_probe_exec },
+	{ "sched_switch", vmt_events_probe_switch },
+	{ "task_newtask", vmt_events_probe_newtask },
+	{ "sched_process_exit", vmt_events_probe_exit },
+	{ "task_rename", vmt_events_probe_rename },
+};
+
+struct vmt_hooks vmt_events_hooks = {
+	.name = "events",
+	VMT_HOOKS_PROBES(vmt_events_probes),
+};

@@ -10,7 +10,7 @@
  *   moves), KSM merging and MADV_DONTNEED clear a range (MMU_NOTIFY_CLEAR)
  *   and then build fresh entries, present, from the VMA's protection, where
  *   protected ones were. The range is marked stale at the start of the
- *   change, and its end queues the stale work (enabled.c), which protects
+ *   change, and its end queues the stale work (evict.c), which protects
  *   it again. Migration maps the moved pages back after the notifier's end:
  *   the work passes over entries still under migration and keeps their
  *   range stale, and the migrate:remove_migration_pte trace event, where the
@@ -33,10 +33,12 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "events.h"
+#include "evict.h"
+#include "hooks.h"
 #include "notify.h"
 #include "pagemap.h"
 #include "session.h"
+#include "targets.h"
 
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)
 
@@ -57,32 +59,30 @@ static int vmt_notify_start(struct mmu_notifier *mn, const struct mmu_notifier_r
 {
 	struct vmt_notifier *vn = container_of(mn, struct vmt_notifier, mn);
 
-	/* Pairs with the release in vmt_session_start(): settings are in place. */
-	if (!smp_load_acquire(&vmt_session.tracing))
+	if (!vmt_session_tracing())
 		return 0;
 	/* Protection changes (fork's COW, writeback's clean) keep frames and protnone. */
-	if (vn->pagemap && vmt_events_on(VMT_EVENT_PAGEMAP) &&
+	if (vn->pagemap && vmt_session_event_on(VMT_EVENT_PAGEMAP) &&
 	    (range->event == MMU_NOTIFY_UNMAP || range->event == MMU_NOTIFY_CLEAR ||
 	     range->event == MMU_NOTIFY_MIGRATE || range->event == MMU_NOTIFY_EXCLUSIVE))
 		vmt_pagemap_forget(vn->pagemap, range->mm, range->start, range->end, range->event);
 	/* Racing with the slot's reuse, it may mark a range stale for nothing. */
 	if ((range->event == MMU_NOTIFY_CLEAR || range->event == MMU_NOTIFY_MIGRATE) &&
 	    READ_ONCE(vn->t->mn) == vn)
-		vmt_enabled_mark_stale(vn->t, range->start, range->end);
+		vmt_target_mark_stale(vn->t, range->start, range->end);
 	return 0;
 }
 
 static void vmt_notify_end(struct mmu_notifier *mn, const struct mmu_notifier_range *range)
 {
-	/* Pairs with the release in vmt_session_start(). */
-	if (smp_load_acquire(&vmt_session.tracing) &&
+	if (vmt_session_tracing() &&
 	    (range->event == MMU_NOTIFY_CLEAR || range->event == MMU_NOTIFY_MIGRATE))
-		vmt_enabled_queue_stale();
+		vmt_stale_work_queue();
 }
 
 /*
  * The address space is being torn down: every page goes, and the target
- * may be dropped (vmt_session_add_target()).
+ * may be dropped (vmt_target_add()).
  */
 static void vmt_notify_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
@@ -90,7 +90,7 @@ static void vmt_notify_release(struct mmu_notifier *mn, struct mm_struct *mm)
 	struct vmt_target *t = vn->t;
 	unsigned long flags;
 
-	if (vn->pagemap && vmt_events_on(VMT_EVENT_PAGEMAP))
+	if (vn->pagemap && vmt_session_event_on(VMT_EVENT_PAGEMAP))
 		vmt_pagemap_forget(vn->pagemap, mm, 0, ULONG_MAX, MMU_NOTIFY_RELEASE);
 	/* The slot is ours while it holds vn: checked and set under its lock. */
 	raw_spin_lock_irqsave(&t->lock, flags);
@@ -128,7 +128,7 @@ static const struct mmu_notifier_ops vmt_notify_ops = {
  * @t:		the slot, not published yet
  * @mm:		alive (mm_users held)
  *
- * Context: process context, targets_lock held, no mmap_lock held
+ * Context: process context, the target table's lock held, no mmap_lock held
  * (registering takes it).
  * Return: 0, or the error allocating or mmu_notifier_register() gave.
  */
@@ -164,7 +164,7 @@ int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm)
  * run any more (vmt_notify_synchronize())
  * @t:		the target; its mm at least mmgrab'ed (it may have exited)
  *
- * Context: process context, targets_lock held; does not wait.
+ * Context: process context, the target table's lock held; does not wait.
  */
 void vmt_notify_detach(struct vmt_target *t)
 {
@@ -227,10 +227,18 @@ void vmt_notify_synchronize(void)
  * migrate:remove_migration_pte: the kernel has mapped a moved page back,
  * present, in some address space; a target's stale range may hold it.
  */
-void vmt_probe_migration_pte(void *data, unsigned long addr, unsigned long pte, int order)
+static void vmt_notify_probe_migration_pte(void *data, unsigned long addr,
+					   unsigned long pte, int order)
 {
-	/* Pairs with the release in vmt_session_start(): settings are in place. */
-	if (smp_load_acquire(&vmt_session.tracing) &&
-	    (vmt_session.settings.flags & VMT_CONFIG_PROTECT))
-		vmt_enabled_queue_stale();
+	if (vmt_session_protecting())
+		vmt_stale_work_queue();
 }
+
+static struct vmt_tracepoint_probe vmt_notify_probes[] = {
+	{ "remove_migration_pte", vmt_notify_probe_migration_pte },
+};
+
+struct vmt_hooks vmt_notify_hooks = {
+	.name = "notify",
+	VMT_HOOKS_PROBES(vmt_notify_probes),
+};

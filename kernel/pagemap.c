@@ -25,7 +25,6 @@
 #include <linux/spinlock.h>
 
 #include "emit.h"
-#include "events.h"
 #include "pagemap.h"
 
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)

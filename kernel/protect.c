@@ -20,7 +20,7 @@
  *
  * Some kernel paths build fresh entries from the VMA's protection, present,
  * where a protected one was: mprotect() (protected again before the thread
- * returns to user space: vmt_enabled_stale()); THP split and collapse, page
+ * returns to user space: admit.c); THP split and collapse, page
  * migration (compaction) and KSM merging (protected again by the stale work
  * the address space's MMU notifier queues: notify.c); and, from 6.10, the
  * NUMA-hinting fault on a large folio mapped by PTEs, which maps back all

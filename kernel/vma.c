@@ -28,7 +28,9 @@
 
 #include "emit.h"
 #include "events.h"
+#include "hooks.h"
 #include "session.h"
+#include "targets.h"
 
 static u8 vmt_vma_prot(const struct vm_area_struct *vma)
 {
@@ -183,7 +185,7 @@ static int vmt_vma_ranges(struct mm_struct *mm, long nr, const unsigned long *ar
  * syscall tracepoints are on. Only the five above, when they succeeded,
  * in a traced process, from a 64-bit caller (ia32 numbers differ) matter.
  */
-void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct vmt_vma_range r[2];
 	struct mm_struct *mm = current->mm;
@@ -196,8 +198,8 @@ void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	if (nr != __NR_mmap && nr != __NR_munmap && nr != __NR_mprotect &&
 	    nr != __NR_mremap && nr != __NR_brk)
 		return;
-	if (in_ia32_syscall() || IS_ERR_VALUE(ret) || !vmt_events_on(VMT_EVENT_VMA) ||
-	    !vmt_session_traces(current))
+	if (in_ia32_syscall() || IS_ERR_VALUE(ret) || !vmt_session_event_on(VMT_EVENT_VMA) ||
+	    !vmt_targets_traces_task(current))
 		return;
 	syscall_get_arguments(current, regs, args);
 	locked = mmap_read_trylock(mm);
@@ -217,30 +219,15 @@ void vmt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	mmap_read_unlock(mm);
 }
 
-/*
- * raw_syscalls:sys_exit, with protection: pages of targets the call's
- * get_user_pages() faulted in are protected again; in a traced process, the
- * evictions faults from kernel mode in the call left are made before the
- * thread returns to user space (vmt_enabled_sys_exit()); and an mprotect()
- * that succeeded rebuilt the range's entries from the new protection,
- * present, protnone ones included; they are protected again before then too
- * (vmt_enabled_stale()).
- */
-void vmt_probe_sys_exit_protect(void *data, struct pt_regs *regs, long ret)
-{
-	unsigned long args[6];
-	struct vmt_target *t;
+static struct vmt_tracepoint_probe vmt_vma_probes[] = {
+	/*
+	 * While a probe is attached here every task's system calls take the
+	 * slow exit path; it returns at once for all but five of them.
+	 */
+	{ "sys_exit", vmt_vma_probe_sys_exit },
+};
 
-	/* Pairs with the release in vmt_session_start(): settings are in place. */
-	if (!smp_load_acquire(&vmt_session.tracing) ||
-	    !(vmt_session.settings.flags & VMT_CONFIG_PROTECT) || !current->mm)
-		return;
-	vmt_enabled_sys_exit();
-	if (syscall_get_nr(current, regs) != __NR_mprotect || in_ia32_syscall() || ret)
-		return;
-	t = vmt_session_target(current->mm);
-	if (!t)
-		return;
-	syscall_get_arguments(current, regs, args);
-	vmt_enabled_stale(t, args[0] & PAGE_MASK, PAGE_ALIGN(args[0] + args[1]));
-}
+struct vmt_hooks vmt_vma_hooks = {
+	.name = "vma",
+	VMT_HOOKS_PROBES(vmt_vma_probes),
+};

@@ -9,27 +9,19 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/compat.h"
-#include "../kernel/emit.h"
-#include "../kernel/session.h"
+#include "../kernel/core.h"
 #include "vmtrace.h"
 
 static int __init vmt_init(void)
 {
 	int err;
 
-	vmt_compat_init();
-	err = vmt_emit_init();
+	err = vmt_core_init();
 	if (err)
 		return err;
-	err = vmt_probes_register();
-	if (err) {
-		pr_err("cannot attach to the tracepoints: %d\n", err);
-		goto out_emit_exit;
-	}
 	err = vmt_sysfs_init();
 	if (err)
-		goto out_probes;
+		goto out_core_exit;
 	err = vmt_device_register();
 	if (err)
 		goto out_sysfs_exit;
@@ -38,10 +30,8 @@ static int __init vmt_init(void)
 
 out_sysfs_exit:
 	vmt_sysfs_exit();
-out_probes:
-	vmt_probes_unregister();
-out_emit_exit:
-	vmt_emit_exit();
+out_core_exit:
+	vmt_core_exit();
 	return err;
 }
 
@@ -50,9 +40,7 @@ static void __exit vmt_exit(void)
 {
 	vmt_device_unregister();
 	vmt_sysfs_exit();
-	vmt_session_exit();
-	vmt_probes_unregister();
-	vmt_emit_exit();
+	vmt_core_exit();
 	pr_info("unloaded\n");
 }
 

@@ -15,7 +15,7 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/session.h"
+#include "../kernel/core.h"
 #include "vmtrace.h"
 
 static DEFINE_MUTEX(vmt_staged_lock);
@@ -34,7 +34,7 @@ static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *att
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(vmt_session.state) == VMT_STATE_ON ? "on" : "off");
+			  vmt_session_on() ? "on" : "off");
 }
 
 static int vmt_apply_staged(void)

@@ -172,7 +172,7 @@ print(f"{name}: pid {pid}: ftrace saw {len(ftr)} faults, {len(window)} from the 
 # Matched from the end. A kernel access made with page faults disabled (an
 # atomic copy from user memory, as generic_perform_write() makes) that
 # faults is not made: the fault is not handled, and vmtrace does not log it
-# (kernel/probe.c); the kernel faults the page in and tries again, and that
+# (kernel/fault.c); the kernel faults the page in and tries again, and that
 # fault is logged. ftrace sees both. So a kernel-mode fault that vmtrace
 # lacks passes only when the same fault (address, error code) follows it
 # within 8 faults, and is matched.

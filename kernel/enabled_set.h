@@ -3,8 +3,8 @@
  * The enabled set (kVMTrace's EVMS): the pages of one address space that are
  * left unprotected, so that references to them are not logged.
  */
-#ifndef _VMTRACE_ESET_H
-#define _VMTRACE_ESET_H
+#ifndef _VMTRACE_ENABLED_SET_H
+#define _VMTRACE_ENABLED_SET_H
 
 #include <linux/types.h>
 
@@ -94,4 +94,4 @@ static inline bool vmt_eset_over(const struct vmt_eset *set)
 	return set->live > set->capacity;
 }
 
-#endif /* _VMTRACE_ESET_H */
+#endif /* _VMTRACE_ENABLED_SET_H */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests for record encoding: what a fault's error code and PTE become
- * in a reference record, and an eviction's flags. Included at the bottom of
- * probe.c.
+ * in a reference record, and the record's layout. Included at the bottom of
+ * fault.c.
  */
-#ifndef _VMTRACE_PROBE_KUNIT_H
-#define _VMTRACE_PROBE_KUNIT_H
+#ifndef _VMTRACE_FAULT_KUNIT_H
+#define _VMTRACE_FAULT_KUNIT_H
 
 #include <kunit/test.h>
 
@@ -87,4 +87,4 @@ static struct kunit_suite vmt_probe_test_suite = {
 
 kunit_test_suite(vmt_probe_test_suite);
 
-#endif /* _VMTRACE_PROBE_KUNIT_H */
+#endif /* _VMTRACE_FAULT_KUNIT_H */

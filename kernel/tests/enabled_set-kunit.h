@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KUnit tests for the enabled set's policies. Included at the bottom of
- * eset.c.
+ * enabled_set.c.
  */
-#ifndef _VMTRACE_ESET_KUNIT_H
-#define _VMTRACE_ESET_KUNIT_H
+#ifndef _VMTRACE_ENABLED_SET_KUNIT_H
+#define _VMTRACE_ENABLED_SET_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -399,4 +399,4 @@ static struct kunit_suite vmt_eset_test_suite = {
 
 kunit_test_suite(vmt_eset_test_suite);
 
-#endif /* _VMTRACE_ESET_KUNIT_H */
+#endif /* _VMTRACE_ENABLED_SET_KUNIT_H */

@@ -2,7 +2,7 @@
 /*
  * The enabled set: which unprotected pages to protect again, and in which
  * order. Pure bookkeeping, no page tables: the fault probe admits each
- * faulting page, and the eviction path (enabled.c) asks for victims, protects
+ * faulting page, and the eviction path (evict.c) asks for victims, protects
  * them and flushes their TLB entries.
  *
  * The set is a queue of entries, oldest at @tail. FIFO evicts the oldest
@@ -23,7 +23,7 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 
-#include "eset.h"
+#include "enabled_set.h"
 
 /* Faults one thread may take in a system call before it can evict (read() into protected pages). */
 #define VMT_ESET_BACKLOG	1024
@@ -329,5 +329,5 @@ void vmt_eset_clear(struct vmt_eset *set)
 }
 
 #ifdef CONFIG_VMTRACE_KUNIT_TEST
-#include "tests/eset-kunit.h"
+#include "tests/enabled_set-kunit.h"
 #endif

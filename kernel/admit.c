@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Enabled sets at work: admitting faulting pages, and protecting the pages
- * they displace.
+ * Enabled sets at work: admitting faulting pages, and the task_work that
+ * has the pages they displace protected (evict.c) before the thread runs
+ * user code again.
  *
  * The fault probe runs with interrupts off, before the fault is handled: it
  * may not take mmap_lock, a PTE lock (whose holder may be waiting for this
@@ -18,10 +19,10 @@
  * A fault taken in kernel mode (a system call copying to or from the page)
  * queues no task_work: its thread may sleep in the call for long, or be the
  * very thread that stops tracing (rmmod copying the module's name), and
- * stop waits for every queued work. The stale work (below) evicts for such
+ * stop waits for every queued work. The stale work (evict.c) evicts for such
  * faults instead, from a worker, and the system-call exit probe queues the
  * task_work then, when the eviction is still to do or under way
- * (vmt_enabled_sys_exit()). So the rule above holds for system calls too;
+ * (vmt_admit_sys_exit()). So the rule above holds for system calls too;
  * after a fault in kernel mode elsewhere (a signal frame written, a thread's
  * exit clearing its tid), the eviction is made by the worker, soon after.
  * Evictions of an address space are serialized by its evict_lock, so that a
@@ -34,7 +35,7 @@
  * the thread's next fault and is counted as deferred.
  *
  * task_work cannot be cancelled from a module, so stopping waits until every
- * queued work has run (vmt_enabled_quiesce()). Works are queued only on the
+ * queued work has run (vmt_admit_quiesce()). Works are queued only on the
  * way back to user space (a user-mode fault, exec, a child's first run), so
  * the wait is short; threads that sleep there anyway (a fault handler
  * waiting for I/O) are woken the way a signal would.
@@ -53,15 +54,15 @@
 #include <linux/wait.h>
 #include <asm/syscall.h>
 
-#include "compat.h"
-#include "enabled.h"
-#include "protect.h"
+#include "admit.h"
+#include "evict.h"
+#include "hooks.h"
 #include "session.h"
+#include "targets.h"
 
 #define VMT_TWORK_BITS		8
 #define VMT_TWORKS		BIT(VMT_TWORK_BITS)
 #define VMT_TWORK_PROBES	8	/* slots a thread may use, from its hash */
-#define VMT_EVICT_BATCH		VMT_ESET_BATCH_MAX	/* a whole batch a round */
 
 /*
  * @stale_start and @stale_end: a range the owner's faults marked stale (a
@@ -85,10 +86,9 @@ static struct vmt_twork vmt_tworks[VMT_TWORKS];
 static DEFINE_SPINLOCK(vmt_twork_lock);
 static atomic_t vmt_tworks_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
-/* Targets whose evict_pending is set, or whose eviction for it runs. */
-static atomic_t vmt_evicts_pending = ATOMIC_INIT(0);
 
 static void vmt_twork_run(struct callback_head *cb);
+static bool vmt_calls_done(struct task_struct *task);
 
 /*
  * Called by the probes, interrupts off, for the faulting or exec'ing thread
@@ -142,7 +142,7 @@ static void vmt_twork_run(struct callback_head *cb)
 	WRITE_ONCE(w->owner, NULL);
 	spin_unlock(&vmt_twork_lock);
 	/* Calls ended outside a system call's exit (see vmt_call_add()). */
-	vmt_enabled_calls_done(current);
+	vmt_calls_done(current);
 
 	/*
 	 * An exiting thread (its mm gone) has nothing to evict. A traced
@@ -150,13 +150,13 @@ static void vmt_twork_run(struct callback_head *cb)
 	 * after exec) gets it protected before it runs user code.
 	 */
 	if (current->mm && !(current->flags & PF_EXITING)) {
-		t = vmt_session_target(current->mm);
-		if (!t && vmt_session_traces(current))
-			t = vmt_session_add_target(current->mm, task_tgid_nr(current));
+		t = vmt_target_lookup(current->mm);
+		if (!t && vmt_targets_traces_task(current))
+			t = vmt_target_add(current->mm, task_tgid_nr(current));
 		if (t && stale_start < stale_end)
-			vmt_enabled_mark_stale(t, stale_start, stale_end);
+			vmt_target_mark_stale(t, stale_start, stale_end);
 		if (t)
-			vmt_enabled_evict(t);
+			vmt_target_evict(t);
 	}
 
 	/*
@@ -170,21 +170,8 @@ static void vmt_twork_run(struct callback_head *cb)
 		wake_up_all(&vmt_tworks_idle);
 }
 
-/* Widen [*@lo, *@hi) (empty when *@lo >= *@hi) to cover [@start, @end). */
-static void vmt_range_add(unsigned long *lo, unsigned long *hi, unsigned long start,
-			  unsigned long end)
-{
-	if (*lo >= *hi) {
-		*lo = start;
-		*hi = end;
-	} else {
-		*lo = min(*lo, start);
-		*hi = max(*hi, end);
-	}
-}
-
 /**
- * vmt_enabled_admit() - a target's thread faulted on @addr
+ * vmt_target_admit() - a target's thread faulted on @addr
  * @t:		its address space
  * @addr:	the faulting address
  * @ip:		the faulting instruction
@@ -199,8 +186,8 @@ static void vmt_range_add(unsigned long *lo, unsigned long *hi, unsigned long st
  *
  * Context: the fault probe: interrupts off, current is the faulting thread.
  */
-void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
-		       bool kernel_mode, unsigned long stale_start, unsigned long stale_end)
+void vmt_target_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
+		      bool kernel_mode, unsigned long stale_start, unsigned long stale_end)
 {
 	bool stale = stale_start < stale_end, work;
 	struct vmt_twork *w;
@@ -210,10 +197,8 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 	if (stale)
 		vmt_range_add(&t->stale_start, &t->stale_end, stale_start, stale_end);
 	work = stale || vmt_eset_over(&t->set);
-	if (work && kernel_mode && !t->evict_pending) {
-		t->evict_pending = true;
-		atomic_inc(&vmt_evicts_pending);
-	}
+	if (work && kernel_mode)
+		__vmt_target_want_evict(t);
 	raw_spin_unlock(&t->lock);
 	if (!work)
 		return;
@@ -223,7 +208,7 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 	 * back: a window, as for the kernel's own changes (notify.c).
 	 */
 	if (kernel_mode) {
-		vmt_enabled_queue_stale();
+		vmt_stale_work_queue();
 		return;
 	}
 	w = vmt_twork_queue(current);
@@ -231,28 +216,27 @@ void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long i
 		vmt_range_add(&w->stale_start, &w->stale_end, stale_start, stale_end);
 }
 
-/**
- * vmt_enabled_sys_exit() - current returns from a system call: protect
+/*
+ * current returns from a system call: protect
  * again the pages its get_user_pages() faulted in; if they were its own, or
  * a fault from kernel mode left its address space an eviction to make, or
- * one is under way, have it made or waited for before user code runs
- *
+ * one is under way, have it made or waited for before user code runs.
  * Context: the system-call exit probe; may not sleep.
  */
-void vmt_enabled_sys_exit(void)
+static void vmt_admit_sys_exit(void)
 {
-	bool call = vmt_enabled_calls_done(current);
+	bool call = vmt_calls_done(current);
 	struct vmt_target *t;
 
-	if (!call && !atomic_read(&vmt_evicts_pending))
+	if (!call && !vmt_evicts_pending())
 		return;
-	t = vmt_session_target(current->mm);
+	t = vmt_target_lookup(current->mm);
 	if (!t)
 		return;
 	if (call || READ_ONCE(t->evict_pending)) {
 		/* With no work slot free, the stale work protects the range. */
 		if (!vmt_twork_queue(current) && call)
-			vmt_enabled_queue_stale();
+			vmt_stale_work_queue();
 		return;
 	}
 	/*
@@ -267,23 +251,32 @@ void vmt_enabled_sys_exit(void)
 		vmt_twork_queue(current);
 }
 
-/**
- * vmt_enabled_stale() - the kernel may have mapped back protected pages in
- * [@start, @end) (mprotect builds present entries from the new protection):
- * protect the range again before current returns to user space
- * @t:		current's target
- * @start:	page-aligned
- * @end:	page-aligned
- *
- * Pages of the range in the enabled set stay enabled. Other threads of the
- * process may reach a page of the range in between, unlogged: the window is
- * the rest of the system call's return.
- *
- * Context: the system-call exit probe; may not sleep.
+/*
+ * raw_syscalls:sys_exit, with protection: pages of targets the call's
+ * get_user_pages() faulted in are protected again; in a traced process, the
+ * evictions faults from kernel mode in the call left are made before the
+ * thread returns to user space (vmt_admit_sys_exit()); and an mprotect()
+ * that succeeded rebuilt the range's entries from the new protection,
+ * present, protnone ones included: they are protected again before then
+ * too, but for the enabled set's pages. Other threads of the process may
+ * reach a page of the range in between, unlogged: the window is the rest
+ * of the system call's return.
  */
-void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end)
+static void vmt_admit_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	vmt_enabled_mark_stale(t, start, end);
+	unsigned long args[6];
+	struct vmt_target *t;
+
+	if (!vmt_session_protecting() || !current->mm)
+		return;
+	vmt_admit_sys_exit();
+	if (syscall_get_nr(current, regs) != __NR_mprotect || in_ia32_syscall() || ret)
+		return;
+	t = vmt_target_lookup(current->mm);
+	if (!t)
+		return;
+	syscall_get_arguments(current, regs, args);
+	vmt_target_mark_stale(t, args[0] & PAGE_MASK, PAGE_ALIGN(args[0] + args[1]));
 	vmt_twork_queue(current);
 }
 
@@ -357,11 +350,9 @@ static bool vmt_call_add(struct vmt_target *t, struct mm_struct *mm,
 	return free;
 }
 
-/**
- * vmt_enabled_calls_done() - @task's system call returned, or it exits:
- * the pages its get_user_pages() faulted in are mapped, protect them again
- * @task:	current
- *
+/*
+ * @task's system call returned, or it exits:
+ * the pages its get_user_pages() faulted in are mapped, protect them again.
  * Other processes' pages, and an exiting thread's own, are protected by
  * the stale work; the caller has current's own protected before it
  * returns to user space.
@@ -371,7 +362,7 @@ static bool vmt_call_add(struct vmt_target *t, struct mm_struct *mm,
  * Return: whether a range of current's own address space was marked stale
  * and is the caller's to protect.
  */
-bool vmt_enabled_calls_done(struct task_struct *task)
+static bool vmt_calls_done(struct task_struct *task)
 {
 	bool queue = false, own = false, mine = false;
 	struct vmt_call *c;
@@ -392,7 +383,7 @@ bool vmt_enabled_calls_done(struct task_struct *task)
 			continue;
 		/* A slot reused for another address space has nothing to protect. */
 		if (READ_ONCE(c->t->mm) == c->mm) {
-			vmt_enabled_mark_stale(c->t, c->start, c->end);
+			vmt_target_mark_stale(c->t, c->start, c->end);
 			if (c->mm == task->mm && !(task->flags & PF_EXITING))
 				own = true;
 			else
@@ -403,16 +394,16 @@ bool vmt_enabled_calls_done(struct task_struct *task)
 	}
 	raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
 	if (queue)
-		vmt_enabled_queue_stale();
+		vmt_stale_work_queue();
 	return own;
 }
 
 /**
- * vmt_enabled_stale_in_call() - get_user_pages() of current, a user thread,
+ * vmt_target_stale_in_call() - get_user_pages() of current, a user thread,
  * is faulting in [@start, @end) of target @t's address space @mm, in a
  * system call: protect it again when the call returns, but for the enabled
  * set's pages; before current's user code runs if @mm is its own
- * (vmt_enabled_sys_exit()), by the stale work soon after otherwise
+ * (vmt_admit_sys_exit()), by the stale work soon after otherwise
  * @t:		the target
  * @mm:		its address space
  * @start:	page-aligned
@@ -424,15 +415,15 @@ bool vmt_enabled_calls_done(struct task_struct *task)
  *
  * Context: any but an interrupt; does not sleep.
  */
-void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
-			       unsigned long start, unsigned long end)
+void vmt_target_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
+			      unsigned long start, unsigned long end)
 {
 	if (!vmt_call_add(t, mm, start, end))
-		vmt_enabled_stale_soon(t, start, end);
+		vmt_target_stale_soon(t, start, end);
 }
 
 /**
- * vmt_enabled_stale_soon() - protect [@start, @end) of @t again from the
+ * vmt_target_stale_soon() - protect [@start, @end) of @t again from the
  * stale work, soon: a kernel thread's get_user_pages() faulting it in, or a
  * user thread's with no call slot free (if the work runs before the fault
  * has mapped a page, the page stays unprotected)
@@ -442,325 +433,34 @@ void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
  *
  * Context: any but an interrupt; does not sleep.
  */
-void vmt_enabled_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end)
+void vmt_target_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end)
 {
-	vmt_enabled_mark_stale(t, start, end);
-	vmt_enabled_queue_stale();
+	vmt_target_mark_stale(t, start, end);
+	vmt_stale_work_queue();
 }
 
 /**
- * vmt_enabled_mark_stale() - add [@start, @end) to @t's stale range
- * @t:		a target
- * @start:	page-aligned
- * @end:	page-aligned
- *
- * Context: any but an interrupt; does not sleep.
- */
-void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&t->lock, flags);
-	vmt_range_add(&t->stale_start, &t->stale_end, start, end);
-	raw_spin_unlock_irqrestore(&t->lock, flags);
-}
-
-static int vmt_cmp_addr(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Protect @t's stale range again, but for the pages of its enabled set,
- * which stay enabled (present, whatever the kernel rebuilt); mmap_read_lock
- * held. Entries of pages still under migration are passed over and their
- * range kept stale.
- */
-static void vmt_enabled_protect_stale(struct vmt_target *t)
-{
-	struct vmt_protect_counts counts = {};
-	unsigned long start, end, from, *pages;
-	u32 i, n, room;
-
-	raw_spin_lock_irq(&t->lock);
-	start = t->stale_start;
-	end = t->stale_end;
-	t->stale_start = 0;
-	t->stale_end = 0;
-	room = t->set.live;
-	raw_spin_unlock_irq(&t->lock);
-	if (start >= end)
-		return;
-	pages = kmalloc_array(room + 1, sizeof(*pages), GFP_KERNEL);
-	if (!pages) {
-		vmt_enabled_mark_stale(t, start, end);
-		return;
-	}
-	raw_spin_lock_irq(&t->lock);
-	n = vmt_eset_pages_in(&t->set, start, end, pages, room + 1);
-	raw_spin_unlock_irq(&t->lock);
-	/*
-	 * Pages admitted since room was read, past it, are protected with the
-	 * rest: they fault again and are admitted again (logged twice, not lost).
-	 */
-	n = min(n, room + 1);
-	sort(pages, n, sizeof(*pages), vmt_cmp_addr, NULL);
-	from = start;
-	for (i = 0; i <= n; i++) {
-		unsigned long to = i < n ? pages[i] : end;
-
-		if (to > from)
-			vmt_protect_range(t->mm, from, to, &counts);
-		if (i < n)
-			from = max(from, pages[i] + PAGE_SIZE);
-	}
-	kfree(pages);
-	/* THPs protected whole may reach past the range. */
-	if (counts.ptes || counts.huge_pmds)
-		vmt_flush_tlb_range(t->mm, start & HPAGE_PMD_MASK, ALIGN(end, HPAGE_PMD_SIZE));
-	raw_spin_lock_irq(&t->lock);
-	t->reprotected += counts.ptes + counts.huge_pmds;
-	raw_spin_unlock_irq(&t->lock);
-	/* Pages still moving come back present later: keep their range. */
-	if (counts.migrating)
-		vmt_enabled_mark_stale(t, start, end);
-}
-
-/**
- * vmt_target_get_mm() - a reference on @t's address space, if it has one
- * still in use
- * @t:		a target slot
- *
- * A slot's mm is dropped (vmt_session_add_target()) under the slot's lock
- * only: taken under it, the reference is to a live mm_struct.
- *
- * Context: process context; any locks.
- * Return: the mm, mmget() once, or NULL.
- */
-struct mm_struct *vmt_target_get_mm(struct vmt_target *t)
-{
-	struct mm_struct *mm;
-
-	raw_spin_lock_irq(&t->lock);
-	mm = READ_ONCE(t->mm);
-	if (mm && !mmget_not_zero(mm))
-		mm = NULL;
-	raw_spin_unlock_irq(&t->lock);
-	return mm;
-}
-
-/*
- * The stale work: protect again the stale ranges the MMU notifiers marked
- * (notify.c), and evict for the pages faults from kernel mode admitted, in
- * process context, in every target that has either.
- */
-static void vmt_stale_work_fn(struct work_struct *work)
-{
-	struct vmt_session *s = &vmt_session;
-	struct vmt_target *t;
-	struct mm_struct *mm;
-	u32 i;
-
-	/* Pairs with the release in vmt_session_add_target(). */
-	for (i = 0; i < smp_load_acquire(&s->nr_targets); i++) {
-		t = &s->targets[i];
-		/* A reference on the mm is taken under the lock, or none. */
-		raw_spin_lock_irq(&t->lock);
-		mm = NULL;
-		if (t->stale_start < t->stale_end || t->evict_pending) {
-			mm = READ_ONCE(t->mm);
-			if (mm && !mmget_not_zero(mm)) {
-				/* Gone (exec, exit): the system-call exit probe need not look. */
-				vmt_enabled_evict_dropped(t);
-				mm = NULL;
-			}
-		}
-		raw_spin_unlock_irq(&t->lock);
-		if (!mm)
-			continue;
-		vmt_enabled_evict(t);
-		mmput(mm);
-	}
-}
-
-static DECLARE_WORK(vmt_stale_work, vmt_stale_work_fn);
-
-/**
- * vmt_enabled_queue_stale() - have the stale work run (again) soon
- *
- * Context: any; does not sleep.
- */
-void vmt_enabled_queue_stale(void)
-{
-	queue_work(system_unbound_wq, &vmt_stale_work);
-}
-
-/**
- * vmt_enabled_evict_dropped() - @t's address space is gone: nothing evicts
- * for it any more
- * @t:		the target
- *
- * Context: @t's lock held.
- */
-void vmt_enabled_evict_dropped(struct vmt_target *t)
-{
-	if (t->evict_pending)
-		atomic_dec(&vmt_evicts_pending);
-	t->evict_pending = false;
-}
-
-/**
- * vmt_enabled_flush_stale() - cancel the stale work, waiting for a run in
- * progress
- *
- * Context: process context, at stop, once nothing can queue it any more.
- */
-void vmt_enabled_flush_stale(void)
-{
-	cancel_work_sync(&vmt_stale_work);
-	/* Nothing evicts any more: what is pending is dropped with the targets. */
-	atomic_set(&vmt_evicts_pending, 0);
-	raw_spin_lock_irq(&vmt_calls_lock);
-	memset(vmt_calls, 0, sizeof(vmt_calls));
-	atomic_set(&vmt_calls_used, 0);
-	raw_spin_unlock_irq(&vmt_calls_lock);
-}
-
-/**
- * vmt_enabled_attach() - trace @task's address space from its next return
+ * vmt_task_attach() - trace @task's address space from its next return
  * to user space: protect it, unless it is a target already
  * @task:	current, after exec; or a new child that has not run yet
  *
  * Context: the fork and exec probes; may not sleep.
  */
-void vmt_enabled_attach(struct task_struct *task)
+void vmt_task_attach(struct task_struct *task)
 {
 	vmt_twork_queue(task);
 }
 
-struct vmt_young_ctx {
-	struct mm_struct *mm;
-	bool cleared;		/* some Accessed bit was cleared: flush */
-};
-
-static bool vmt_young(void *data, unsigned long addr)
-{
-	struct vmt_young_ctx *ctx = data;
-
-	if (!vmt_pte_test_and_clear_young(ctx->mm, addr))
-		return false;
-	ctx->cleared = true;
-	return true;
-}
-
-/*
- * Victims closer than this share one flush; farther apart, each group has
- * its own. The kernel flushes a range of more than 33 pages whole
- * (tlb_single_page_flush_ceiling), which costs the whole address space's
- * TLB entries: a batch of pages spread over the heap would.
- */
-#define VMT_FLUSH_GROUP		(32 * PAGE_SIZE)
-
-/*
- * No CPU may use a TLB entry of the @n victims of @mm that were protected
- * (@done): their ranges are flushed in address order, those within
- * VMT_FLUSH_GROUP of each other together. As many flushes as before
- * batching at worst (one a victim), often fewer.
- */
-static void vmt_flush_victims(struct mm_struct *mm, const unsigned long *victims,
-			      const bool *done, const bool *huge, u32 n)
-{
-	unsigned long start[VMT_EVICT_BATCH], end[VMT_EVICT_BATCH], size, lo, hi;
-	u32 i, j, m = 0;
-
-	for (i = 0; i < n; i++) {
-		if (!done[i])
-			continue;
-		/* A THP victim is flushed whole. */
-		size = huge[i] ? HPAGE_PMD_SIZE : PAGE_SIZE;
-		lo = victims[i] & ~(size - 1);
-		/* Insertion sort: a batch is at most VMT_EVICT_BATCH pages. */
-		for (j = m++; j > 0 && start[j - 1] > lo; j--) {
-			start[j] = start[j - 1];
-			end[j] = end[j - 1];
-		}
-		start[j] = lo;
-		end[j] = lo + size;
-	}
-	for (i = 0; i < m; i = j) {
-		lo = start[i];
-		hi = end[i];
-		for (j = i + 1; j < m && start[j] < lo + VMT_FLUSH_GROUP; j++)
-			hi = max(hi, end[j]);
-		vmt_flush_tlb_range(mm, lo, hi);
-	}
-}
-
 /**
- * vmt_enabled_evict() - protect what @t's enabled set no longer holds, and
- * its stale range
- * @t:		a target; current belongs to it, or is the stale work
- *
- * Context: process context, no locks held; takes evict_lock, then
- * mmap_read_lock.
- */
-void vmt_enabled_evict(struct vmt_target *t)
-{
-	struct vmt_young_ctx ctx = { .mm = t->mm };
-	unsigned long victims[VMT_EVICT_BATCH];
-	pte_t old[VMT_EVICT_BATCH];
-	bool done[VMT_EVICT_BATCH], huge[VMT_EVICT_BATCH];
-	u32 i, n, evicted;
-	bool pending;
-
-	mutex_lock(&t->evict_lock);
-	raw_spin_lock_irq(&t->lock);
-	pending = t->evict_pending;
-	t->evict_pending = false;
-	raw_spin_unlock_irq(&t->lock);
-	mmap_read_lock(t->mm);
-	vmt_enabled_protect_stale(t);
-	do {
-		raw_spin_lock_irq(&t->lock);
-		n = vmt_eset_evict(&t->set, victims, VMT_EVICT_BATCH, vmt_young, &ctx);
-		raw_spin_unlock_irq(&t->lock);
-
-		evicted = 0;
-		for (i = 0; i < n; i++) {
-			done[i] = vmt_protect_page(t->mm, victims[i], &old[i], &huge[i]);
-			evicted += done[i];
-		}
-		/* Until every CPU forgets them, the victims are not protected. */
-		if (ctx.cleared)
-			vmt_flush_tlb_range(t->mm, 0, TASK_SIZE);
-		else
-			vmt_flush_victims(t->mm, victims, done, huge, n);
-		ctx.cleared = false;
-
-		for (i = 0; i < n; i++)
-			if (done[i])
-				vmt_log_evict(t, victims[i], old[i], huge[i]);
-		raw_spin_lock_irq(&t->lock);
-		t->evictions += evicted;
-		raw_spin_unlock_irq(&t->lock);
-	} while (n == VMT_EVICT_BATCH);
-	mmap_read_unlock(t->mm);
-	mutex_unlock(&t->evict_lock);
-	if (pending)
-		atomic_dec(&vmt_evicts_pending);
-}
-
-/**
- * vmt_enabled_quiesce() - wait until no eviction work is queued or running
+ * vmt_admit_quiesce() - wait until no eviction work is queued or running,
+ * and forget the calls under way
  *
  * Context: process context; the probes are detached, so no work is queued
  * any more. Threads that sleep in a system call with a work queued are
  * woken as by a signal (TIF_NOTIFY_SIGNAL: an interrupted call is
  * restarted), so that stop does not wait for their sleep to end.
  */
-void vmt_enabled_quiesce(void)
+void vmt_admit_quiesce(void)
 {
 	u32 i;
 
@@ -777,4 +477,32 @@ void vmt_enabled_quiesce(void)
 		}
 		spin_unlock(&vmt_twork_lock);
 	}
+	raw_spin_lock_irq(&vmt_calls_lock);
+	memset(vmt_calls, 0, sizeof(vmt_calls));
+	atomic_set(&vmt_calls_used, 0);
+	raw_spin_unlock_irq(&vmt_calls_lock);
 }
+
+/*
+ * sched:sched_process_exit, in the exiting thread: one that faulted a
+ * target's pages in and dies in the call has them protected again here.
+ */
+static void vmt_admit_probe_exit(void *data, struct task_struct *p)
+{
+	if (vmt_session_tracing())
+		vmt_calls_done(p);
+}
+
+static struct vmt_tracepoint_probe vmt_admit_probes[] = {
+	/*
+	 * While a probe is attached here every task's system calls take the
+	 * slow exit path; it returns at once while nothing is protected.
+	 */
+	{ "sys_exit", vmt_admit_probe_sys_exit },
+	{ "sched_process_exit", vmt_admit_probe_exit },
+};
+
+struct vmt_hooks vmt_admit_hooks = {
+	.name = "admit",
+	VMT_HOOKS_PROBES(vmt_admit_probes),
+};

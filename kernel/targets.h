@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Traced address spaces and their enabled sets.
+ * What is traced: the traced processes, by thread group id, and with page
+ * protection the target table, one slot per traced address space, each
+ * with its enabled set.
  */
-#ifndef _VMTRACE_ENABLED_H
-#define _VMTRACE_ENABLED_H
+#ifndef _VMTRACE_TARGETS_H
+#define _VMTRACE_TARGETS_H
 
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/vmtrace.h>
 
-#include "eset.h"
-#include "pagemap.h"
+#include "core.h"
+#include "enabled_set.h"
+#include "protect.h"
+
+struct vmt_notifier;
+struct vmt_pagemap_table;
 
 /*
- * struct vmt_target - one traced address space, in a slot of
- * vmt_session.targets
+ * struct vmt_target - one traced address space, in a slot of the table
  * @mm:		mmgrab'ed from start until the target is dropped (the slot
  *		is free when NULL); published with release once the rest is
  *		filled in
@@ -30,13 +37,13 @@
  * @stale_start: and @stale_end: a range whose protnone PTEs the kernel may
  *		have mapped back present, to protect again: before the thread
  *		that changed it returns to user space (mprotect, its own
- *		call's get_user_pages()), or by the stale work (notify.c;
+ *		call's get_user_pages()), or by the stale work (evict.c;
  *		another process's, a kernel thread's or, with the calls' table
  *		full, any get_user_pages()); empty when @stale_start >=
  *		@stale_end; under @lock
  * @reprotected: PTEs and huge PMDs protected again in such ranges
  * @evict_pending: a fault from kernel mode admitted a page: the stale work
- *		evicts for it (vmt_enabled_admit()); under @lock
+ *		evicts for it (vmt_target_admit()); under @lock
  * @evict_lock:	serializes the evictions of the address space (a sleeping
  *		lock, taken before mmap_lock)
  * @tgid:	the process the address space belongs to (its first)
@@ -47,8 +54,6 @@
  * @lock and @evict_lock are initialized once with the slots: lockless
  * readers may take them while a slot is reused.
  */
-struct vmt_notifier;
-
 struct vmt_target {
 	struct mm_struct *mm;
 	raw_spinlock_t lock;
@@ -64,21 +69,20 @@ struct vmt_target {
 	struct vmt_notifier *mn;
 };
 
-void vmt_enabled_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
-		       bool kernel_mode, unsigned long stale_start, unsigned long stale_end);
-void vmt_enabled_attach(struct task_struct *task);
-void vmt_enabled_evict(struct vmt_target *t);
-void vmt_enabled_sys_exit(void);
-void vmt_enabled_evict_dropped(struct vmt_target *t);
-struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
-void vmt_enabled_stale(struct vmt_target *t, unsigned long start, unsigned long end);
-void vmt_enabled_mark_stale(struct vmt_target *t, unsigned long start, unsigned long end);
-void vmt_enabled_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
-			       unsigned long start, unsigned long end);
-bool vmt_enabled_calls_done(struct task_struct *task);
-void vmt_enabled_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end);
-void vmt_enabled_queue_stale(void);
-void vmt_enabled_flush_stale(void);
-void vmt_enabled_quiesce(void);
+/* Start and stop, under the session's lock (session.c). */
+int vmt_targets_prepare(const struct vmt_settings *settings);
+int vmt_targets_protect(void);
+void vmt_targets_release(void);
+void vmt_targets_count(struct vmt_status *status);
 
-#endif /* _VMTRACE_ENABLED_H */
+/* Whom the probes trace. */
+bool vmt_targets_traces_task(struct task_struct *task);
+bool vmt_targets_traces_process(struct task_struct *task);
+
+/* The target table. */
+struct vmt_target *vmt_target_lookup(struct mm_struct *mm);
+struct vmt_target *vmt_target_slot(u32 i);
+struct vmt_target *vmt_target_add(struct mm_struct *mm, pid_t tgid);
+struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
+
+#endif /* _VMTRACE_TARGETS_H */

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../user/lib/trace_format.h"
+#include "vmtrace/trace.h"
+#include "internal/codec.h"
 
 struct codec_case {
 	unsigned int codec, stage2;

@@ -24,8 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace_format.h"
-#include "work_pool.h"
+#include "internal/codec.h"
+#include "internal/trace_format.h"
+#include "internal/work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,

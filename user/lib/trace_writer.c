@@ -26,6 +26,7 @@
 
 #include "internal/codec.h"
 #include "internal/trace_format.h"
+#include "internal/record_assembler.h"
 #include "internal/work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */
@@ -57,14 +58,6 @@ struct writer_stream {
 	uint64_t written;		/* entries already in frames */
 };
 
-/* A record with data, and as much of its data as has come. */
-struct pending_data {
-	struct vmt_record owner;
-	uint32_t have;
-	bool active;
-	uint8_t bytes[VMT_MAX_DATA_LEN];
-};
-
 struct vmt_trace_writer {
 	int fd;
 	uint64_t end;			/* bytes written */
@@ -80,8 +73,7 @@ struct vmt_trace_writer {
 	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
 	int failed;			/* the first error of a queued job */
 	/* vmt_trace_writer_append_record()'s state */
-	struct pending_data **pending;	/* by CPU: a record waiting for its data */
-	uint32_t nr_pending;
+	struct vmt_record_assembler assembler;	/* records waiting for their data */
 	int data_stream;		/* -1 until the first datum */
 	uint64_t data_bytes, orphan_data, cut_data;
 	int order_stream;		/* -1 until the first record */
@@ -94,6 +86,8 @@ struct vmt_trace_writer {
 static void compress_job(struct vmt_work *work, void *writer);
 static void append_job(struct vmt_work *work, void *writer);
 static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len);
+static int append_assembled(void *writer, const struct vmt_record *record, const uint8_t *data,
+			    bool cut);
 
 static int writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
 {
@@ -193,6 +187,7 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	vmt_record_assembler_init(&w->assembler, append_assembled, w);
 	w->order_stream = w->run_stream = w->last_record_stream = w->data_stream = -1;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
@@ -596,89 +591,50 @@ static int data_stream(struct vmt_trace_writer *w)
 	return w->data_stream;
 }
 
-/*
- * The data of @p's record is in, or is all there will be: move it to the
- * data stream, point the record at it and append the record.
- */
-static int finish_pending(struct vmt_trace_writer *w, struct pending_data *p)
+/* A record whose data is in, or is all there will be: its bytes to the data stream. */
+static int append_assembled(void *writer, const struct vmt_record *record, const uint8_t *data,
+			    bool cut)
 {
+	struct vmt_trace_writer *w = writer;
+	struct vmt_record owner = *record;
 	int stream, err;
 
-	p->active = false;
-	if (p->have < p->owner.hdr.data_len)
+	if (cut)
 		w->cut_data++;
-	p->owner.hdr.data_len = p->have;
-	p->owner.raw[VMT_DATA_OFF_WORD] = 0;
-	if (p->have) {
+	owner.raw[VMT_DATA_OFF_WORD] = 0;
+	if (owner.hdr.data_len) {
 		stream = data_stream(w);
 		if (stream < 0)
 			return stream;
-		err = vmt_trace_writer_append(w, (uint32_t)stream, p->bytes, p->have);
+		err = vmt_trace_writer_append(w, (uint32_t)stream, data, owner.hdr.data_len);
 		if (err)
 			return err;
-		p->owner.raw[VMT_DATA_OFF_WORD] = w->data_bytes;
-		w->data_bytes += p->have;
+		owner.raw[VMT_DATA_OFF_WORD] = w->data_bytes;
+		w->data_bytes += owner.hdr.data_len;
 	}
-	return append_one_record(w, &p->owner);
-}
-
-static struct pending_data *pending_of(struct vmt_trace_writer *w, uint32_t cpu, bool create)
-{
-	struct pending_data **grown;
-
-	if (cpu >= w->nr_pending) {
-		if (!create)
-			return NULL;
-		grown = realloc(w->pending, (cpu + 1) * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + w->nr_pending, 0, (cpu + 1 - w->nr_pending) * sizeof(*grown));
-		w->pending = grown;
-		w->nr_pending = cpu + 1;
-	}
-	if (!w->pending[cpu] && create)
-		w->pending[cpu] = calloc(1, sizeof(*w->pending[cpu]));
-	return w->pending[cpu];
+	return append_one_record(w, &owner);
 }
 
 int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
 {
-	struct pending_data *p = pending_of(w, record->hdr.cpu, false);
-	uint32_t n;
-	int err;
+	int ret = vmt_record_assembler_add(&w->assembler, record);
 
-	if (record->hdr.type == VMT_REC_DATA) {
-		if (!p || !p->active) {
-			w->orphan_data++;
-			return 0;
-		}
-		n = record->hdr.data_len;
-		if (n > VMT_DATA_CHUNK)
-			n = VMT_DATA_CHUNK;
-		if (n > p->owner.hdr.data_len - p->have)
-			n = p->owner.hdr.data_len - p->have;
-		memcpy(p->bytes + p->have, record->data.bytes, n);
-		p->have += n;
-		return p->have == p->owner.hdr.data_len ? finish_pending(w, p) : 0;
-	}
-	/* Its data ended early (the ring lost nothing: it was never written). */
-	if (p && p->active) {
-		err = finish_pending(w, p);
-		if (err)
-			return err;
-	}
-	if (!record->hdr.data_len)
+	switch (ret) {
+	case VMT_ASSEMBLY_TAKEN:
+		return 0;
+	case VMT_ASSEMBLY_NO_DATA:
 		return append_one_record(w, record);
-	if (record->hdr.data_len > VMT_MAX_DATA_LEN)
+	case VMT_ASSEMBLY_ORPHAN:
+		w->orphan_data++;
+		return 0;
+	case VMT_ASSEMBLY_TOO_LONG:
 		return writer_fail(w, -EINVAL, "a record of type %u claims %u bytes of data (at most %u)",
 				   record->hdr.type, record->hdr.data_len, VMT_MAX_DATA_LEN);
-	p = pending_of(w, record->hdr.cpu, true);
-	if (!p)
-		return writer_fail(w, -ENOMEM, "out of memory");
-	p->owner = *record;
-	p->have = 0;
-	p->active = true;
-	return 0;
+	case -ENOMEM:
+		/* The assembler's own; every other one has said this already. */
+		return writer_fail(w, ret, "out of memory");
+	}
+	return ret;
 }
 
 int vmt_trace_writer_flush(struct vmt_trace_writer *w)
@@ -703,9 +659,7 @@ static void writer_free(struct vmt_trace_writer *w)
 		close(w->fd);
 	for (uint32_t i = 0; i < w->nr_streams; i++)
 		free(w->streams[i].pending);
-	for (uint32_t cpu = 0; cpu < w->nr_pending; cpu++)
-		free(w->pending[cpu]);
-	free(w->pending);
+	vmt_record_assembler_free(&w->assembler);
 	free(w->streams);
 	free(w->frames);
 	vmt_buf_free(&w->sync_job.payload);
@@ -726,10 +680,7 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 	int ret;
 
 	/* Records still waiting for data get what came. */
-	ret = 0;
-	for (uint32_t cpu = 0; cpu < w->nr_pending && !ret; cpu++)
-		if (w->pending[cpu] && w->pending[cpu]->active)
-			ret = finish_pending(w, w->pending[cpu]);
+	ret = vmt_record_assembler_flush(&w->assembler);
 	if (!ret)
 		ret = vmt_trace_writer_flush(w);
 	if (!ret) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the frame codecs (user/lib/codec.c, codec_vpc.c): every
- * codec gives back exactly what it was given, on record-like and on random
- * data, and malformed payloads are refused without crashing.
+ * Unit tests for the frame codecs (user/lib/codec.c, codec_generic.c,
+ * codec_vpc.c): every codec gives back exactly what it was given, on
+ * record-like and on random data, and malformed payloads are refused
+ * without crashing.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -19,7 +19,7 @@ CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRCS := $(wildcard user/lib/*.c)
-LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
+LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/include/internal/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the frame codecs (user/lib/codec.c, codec_vpc.c): every
- * codec gives back exactly what it was given, on record-like and on random
- * data, and malformed payloads are refused without crashing.
+ * Unit tests for the frame codecs (user/lib/codec.c, codec_generic.c,
+ * codec_vpc.c): every codec gives back exactly what it was given, on
+ * record-like and on random data, and malformed payloads are refused
+ * without crashing.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../user/lib/trace_format.h"
+#include "vmtrace/trace.h"
+#include "internal/codec.h"
 
 struct codec_case {
 	unsigned int codec, stage2;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../user/lib/trace_format.h"
+#include "internal/trace_format.h"
 
 #include "temp_file.h"
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "vmtrace/trace.h"
-#include "../../user/lib/work_pool.h"
+#include "internal/work_pool.h"
 
 #define JOBS 2000
 

@@ -18,6 +18,7 @@
 
 #include "collect.h"
 #include "commands.h"
+#include "internal/record_assembler.h"
 
 static const char record_raw_usage[] =
 	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]\n"
@@ -101,57 +102,23 @@ int cmd_record_raw(int argc, char **argv)
  * (the kernel writes them together), then prints with them: the order
  * `vmtrace dump` gives a trace file made of the same records.
  */
-struct raw_pending {
-	struct vmt_record owner;
-	uint32_t have;
-	bool active;
-	unsigned char bytes[VMT_MAX_DATA_LEN];
-};
-
-static void raw_pending_print(struct raw_pending *p)
+static int raw_print_assembled(void *out, const struct vmt_record *rec, const uint8_t *data,
+			       bool cut)
 {
-	p->owner.hdr.data_len = p->have;
-	print_record(stdout, &p->owner, p->bytes);
-	p->active = false;
+	(void)cut;
+	print_record(out, rec, data);
+	return 0;
 }
 
 /* One record of the raw file: printed now, held, or added to a held one. */
-static int raw_dump_one(struct raw_pending **pending, const struct vmt_record *rec)
+static int raw_dump_one(struct vmt_record_assembler *assembler, const struct vmt_record *rec)
 {
-	struct raw_pending *p;
-	uint32_t n;
+	int ret = rec->hdr.cpu < VMT_MAX_CPUS ? vmt_record_assembler_add(assembler, rec)
+					      : VMT_ASSEMBLY_NO_DATA;
 
-	if (rec->hdr.cpu >= VMT_MAX_CPUS) {
+	if (ret > 0)
 		print_record(stdout, rec, NULL);
-		return 0;
-	}
-	p = pending[rec->hdr.cpu];
-	if (rec->hdr.type == VMT_REC_DATA && p && p->active) {
-		n = rec->hdr.data_len < VMT_DATA_CHUNK ? rec->hdr.data_len : VMT_DATA_CHUNK;
-		if (n > p->owner.hdr.data_len - p->have)
-			n = p->owner.hdr.data_len - p->have;
-		memcpy(p->bytes + p->have, rec->data.bytes, n);
-		p->have += n;
-		if (p->have == p->owner.hdr.data_len)
-			raw_pending_print(p);
-		return 0;
-	}
-	if (p && p->active)
-		raw_pending_print(p);
-	if (rec->hdr.type == VMT_REC_DATA || !rec->hdr.data_len ||
-	    rec->hdr.data_len > VMT_MAX_DATA_LEN) {
-		print_record(stdout, rec, NULL);
-		return 0;
-	}
-	if (!p) {
-		p = pending[rec->hdr.cpu] = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-	}
-	p->owner = *rec;
-	p->have = 0;
-	p->active = true;
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 /* vmtrace dump-raw FILE: one record a line. */
@@ -163,7 +130,7 @@ void usage_dump_raw(FILE *out)
 
 int cmd_dump_raw(int argc, char **argv)
 {
-	static struct raw_pending *pending[VMT_MAX_CPUS];
+	struct vmt_record_assembler assembler;
 	struct vmt_record rec;
 	unsigned long long index = 0;
 	int status = 0;
@@ -179,19 +146,17 @@ int cmd_dump_raw(int argc, char **argv)
 		fprintf(stderr, "vmtrace dump-raw: cannot read %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
+	vmt_record_assembler_init(&assembler, raw_print_assembled, stdout);
 	while ((n = fread(&rec, 1, sizeof(rec), in)) == sizeof(rec)) {
-		if (raw_dump_one(pending, &rec)) {
+		if (raw_dump_one(&assembler, &rec)) {
 			fprintf(stderr, "vmtrace dump-raw: out of memory\n");
 			status = 1;
 			break;
 		}
 		index++;
 	}
-	for (uint32_t cpu = 0; cpu < VMT_MAX_CPUS; cpu++) {
-		if (pending[cpu] && pending[cpu]->active)
-			raw_pending_print(pending[cpu]);
-		free(pending[cpu]);
-	}
+	vmt_record_assembler_flush(&assembler);
+	vmt_record_assembler_free(&assembler);
 	if (!status && (ferror(in) || n)) {
 		fprintf(stderr, "vmtrace dump-raw: %s: %s at record %llu (byte offset %llu)\n",
 			argv[1], n ? "truncated record" : "read error", index,

@@ -34,7 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_format.h"
+#include "vmtrace/trace.h"
+#include "internal/codec.h"
 
 #define VPC_FIELDS		8
 #define VPC_KEY_FIELD		5	/* struct vmt_record's ref.ip */

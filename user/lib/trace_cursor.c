@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "trace_format.h"
+#include "internal/trace_reader.h"
 
 struct cursor_stream {
 	uint64_t entries;

@@ -1,45 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Encoding and checking the trace file's fixed-size blocks (trace_format.h,
+ * Encoding and checking the trace file's blocks (internal/trace_format.h,
  * docs/FORMAT.md). Decoders check everything a reader relies on later, so
  * that the rest of the library works with sane values only.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
-
-#include "trace_format.h"
-
-uint32_t vmt_crc32(const void *data, size_t len)
-{
-	uLong crc = crc32(0L, Z_NULL, 0);
-	const Bytef *p = data;
-
-	while (len) {
-		uInt chunk = len > 1u << 30 ? 1u << 30 : (uInt)len;
-
-		crc = crc32(crc, p, chunk);
-		p += chunk;
-		len -= chunk;
-	}
-	return (uint32_t)crc;
-}
-
-static const char *const codec_names[] = { "none", "zstd", "xz", "vpc" };
-
-const char *vmt_codec_name(unsigned int codec)
-{
-	return codec < sizeof(codec_names) / sizeof(codec_names[0]) ? codec_names[codec] : NULL;
-}
-
-int vmt_codec_from_name(const char *name)
-{
-	for (unsigned int i = 0; i < sizeof(codec_names) / sizeof(codec_names[0]); i++)
-		if (!strcmp(name, codec_names[i]))
-			return (int)i;
-	return -EINVAL;
-}
+#include "internal/trace_format.h"
 
 /* The checksum a block of @size bytes keeps in its last four. */
 static void seal_block(uint8_t *block, size_t size)

@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace_format.h"
+#include "internal/codec.h"
+#include "internal/trace_reader.h"
 
 struct reader_stream {
 	struct vmt_trace_stream_info info;

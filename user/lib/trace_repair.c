@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace_format.h"
+#include "internal/trace_reader.h"
 
 static int write_at(int fd, uint64_t offset, const uint8_t *p, size_t len)
 {

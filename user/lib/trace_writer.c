@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The trace writer: buffers each stream's entries until a frame's worth,
+ * The trace writer's container layer: the file's streams, frames and
+ * directory. It buffers each stream's entries until a frame's worth,
  * compresses the frame and appends it, header and payload, with one write.
  * The directory, kept in memory meanwhile, is written by
  * vmt_trace_writer_close(); until then the file is a sequence of complete
@@ -13,6 +14,10 @@
  * queued. Only the appending thread touches the file, the directory and
  * the offsets then; the lock guards what other threads read of them (the
  * statistics) and the first error, which every later call returns.
+ *
+ * What entries mean is not this file's: records from a ring go through the
+ * record layer above it (trace_record_writer.c), which makes the record,
+ * order and data streams. The blocks' bytes are trace_format.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace_format.h"
-#include "work_pool.h"
+#include "internal/codec.h"
+#include "internal/trace_format.h"
+#include "internal/trace_writer.h"
+#include "internal/work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -56,14 +63,6 @@ struct writer_stream {
 	uint64_t written;		/* entries already in frames */
 };
 
-/* A record with data, and as much of its data as has come. */
-struct pending_data {
-	struct vmt_record owner;
-	uint32_t have;
-	bool active;
-	uint8_t bytes[VMT_MAX_DATA_LEN];
-};
-
 struct vmt_trace_writer {
 	int fd;
 	uint64_t end;			/* bytes written */
@@ -78,15 +77,7 @@ struct vmt_trace_writer {
 	struct vmt_work_pool *pool;	/* with workers */
 	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
 	int failed;			/* the first error of a queued job */
-	/* vmt_trace_writer_append_record()'s state */
-	struct pending_data **pending;	/* by CPU: a record waiting for its data */
-	uint32_t nr_pending;
-	int data_stream;		/* -1 until the first datum */
-	uint64_t data_bytes, orphan_data, cut_data;
-	int order_stream;		/* -1 until the first record */
-	int run_stream;
-	uint32_t run_count;
-	int last_record_stream;
+	struct vmt_record_writer *records;	/* the layer above (trace_record_writer.c) */
 	char error[256];
 };
 
@@ -94,7 +85,7 @@ static void compress_job(struct vmt_work *work, void *writer);
 static void append_job(struct vmt_work *work, void *writer);
 static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len);
 
-static int writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
+int vmt_trace_writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -124,10 +115,7 @@ void vmt_trace_writer_stats(struct vmt_trace_writer *w, struct vmt_trace_writer_
 	stats->bytes = w->end;
 	stats->raw_bytes = w->raw_written;
 	pthread_mutex_unlock(&w->lock);
-	/* Only the appending thread changes these: no lock. */
-	stats->data_bytes = w->data_bytes;
-	stats->orphan_data = w->orphan_data;
-	stats->cut_data = w->cut_data;
+	vmt_record_writer_stats(w->records, stats);
 	stats->stalls = w->pool ? vmt_work_pool_stalls(w->pool) : 0;
 }
 
@@ -148,10 +136,10 @@ static int write_all(struct vmt_trace_writer *w, const void *data, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return writer_fail(w, n < 0 ? -errno : -EIO,
-					   "write at byte %llu: %s",
-					   (unsigned long long)(w->end + done),
-					   strerror(n < 0 ? errno : EIO));
+			return vmt_trace_writer_fail(w, n < 0 ? -errno : -EIO,
+						     "write at byte %llu: %s",
+						     (unsigned long long)(w->end + done),
+						     strerror(n < 0 ? errno : EIO));
 		done += (size_t)n;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -192,7 +180,13 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
-	w->order_stream = w->run_stream = w->last_record_stream = w->data_stream = -1;
+	w->fd = -1;
+	w->records = vmt_record_writer_new(w);
+	if (!w->records) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		vmt_trace_writer_abandon(w);
+		return -ENOMEM;
+	}
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		ret = -errno;
@@ -239,12 +233,12 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 	checked.id = w->nr_streams;
 	err = vmt_stream_info_check(&checked, why, sizeof(why));
 	if (err)
-		return writer_fail(w, -EINVAL, "stream '%s': %s", checked.name, why);
+		return vmt_trace_writer_fail(w, -EINVAL, "stream '%s': %s", checked.name, why);
 	if (w->nr_streams >= VMT_MAX_STREAMS)
-		return writer_fail(w, -ENOSPC, "more than %u streams", VMT_MAX_STREAMS);
+		return vmt_trace_writer_fail(w, -ENOSPC, "more than %u streams", VMT_MAX_STREAMS);
 	streams = realloc(w->streams, (w->nr_streams + 1) * sizeof(*streams));
 	if (!streams)
-		return writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
 	w->streams = streams;
 	s = &streams[w->nr_streams];
 	memset(s, 0, sizeof(*s));
@@ -254,7 +248,7 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 		s->frame_entries = 1;
 	s->pending = malloc((size_t)s->frame_entries * checked.entry_size);
 	if (!s->pending)
-		return writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
 	vmt_stream_block_encode(block, &checked);
 	err = w->pool ? queue_block(w, block, sizeof(block)) : write_all(w, block, sizeof(block));
 	if (err) {
@@ -262,6 +256,17 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 		return err;
 	}
 	return (int)w->nr_streams++;
+}
+
+uint32_t vmt_trace_writer_nr_streams(const struct vmt_trace_writer *w)
+{
+	return w->nr_streams;
+}
+
+const struct vmt_trace_stream_info *vmt_trace_writer_stream(const struct vmt_trace_writer *w,
+							    uint32_t id)
+{
+	return &w->streams[id].info;
 }
 
 static uint64_t entry_time(const struct vmt_trace_stream_info *info, const uint8_t *entry)
@@ -276,7 +281,7 @@ static int add_frame_ref(struct vmt_trace_writer *w, const struct vmt_frame_ref 
 		struct vmt_frame_ref *frames = realloc(w->frames, capacity * sizeof(*frames));
 
 		if (!frames)
-			return writer_fail(w, -ENOMEM, "out of memory");
+			return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
 		w->frames = frames;
 		w->frames_capacity = capacity;
 	}
@@ -323,14 +328,14 @@ static int append_frame(struct vmt_trace_writer *w, struct write_job *job)
 	int err;
 
 	if (job->err)
-		return writer_fail(w, job->err, "stream %u: %s compression failed", h->stream_id,
-				   vmt_codec_name(job->codec));
+		return vmt_trace_writer_fail(w, job->err, "stream %u: %s compression failed",
+					     h->stream_id, vmt_codec_name(job->codec));
 	h->sequence = w->nr_frames;
 	h->comp_size = (uint32_t)job->payload.size;
 	h->payload_crc = vmt_crc32(job->payload.data, job->payload.size);
 	err = vmt_buf_reserve(&w->block, VMT_FRAME_HEADER_SIZE + job->payload.size);
 	if (err)
-		return writer_fail(w, err, "out of memory");
+		return vmt_trace_writer_fail(w, err, "out of memory");
 	vmt_frame_header_encode(w->block.data, h);
 	memcpy(w->block.data + VMT_FRAME_HEADER_SIZE, job->payload.data, job->payload.size);
 	ref = (struct vmt_frame_ref){
@@ -389,7 +394,7 @@ static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len
 		job->data = malloc(len);
 	if (!job || !job->data) {
 		free(job);
-		return writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	memcpy(job->data, block, len);
 	job->len = len;
@@ -439,7 +444,7 @@ static int queue_frame(struct vmt_trace_writer *w, struct writer_stream *s)
 	if (!job || !fresh) {
 		free(job);
 		free(fresh);
-		return writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	frame_header_init(w, s, job);
 	job->data = s->pending;
@@ -479,7 +484,7 @@ int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, cons
 	struct writer_stream *s;
 
 	if (stream_id >= w->nr_streams)
-		return writer_fail(w, -EINVAL, "no stream %u", stream_id);
+		return vmt_trace_writer_fail(w, -EINVAL, "no stream %u", stream_id);
 	s = &w->streams[stream_id];
 	while (count) {
 		size_t n = s->frame_entries - s->nr_pending;
@@ -501,188 +506,14 @@ int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, cons
 	return 0;
 }
 
-static int record_stream(struct vmt_trace_writer *w, const struct vmt_record *rec)
-{
-	struct vmt_trace_stream_info info = {
-		.entry_size = sizeof(*rec),
-		.kind = VMT_STREAM_RECORDS,
-		.record_type = rec->hdr.type,
-		.cpu = rec->hdr.cpu,
-		.time_offset = 0,
-	};
-	const char *type = vmt_record_type_name(rec->hdr.type);
-	const struct vmt_trace_stream_info *last;
-
-	if (w->last_record_stream >= 0) {
-		last = &w->streams[w->last_record_stream].info;
-		if (last->record_type == rec->hdr.type && last->cpu == rec->hdr.cpu)
-			return w->last_record_stream;
-	}
-	for (uint32_t i = 0; i < w->nr_streams; i++) {
-		const struct vmt_trace_stream_info *si = &w->streams[i].info;
-
-		if (si->kind == VMT_STREAM_RECORDS && si->record_type == rec->hdr.type &&
-		    si->cpu == rec->hdr.cpu)
-			return w->last_record_stream = (int)i;
-	}
-	if (type)
-		snprintf(info.name, sizeof(info.name), "%s.cpu%u", type, rec->hdr.cpu);
-	else
-		snprintf(info.name, sizeof(info.name), "type%u.cpu%u", rec->hdr.type,
-			 rec->hdr.cpu);
-	return w->last_record_stream = vmt_trace_writer_add_stream(w, &info);
-}
-
-static int flush_run(struct vmt_trace_writer *w)
-{
-	struct vmt_trace_order_run run;
-	uint8_t entry[sizeof(run)];
-
-	if (!w->run_count)
-		return 0;
-	vmt_put32(entry, (uint32_t)w->run_stream);
-	vmt_put32(entry + 4, w->run_count);
-	w->run_count = 0;
-	return vmt_trace_writer_append(w, (uint32_t)w->order_stream, entry, 1);
-}
-
-static int append_one_record(struct vmt_trace_writer *w, const struct vmt_record *record)
-{
-	int stream, err;
-
-	if (w->order_stream < 0) {
-		struct vmt_trace_stream_info info = {
-			.entry_size = sizeof(struct vmt_trace_order_run),
-			.kind = VMT_STREAM_ORDER,
-			.cpu = VMT_TRACE_ANY_CPU,
-			.time_offset = VMT_TRACE_NO_TIME,
-			.name = "order",
-		};
-
-		w->order_stream = vmt_trace_writer_add_stream(w, &info);
-		if (w->order_stream < 0)
-			return w->order_stream;
-	}
-	stream = record_stream(w, record);
-	if (stream < 0)
-		return stream;
-	if (stream != w->run_stream || w->run_count == UINT32_MAX) {
-		err = flush_run(w);
-		if (err)
-			return err;
-		w->run_stream = stream;
-	}
-	err = vmt_trace_writer_append(w, (uint32_t)stream, record, 1);
-	if (err)
-		return err;
-	w->run_count++;
-	return 0;
-}
-
-/* The data stream, made on first use. */
-static int data_stream(struct vmt_trace_writer *w)
-{
-	struct vmt_trace_stream_info info = {
-		.entry_size = 1,
-		.kind = VMT_STREAM_DATA,
-		.cpu = VMT_TRACE_ANY_CPU,
-		.time_offset = VMT_TRACE_NO_TIME,
-		.name = "data",
-	};
-
-	if (w->data_stream < 0)
-		w->data_stream = vmt_trace_writer_add_stream(w, &info);
-	return w->data_stream;
-}
-
-/*
- * The data of @p's record is in, or is all there will be: move it to the
- * data stream, point the record at it and append the record.
- */
-static int finish_pending(struct vmt_trace_writer *w, struct pending_data *p)
-{
-	int stream, err;
-
-	p->active = false;
-	if (p->have < p->owner.hdr.data_len)
-		w->cut_data++;
-	p->owner.hdr.data_len = p->have;
-	p->owner.raw[VMT_DATA_OFF_WORD] = 0;
-	if (p->have) {
-		stream = data_stream(w);
-		if (stream < 0)
-			return stream;
-		err = vmt_trace_writer_append(w, (uint32_t)stream, p->bytes, p->have);
-		if (err)
-			return err;
-		p->owner.raw[VMT_DATA_OFF_WORD] = w->data_bytes;
-		w->data_bytes += p->have;
-	}
-	return append_one_record(w, &p->owner);
-}
-
-static struct pending_data *pending_of(struct vmt_trace_writer *w, uint32_t cpu, bool create)
-{
-	struct pending_data **grown;
-
-	if (cpu >= w->nr_pending) {
-		if (!create)
-			return NULL;
-		grown = realloc(w->pending, (cpu + 1) * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + w->nr_pending, 0, (cpu + 1 - w->nr_pending) * sizeof(*grown));
-		w->pending = grown;
-		w->nr_pending = cpu + 1;
-	}
-	if (!w->pending[cpu] && create)
-		w->pending[cpu] = calloc(1, sizeof(*w->pending[cpu]));
-	return w->pending[cpu];
-}
-
 int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
 {
-	struct pending_data *p = pending_of(w, record->hdr.cpu, false);
-	uint32_t n;
-	int err;
-
-	if (record->hdr.type == VMT_REC_DATA) {
-		if (!p || !p->active) {
-			w->orphan_data++;
-			return 0;
-		}
-		n = record->hdr.data_len;
-		if (n > VMT_DATA_CHUNK)
-			n = VMT_DATA_CHUNK;
-		if (n > p->owner.hdr.data_len - p->have)
-			n = p->owner.hdr.data_len - p->have;
-		memcpy(p->bytes + p->have, record->data.bytes, n);
-		p->have += n;
-		return p->have == p->owner.hdr.data_len ? finish_pending(w, p) : 0;
-	}
-	/* Its data ended early (the ring lost nothing: it was never written). */
-	if (p && p->active) {
-		err = finish_pending(w, p);
-		if (err)
-			return err;
-	}
-	if (!record->hdr.data_len)
-		return append_one_record(w, record);
-	if (record->hdr.data_len > VMT_MAX_DATA_LEN)
-		return writer_fail(w, -EINVAL, "a record of type %u claims %u bytes of data (at most %u)",
-				   record->hdr.type, record->hdr.data_len, VMT_MAX_DATA_LEN);
-	p = pending_of(w, record->hdr.cpu, true);
-	if (!p)
-		return writer_fail(w, -ENOMEM, "out of memory");
-	p->owner = *record;
-	p->have = 0;
-	p->active = true;
-	return 0;
+	return vmt_record_writer_append(w->records, record);
 }
 
 int vmt_trace_writer_flush(struct vmt_trace_writer *w)
 {
-	int err = flush_run(w);
+	int err = vmt_record_writer_flush(w->records);
 
 	for (uint32_t i = 0; i < w->nr_streams && !err; i++)
 		err = write_frame(w, &w->streams[i]);
@@ -702,9 +533,7 @@ static void writer_free(struct vmt_trace_writer *w)
 		close(w->fd);
 	for (uint32_t i = 0; i < w->nr_streams; i++)
 		free(w->streams[i].pending);
-	for (uint32_t cpu = 0; cpu < w->nr_pending; cpu++)
-		free(w->pending[cpu]);
-	free(w->pending);
+	vmt_record_writer_free(w->records);
 	free(w->streams);
 	free(w->frames);
 	vmt_buf_free(&w->sync_job.payload);
@@ -724,16 +553,12 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 	struct vmt_trace_stream_info *infos = NULL;
 	int ret;
 
-	/* Records still waiting for data get what came. */
-	ret = 0;
-	for (uint32_t cpu = 0; cpu < w->nr_pending && !ret; cpu++)
-		if (w->pending[cpu] && w->pending[cpu]->active)
-			ret = finish_pending(w, w->pending[cpu]);
+	ret = vmt_record_writer_finish(w->records);
 	if (!ret)
 		ret = vmt_trace_writer_flush(w);
 	if (!ret) {
 		infos = malloc((w->nr_streams + 1) * sizeof(*infos));
-		ret = infos ? 0 : writer_fail(w, -ENOMEM, "out of memory");
+		ret = infos ? 0 : vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	if (!ret) {
 		for (uint32_t i = 0; i < w->nr_streams; i++)
@@ -741,14 +566,14 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 		ret = vmt_directory_encode(infos, w->nr_streams, w->frames, w->nr_frames, w->end,
 					   &w->block);
 		if (ret)
-			writer_fail(w, ret, "directory too large");
+			vmt_trace_writer_fail(w, ret, "directory too large");
 	}
 	if (!ret)
 		ret = write_all(w, w->block.data, w->block.size);
 	vmt_work_pool_destroy(w->pool);
 	w->pool = NULL;
 	if (close(w->fd) && !ret)
-		ret = writer_fail(w, -errno, "close: %s", strerror(errno));
+		ret = vmt_trace_writer_fail(w, -errno, "close: %s", strerror(errno));
 	w->fd = -1;
 	if (ret && err)
 		snprintf(err->message, sizeof(err->message), "%s", w->error);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The ordered worker pool (work_pool.h). A finished job waits in a reorder
+ * The ordered worker pool (internal/work_pool.h). A finished job waits in a reorder
  * window of max_in_flight slots, indexed by its sequence number; whichever
  * worker finds the next job due in the window completes it, and any that
  * follow it, while the other workers keep running jobs.
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "work_pool.h"
+#include "internal/work_pool.h"
 
 struct vmt_work_pool {
 	pthread_mutex_t lock;

@@ -11,8 +11,8 @@
  * At most @max_in_flight jobs are submitted and not yet done; submitting
  * one more waits until one is done (counted in vmt_work_pool_stalls()).
  */
-#ifndef VMTRACE_WORK_POOL_H
-#define VMTRACE_WORK_POOL_H
+#ifndef VMTRACE_INTERNAL_WORK_POOL_H
+#define VMTRACE_INTERNAL_WORK_POOL_H
 
 #include <stdint.h>
 

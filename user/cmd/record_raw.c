@@ -18,6 +18,7 @@
 
 #include "collect.h"
 #include "commands.h"
+#include "record_print.h"
 
 static const char record_raw_usage[] =
 	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]\n"

@@ -14,75 +14,14 @@
 #include <sys/stat.h>
 
 #include "vmtrace/trace.h"
+#include "cmd_util.h"
 #include "commands.h"
+#include "filter_options.h"
+#include "record_print.h"
 #include "record_diff.h"
+#include "writer_options.h"
 
 #define CONVERT_BATCH 1024
-
-/* A number in [min, max], or -1 after saying what is wrong. */
-long long parse_number(const char *cmd, const char *what, const char *text,
-			      long long min, long long max)
-{
-	long long n;
-	char *end;
-
-	errno = 0;
-	n = strtoll(text, &end, 0);
-	if (errno || *end || !*text || n < min || n > max) {
-		fprintf(stderr, "vmtrace %s: bad %s '%s' (%lld..%lld)\n", cmd, what, text, min, max);
-		return -1;
-	}
-	return n;
-}
-
-long long file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? -1 : (long long)st.st_size;
-}
-
-const char writer_options_usage[] =
-	"  --codec C        the frames' codec: vpc (default), zstd, xz or none\n"
-	"  --stage2 C       vpc's second stage: zstd (default) or xz\n"
-	"  --level N        zstd 1..19 or xz 0..9 (default: zstd 3, xz 6)\n"
-	"  --frame-bytes N  raw bytes a frame holds at most (default 1 MiB)\n";
-
-int parse_writer_option(const char *cmd, int opt, const char *arg,
-			struct vmt_trace_writer_options *o)
-{
-	long long n;
-	int codec;
-
-	switch (opt) {
-	case 'c':
-	case 's':
-		codec = vmt_codec_from_name(arg);
-		if (codec < 0 || (opt == 's' && codec != VMT_CODEC_ZSTD && codec != VMT_CODEC_XZ)) {
-			fprintf(stderr, "vmtrace %s: unknown %s '%s'\n", cmd,
-				opt == 'c' ? "codec" : "second stage", arg);
-			return -1;
-		}
-		if (opt == 'c')
-			o->codec = (unsigned int)codec;
-		else
-			o->stage2 = (unsigned int)codec;
-		return 1;
-	case 'l':
-		n = parse_number(cmd, "level", arg, 1, 19);
-		if (n < 0)
-			return -1;
-		o->level = (int)n;
-		return 1;
-	case 'f':
-		n = parse_number(cmd, "frame size", arg, 1, 64 << 20);
-		if (n < 0)
-			return -1;
-		o->frame_bytes = (uint32_t)n;
-		return 1;
-	}
-	return 0;
-}
 
 static const char convert_usage[] =
 	"usage: vmtrace convert RAW -o FILE [--codec vpc|zstd|xz|none] [--stage2 zstd|xz]\n"
@@ -190,18 +129,6 @@ int cmd_convert(int argc, char **argv)
 		out_size > 0 ? (double)in_size / (double)out_size : 0.0,
 		records ? (double)out_size / (double)records : 0.0);
 	return 0;
-}
-
-struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int flags)
-{
-	struct vmt_trace_error err;
-	struct vmt_trace *t;
-
-	if (vmt_trace_open(&t, path, flags, &err)) {
-		fprintf(stderr, "vmtrace %s: %s\n", cmd, err.message);
-		return NULL;
-	}
-	return t;
 }
 
 static const char *kind_name(uint32_t kind)

@@ -4,6 +4,7 @@
  * Exit status: 0 success, 1 the operation failed, 2 bad usage.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -2,53 +2,17 @@
 /*
  * vmtrace: the command. Subcommands follow perf and trace-cmd.
  * Exit status: 0 success, 1 the operation failed, 2 bad usage.
+ *
+ * Each command's cmd_NAME() and usage_NAME() are in user/cmd/NAME.c ('-'
+ * as '_'), but for three families: start, stop and status in daemon.c
+ * (the background collector), dump-raw in record_raw.c beside record-raw,
+ * stats and report in stats_report.c.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "vmtrace/vmtrace.h"
 #include "commands.h"
-
-void usage_version(FILE *out)
-{
-	fputs("usage: vmtrace version\n"
-	      "  the tools' ABI and, when the module is loaded, the module's\n", out);
-}
-
-int cmd_version(int argc, char **argv)
-{
-	struct vmt_version v;
-	int fd, err;
-
-	(void)argv;
-	if (argc != 1) {
-		usage_version(stderr);
-		return 2;
-	}
-	printf("tools: ABI %u, record %u bytes\n", VMT_ABI_VERSION, VMT_RECORD_SIZE);
-	fd = vmt_device_open();
-	if (fd < 0) {
-		fprintf(stderr, "vmtrace version: cannot open %s: %s%s\n", VMT_DEVICE_PATH,
-			strerror(-fd), fd == -ENOENT ? " (is the module loaded?)" : "");
-		return 1;
-	}
-	err = vmt_device_version(fd, &v);
-	close(fd);
-	if (err) {
-		fprintf(stderr, "vmtrace version: VMT_IOC_VERSION: %s\n", strerror(-err));
-		return 1;
-	}
-	printf("module: ABI %u, record %u bytes, control page %u bytes, %u CPUs\n",
-	       v.abi_version, v.record_size, v.meta_size, v.nr_cpus);
-	if (v.abi_version != VMT_ABI_VERSION || v.record_size != VMT_RECORD_SIZE) {
-		fprintf(stderr, "vmtrace version: the module and the tools disagree on the ABI\n");
-		return 1;
-	}
-	return 0;
-}
 
 static const struct vmt_command commands[] = {
 	{ "version", "the tools' ABI and, when the module is loaded, the module's",

@@ -26,7 +26,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench demo clean
+	checkpatch fuzz bench demo man clean
 
 all: tools bpf module
 
@@ -96,7 +96,15 @@ $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-tools: $(BUILD)/bin/vmtrace $(TEST_PROGS) $(BENCH_PROGS)
+# vmtrace(1), made by the command from its own help text (vmtrace.c).
+$(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
+	@mkdir -p $(dir $@)
+	$< help --man >$@.tmp
+	mv $@.tmp $@
+
+man: $(BUILD)/man/vmtrace.1
+
+tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(TEST_PROGS) $(BENCH_PROGS)
 
 # ---- BPF programs -----------------------------------------------------------
 

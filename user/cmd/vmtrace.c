@@ -4,8 +4,9 @@
  *
  * Each command's cmd_NAME() and usage_NAME() are in user/cmd/NAME.c ('-'
  * as '_'), but for three families: start, stop and status in daemon.c
- * (the background collector), dump-raw in record_raw.c beside record-raw,
- * stats and report in stats_report.c.
+ * (the background collector; start's usage is record's, in record.c),
+ * dump-raw in record_raw.c beside record-raw, stats and report in
+ * stats_report.c.
  *
  * `vmtrace help` and the man page (`vmtrace help --man`, which the build
  * runs) are both made from the table below and each command's usage.

@@ -26,7 +26,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench demo clean
+	checkpatch fuzz bench demo man install clean
 
 all: tools bpf module
 
@@ -40,6 +40,8 @@ help:
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
+	@echo 'make install        vmtrace, its man page and vmtrace_marker.h into'
+	@echo '                    $$(DESTDIR)$$(PREFIX)/{bin,share/man/man1,include} (PREFIX=$(PREFIX))'
 	@echo 'make vm-images      build the test VM images'
 
 # ---- The module ------------------------------------------------------------
@@ -96,7 +98,24 @@ $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-tools: $(BUILD)/bin/vmtrace $(TEST_PROGS) $(BENCH_PROGS)
+# vmtrace(1), made by the command from its own help text (vmtrace.c).
+$(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
+	@mkdir -p $(dir $@)
+	$< help --man >$@.tmp
+	mv $@.tmp $@
+
+man: $(BUILD)/man/vmtrace.1
+
+tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(TEST_PROGS) $(BENCH_PROGS)
+
+# The command, its man page, and the marker header with the uapi header it
+# includes (<linux/vmtrace.h>).
+PREFIX ?= /usr/local
+install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1
+	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
+	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
+	install -D -m 644 include/vmtrace_marker.h $(DESTDIR)$(PREFIX)/include/vmtrace_marker.h
+	install -D -m 644 include/uapi/linux/vmtrace.h $(DESTDIR)$(PREFIX)/include/linux/vmtrace.h
 
 # ---- BPF programs -----------------------------------------------------------
 
@@ -134,10 +153,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
-# The cmocka suites, then the command line's contract (tests/unit/cli.sh).
+# The cmocka suites, then the command line's contract (tests/unit/cli.sh)
+# and `make install` into a scratch root (tests/unit/install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
+	@MAKE="$(MAKE)" tests/unit/install.sh
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)

@@ -25,7 +25,8 @@ run() {
 }
 
 run 0 help && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ] || fail "vmtrace help"
-mapfile -t commands < <(sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' "$tmp/out" | grep -vx help)
+mapfile -t commands < <(sed -n '/^commands:/,/^$/s/^  \([a-z][a-z-]*\)  .*/\1/p' "$tmp/out" |
+			grep -vx help)
 [ ${#commands[@]} -ge 16 ] || fail "vmtrace help lists ${#commands[@]} commands"
 run 2 && [ ! -s "$tmp/out" ] && grep -q '^usage: vmtrace <command>' "$tmp/err" ||
 	fail "vmtrace with no command"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "commands.h"
+#include "spawn.h"
 
 #define DRAIN_BATCH 1024
 

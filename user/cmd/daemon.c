@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd_util.h"
 #include "commands.h"
 #include "record.h"
 

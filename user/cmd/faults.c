@@ -16,6 +16,7 @@
 
 #include "vmtrace/vmtrace.h"
 #include "commands.h"
+#include "spawn.h"
 #include "faults.skel.h"
 
 #define TOP_PROCESSES 20

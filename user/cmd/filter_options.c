@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cmd_util.h"
+#include "filter_options.h"
 
 const char filter_options_usage[] =
 	"  --pid PID[,PID]  only these processes' records (thread group ids)\n"

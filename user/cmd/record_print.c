@@ -9,7 +9,7 @@
 
 #include <vmtrace/trace.h>
 
-#include "commands.h"
+#include "record_print.h"
 
 static const char *const access_names[] = { "?", "R", "W", "?", "X" };
 static const char *const cause_names[] = { "protection", "demand", "cow", "other" };

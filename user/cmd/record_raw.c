@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "commands.h"
 #include "internal/record_assembler.h"
+#include "record_print.h"
 
 static const char record_raw_usage[] =
 	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]\n"

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "spawn.h"
 
 pid_t spawn_held(char **argv, int *release_fd)
 {

@@ -1,53 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmtrace: the command. Subcommands follow perf and trace-cmd.
- * Exit status: 0 success, 1 the operation failed, 2 bad usage.
+ *
+ * Each command's cmd_NAME() and usage_NAME() are in user/cmd/NAME.c ('-'
+ * as '_'), but for three families: start, stop and status in daemon.c
+ * (the background collector; start's usage is record's, in record.c),
+ * dump-raw in record_raw.c beside record-raw, stats and report in
+ * stats_report.c.
+ *
+ * `vmtrace help` and the man page (`vmtrace help --man`, which the build
+ * runs) are both made from the table below and each command's usage.
  */
-#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "vmtrace/vmtrace.h"
 #include "commands.h"
 
-void usage_version(FILE *out)
-{
-	fputs("usage: vmtrace version\n"
-	      "  the tools' ABI and, when the module is loaded, the module's\n", out);
-}
-
-int cmd_version(int argc, char **argv)
-{
-	struct vmt_version v;
-	int fd, err;
-
-	(void)argv;
-	if (argc != 1) {
-		usage_version(stderr);
-		return 2;
-	}
-	printf("tools: ABI %u, record %u bytes\n", VMT_ABI_VERSION, VMT_RECORD_SIZE);
-	fd = vmt_device_open();
-	if (fd < 0) {
-		fprintf(stderr, "vmtrace version: cannot open %s: %s%s\n", VMT_DEVICE_PATH,
-			strerror(-fd), fd == -ENOENT ? " (is the module loaded?)" : "");
-		return 1;
-	}
-	err = vmt_device_version(fd, &v);
-	close(fd);
-	if (err) {
-		fprintf(stderr, "vmtrace version: VMT_IOC_VERSION: %s\n", strerror(-err));
-		return 1;
-	}
-	printf("module: ABI %u, record %u bytes, control page %u bytes, %u CPUs\n",
-	       v.abi_version, v.record_size, v.meta_size, v.nr_cpus);
-	if (v.abi_version != VMT_ABI_VERSION || v.record_size != VMT_RECORD_SIZE) {
-		fprintf(stderr, "vmtrace version: the module and the tools disagree on the ABI\n");
-		return 1;
-	}
-	return 0;
-}
+static const char about[] =
+	"trace the memory references of Linux processes into compressed trace files, and read them";
+static const char *const synopsis[] = { "<command> [options]", "<command> --help" };
+#define NR_SYNOPSIS (sizeof(synopsis) / sizeof(synopsis[0]))
+static const char exit_status[] = "0 success, 1 the operation failed, 2 bad usage";
 
 static const struct vmt_command commands[] = {
 	{ "version", "the tools' ABI and, when the module is loaded, the module's",
@@ -90,13 +66,85 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fputs("usage: vmtrace <command> [options]\n"
-	      "       vmtrace <command> --help\n"
-	      "\n"
-	      "commands:\n", out);
+	for (i = 0; i < NR_SYNOPSIS; i++)
+		fprintf(out, "%s vmtrace %s\n", i ? "      " : "usage:", synopsis[i]);
+	fprintf(out, "  %s\n\ncommands:\n", about);
 	for (i = 0; i < NR_COMMANDS; i++)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "  %-11s %s\n", "help", "this text");
+	fprintf(out, "  %-11s %s\n\nexit status: %s\n", "help", "this text", exit_status);
+}
+
+/*
+ * @text as roff: backslashes and '-' escaped ('-' would be a hyphen), and
+ * a line that starts with '.' or an apostrophe not taken for a request.
+ */
+static void put_roff(FILE *out, const char *text)
+{
+	bool line_start = true;
+
+	for (const char *c = text; *c; c++) {
+		if (line_start && (*c == '.' || *c == '\''))
+			fputs("\\&", out);
+		if (*c == '\\')
+			fputs("\\e", out);
+		else if (*c == '-')
+			fputs("\\-", out);
+		else
+			fputc(*c, out);
+		line_start = *c == '\n';
+	}
+}
+
+/* One command's section: its summary, then its usage as it prints it. */
+static int put_man_command(FILE *out, const struct vmt_command *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *usage_out;
+
+	usage_out = open_memstream(&text, &len);
+	if (!usage_out)
+		return -1;
+	c->usage(usage_out);
+	if (fclose(usage_out)) {
+		free(text);
+		return -1;
+	}
+	fputs(".SS ", out);
+	put_roff(out, c->name);
+	fputs("\n", out);
+	put_roff(out, c->summary);
+	fputs("\n.PP\n.nf\n", out);
+	put_roff(out, text);
+	fputs(".fi\n", out);
+	free(text);
+	return 0;
+}
+
+/* The man page, vmtrace(1), in roff. */
+static int put_man(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, ".\\\" vmtrace(1), made by `vmtrace help --man` from the commands' own help\n"
+		".TH VMTRACE 1 \"\" \"vmtrace (ABI %u)\" \"User Commands\"\n"
+		".nh\n.ad l\n"
+		".SH NAME\nvmtrace \\- ", VMT_ABI_VERSION);
+	put_roff(out, about);
+	fputs("\n.SH SYNOPSIS\n.nf\n", out);
+	for (i = 0; i < NR_SYNOPSIS; i++) {
+		fputs("\\fBvmtrace\\fR ", out);
+		put_roff(out, synopsis[i]);
+		fputs("\n", out);
+	}
+	fputs(".fi\n.SH COMMANDS\n", out);
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (put_man_command(out, &commands[i]))
+			return -1;
+	fputs(".SH EXIT STATUS\n", out);
+	put_roff(out, exit_status);
+	fputs("\n", out);
+	return fflush(out) ? -1 : 0;
 }
 
 static bool is_help(const char *arg)
@@ -111,6 +159,13 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
+	}
+	if (!strcmp(argv[1], "help") && argc == 3 && !strcmp(argv[2], "--man")) {
+		if (put_man(stdout)) {
+			perror("vmtrace help --man");
+			return 1;
+		}
+		return 0;
 	}
 	if (!strcmp(argv[1], "help") || is_help(argv[1])) {
 		usage(stdout);

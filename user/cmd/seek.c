@@ -6,11 +6,14 @@
  * so that anyone can see a seek read one frame of a large file, not all.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "cmd_util.h"
 #include "commands.h"
+#include "record_print.h"
 
 #define MAX_SEEKS 64
 

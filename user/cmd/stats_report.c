@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_util.h"
 #include "commands.h"
+#include "filter_options.h"
 
 static const char *const type_names[VMT_SUMMARY_TYPES] = {
 	[VMT_REC_NONE] = "none", [VMT_REC_LOST] = "lost", [VMT_REC_REFERENCE] = "reference",

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* filter_options.c: dump's and stats's --pid, --cpu, --type, --from, --to. */
+#ifndef VMTRACE_CMD_FILTER_OPTIONS_H
+#define VMTRACE_CMD_FILTER_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmtrace/trace.h"
+
+#define FILTER_MAX_IDS	256
+enum {
+	FILTER_OPT_PID = 0x100,
+	FILTER_OPT_CPU,
+	FILTER_OPT_TYPE,
+	FILTER_OPT_FROM,
+	FILTER_OPT_TO,
+};
+#define FILTER_LONG_OPTIONS \
+	{ "pid", required_argument, NULL, FILTER_OPT_PID }, \
+	{ "cpu", required_argument, NULL, FILTER_OPT_CPU }, \
+	{ "type", required_argument, NULL, FILTER_OPT_TYPE }, \
+	{ "from", required_argument, NULL, FILTER_OPT_FROM }, \
+	{ "to", required_argument, NULL, FILTER_OPT_TO }
+extern const char filter_options_usage[];
+struct filter_options {
+	struct vmt_trace_filter filter;
+	uint32_t pids[FILTER_MAX_IDS];
+	uint32_t cpus[FILTER_MAX_IDS];
+	bool used;		/* any of the options given */
+};
+/* 1: @opt was a filter option, taken; 0: not one; -1: a bad value (said). */
+int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter_options *o);
+/* Make the options @t's filter; 0, or -1 having said why not. */
+int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o);
+
+#endif

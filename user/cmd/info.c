@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace info FILE: a trace file's streams (name, kind, entry size,
+ * entries, frames, time span) and its record count, from its directory.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmtrace/trace.h"
+#include "cmd_util.h"
+#include "commands.h"
+
+static const char *kind_name(uint32_t kind)
+{
+	static const char *const names[] = { "opaque", "records", "order" };
+
+	return kind < 3 ? names[kind] : "?";
+}
+
+void usage_info(FILE *out)
+{
+	fputs("usage: vmtrace info FILE\n"
+	      "  a trace file's streams, frames and compression\n", out);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	uint64_t total_entries = 0;
+	struct vmt_trace *t;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		usage_info(stderr);
+		return 2;
+	}
+	t = open_or_say("info", argv[1], 0);
+	if (!t)
+		return 1;
+	printf("%s: vmtrace trace, format version %u, %lld bytes, %u streams, %llu frames\n",
+	       argv[1], VMT_TRACE_FORMAT_VERSION, file_size(argv[1]), vmt_trace_nr_streams(t),
+	       (unsigned long long)vmt_trace_nr_frames(t));
+	printf("%-4s %-14s %-8s %6s %12s %8s  %s\n", "id", "name", "kind", "size", "entries",
+	       "frames", "time");
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
+		const struct vmt_trace_stream_info *info = vmt_trace_stream(t, i);
+		struct vmt_trace_stream_stats st;
+
+		vmt_trace_stream_stats(t, i, &st);
+		printf("%-4u %-14s %-8s %6u %12llu %8llu", i, info->name, kind_name(info->kind),
+		       info->entry_size, (unsigned long long)st.entries,
+		       (unsigned long long)st.frames);
+		if (info->time_offset != VMT_TRACE_NO_TIME && st.entries)
+			printf("  %llu..%llu%s", (unsigned long long)st.first_time,
+			       (unsigned long long)st.last_time, st.time_sorted ? "" : " (unsorted)");
+		printf("\n");
+		if (info->kind == VMT_STREAM_RECORDS)
+			total_entries += st.entries;
+	}
+	printf("records: %llu\n", (unsigned long long)total_entries);
+	vmt_trace_close(t);
+	return 0;
+}

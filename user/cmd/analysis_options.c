@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What every analysis command shares: see analysis_options.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis_options.h"
+#include "cmd_util.h"
+
+const char analysis_options_usage[] =
+	"  --space virtual|physical  count virtual pages of each process (default), or frames\n"
+	"  --unit page|line   4 KiB pages (2 MiB where huge; default), or 64-byte lines\n"
+	"  --per-process      each process on its own, and all together\n"
+	"  --csv              comma-separated values, a header line first\n"
+	"  --plot FILE        draw it with gnuplot into FILE (.svg or .png)\n";
+
+int parse_analysis_option(const char *cmd, int opt, const char *arg, struct analysis_options *o)
+{
+	int taken = parse_filter_option(cmd, opt, arg, &o->filter);
+
+	if (taken)
+		return taken;
+	switch (opt) {
+	case ANALYSIS_OPT_SPACE:
+		if (!strcmp(arg, "virtual")) {
+			o->ref.space = VMT_REF_VIRTUAL;
+		} else if (!strcmp(arg, "physical")) {
+			o->ref.space = VMT_REF_PHYSICAL;
+		} else {
+			fprintf(stderr, "vmtrace %s: --space: '%s' is neither virtual nor physical\n",
+				cmd, arg);
+			return -1;
+		}
+		return 1;
+	case ANALYSIS_OPT_UNIT:
+		if (!strcmp(arg, "page")) {
+			o->ref.unit = VMT_REF_PAGE;
+		} else if (!strcmp(arg, "line")) {
+			o->ref.unit = VMT_REF_LINE;
+		} else {
+			fprintf(stderr, "vmtrace %s: --unit: '%s' is neither page nor line\n",
+				cmd, arg);
+			return -1;
+		}
+		return 1;
+	case ANALYSIS_OPT_PER_PROCESS:
+		o->per_process = true;
+		return 1;
+	case ANALYSIS_OPT_CSV:
+		o->csv = true;
+		return 1;
+	case ANALYSIS_OPT_PLOT: {
+		const char *dot = strrchr(arg, '.');
+
+		if (!dot || (strcmp(dot, ".svg") && strcmp(dot, ".png"))) {
+			fprintf(stderr, "vmtrace %s: --plot: '%s' ends in neither .svg nor .png\n",
+				cmd, arg);
+			return -1;
+		}
+		/* gnuplot gets it in single quotes. */
+		if (strchr(arg, '\'')) {
+			fprintf(stderr, "vmtrace %s: --plot: a file name with a quote in it\n", cmd);
+			return -1;
+		}
+		o->plot = arg;
+		return 1;
+	}
+	}
+	return 0;
+}
+
+struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analysis_options *o)
+{
+	struct vmt_trace *t = open_or_say(cmd, path, 0);
+
+	if (t && apply_filter_options(cmd, t, &o->filter)) {
+		vmt_trace_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
+		 struct vmt_analysis *const *analyses, unsigned int n,
+		 struct vmt_analyze_stats *stats)
+{
+	int err = vmt_analyze(t, &o->ref, analyses, n, stats);
+
+	if (err) {
+		fprintf(stderr, "vmtrace %s: %s\n", cmd,
+			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
+		return 1;
+	}
+	if (!stats->references) {
+		fprintf(stderr, "vmtrace %s: no references%s%s\n", cmd,
+			o->filter.used ? " pass the filters" : " in the trace",
+			stats->no_frame ? " (none with a frame: --space physical)" : "");
+		return 1;
+	}
+	return 0;
+}
+
+void analysis_print_header(FILE *out, const char *path, const struct analysis_options *o,
+			   const struct vmt_analyze_stats *stats)
+{
+	char refs[32];
+	const char *unit;
+
+	if (o->ref.unit == VMT_REF_LINE)
+		unit = "64-byte lines";
+	else
+		unit = "pages (4 KiB, 2 MiB where huge)";
+	fprintf(out, "# %s: %s references, %.3f s; unit: %s %s\n", path,
+		fmt_count(stats->references, refs),
+		(stats->last_ns - stats->first_ns) / 1e9,
+		o->ref.space == VMT_REF_PHYSICAL ? "physical" : "virtual", unit);
+	if (stats->no_frame)
+		fprintf(out, "# %s references without a frame left out\n",
+			fmt_count(stats->no_frame, refs));
+}
+
+const char *fmt_count(uint64_t n, char buf[32])
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+	int i, j = 0;
+
+	for (i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = digits[i];
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+int plot_with_gnuplot(const char *cmd, const char *path, const char *script, const char *data)
+{
+	char data_path[] = "/tmp/vmtrace-plot-XXXXXX";
+	bool svg = strlen(path) > 4 && !strcmp(path + strlen(path) - 4, ".svg");
+	size_t len = strlen(data);
+	int fd, status, ret = 1;
+	FILE *gp;
+
+	fd = mkstemp(data_path);
+	if (fd < 0) {
+		fprintf(stderr, "vmtrace %s: --plot: a temporary file: %s\n", cmd, strerror(errno));
+		return 1;
+	}
+	if (write(fd, data, len) != (ssize_t)len) {
+		fprintf(stderr, "vmtrace %s: --plot: %s: %s\n", cmd, data_path, strerror(errno));
+		goto out;
+	}
+	gp = popen("gnuplot 2>&1", "w");
+	if (!gp) {
+		fprintf(stderr, "vmtrace %s: --plot: cannot run gnuplot: %s\n", cmd,
+			strerror(errno));
+		goto out;
+	}
+	/* Neither path has a quote in it (parse_analysis_option(), mkstemp()). */
+	fprintf(gp, "set terminal %s size 900,560 font 'sans,10'\n"
+		"set output '%s'\nDATA = '%s'\n%s\n", svg ? "svg dynamic" : "png",
+		path, data_path, script);
+	status = pclose(gp);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "vmtrace %s: --plot: gnuplot failed%s\n", cmd,
+			WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+			" (not installed? apt-get install gnuplot-nox)" : "");
+		goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	unlink(data_path);
+	return ret;
+}

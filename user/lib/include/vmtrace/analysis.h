@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libvmtrace's analyses: what a trace's memory references say. One driver,
+ * vmt_analyze(), reads a trace once, in time order, through its filter
+ * (vmt_trace_set_filter()), turns each record that is a reference into a
+ * struct vmt_ref, and hands it to every analysis asked for, as
+ * DynamoRIO's drcachesim hands memrefs to its analysis tools.
+ *
+ * Which records are references, and the unit they are counted in, is the
+ * driver's choice (struct vmt_ref_options), made once for every analysis:
+ *
+ * - a unit is a virtual page of one address space (the same address in two
+ *   processes is two units), or a physical frame (VMT_REF_PHYSICAL; records
+ *   with no frame are passed over and counted);
+ * - a page is 4 KiB, or 2 MiB when the record says a transparent huge page
+ *   held the address (VMT_REF_HUGE); VMT_REF_LINE counts 64-byte lines.
+ *
+ * Each analysis keeps memory in proportion to the units it sees (the
+ * footprint), not to the trace's length. Functions return 0 or a negative
+ * errno and print nothing.
+ */
+#ifndef VMTRACE_ANALYSIS_H
+#define VMTRACE_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmtrace/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum vmt_ref_space {
+	VMT_REF_VIRTUAL		= 0,	/* (pid, virtual page) */
+	VMT_REF_PHYSICAL	= 1,	/* physical frame, whichever process */
+};
+
+enum vmt_ref_unit {
+	VMT_REF_PAGE		= 0,	/* 4 KiB, or 2 MiB where the record says huge */
+	VMT_REF_LINE		= 1,	/* 64-byte cache lines */
+};
+
+#define VMT_REF_PAGE_SHIFT	12
+#define VMT_REF_HUGE_SHIFT	21
+#define VMT_REF_LINE_SHIFT	6
+
+struct vmt_ref_options {
+	enum vmt_ref_space space;
+	enum vmt_ref_unit unit;
+};
+
+/* One reference, as every analysis sees it. */
+struct vmt_ref {
+	uint64_t key;		/* the unit: equal keys, the same unit (see vmt_ref_key()) */
+	uint64_t addr;		/* the unit's first byte: virtual, or physical */
+	uint64_t time_ns;	/* the record's time */
+	uint64_t index;		/* 0, 1, 2, ...: its place among the references analysed */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t size;		/* the unit's bytes */
+	uint16_t cpu;
+	uint8_t access;		/* VMT_ACCESS_* */
+	uint8_t kernel_mode;
+};
+
+/*
+ * The key of the unit at @addr of size 1 << @shift: virtual units are
+ * (pid << 42 | unit number), which holds every 48-bit user address at line
+ * granularity; physical ones the unit number alone.
+ */
+static inline uint64_t vmt_ref_key(enum vmt_ref_space space, uint32_t pid, uint64_t addr,
+				   unsigned int shift)
+{
+	uint64_t unit = addr >> shift;
+
+	if (space == VMT_REF_PHYSICAL)
+		return unit;
+	return (uint64_t)pid << 42 | (unit & ((UINT64_C(1) << 42) - 1));
+}
+
+/*
+ * @rec as a reference: 1 with *@ref filled in (its index left alone), 0
+ * when it is none (another record type; a physical unit without a frame).
+ */
+int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_options *options,
+			struct vmt_ref *ref);
+
+/*
+ * An analysis: an object with these operations, made by its own
+ * constructor (vmt_lru_curve_create()...), whose results its own accessors
+ * give once vmt_analyze() has returned.
+ *
+ * reference():	one reference, in time order; 0 or -errno (stops the pass)
+ * record():	optional: every record the filter passes, references
+ *		included, before their reference() (DMA, mappings, tasks)
+ * finish():	optional: the end of the trace
+ * destroy():	frees the analysis
+ */
+struct vmt_analysis;
+
+struct vmt_analysis_ops {
+	const char *name;
+	int (*reference)(struct vmt_analysis *analysis, const struct vmt_ref *ref);
+	int (*record)(struct vmt_analysis *analysis, const struct vmt_record *rec);
+	int (*finish)(struct vmt_analysis *analysis);
+	void (*destroy)(struct vmt_analysis *analysis);
+};
+
+struct vmt_analysis {
+	const struct vmt_analysis_ops *ops;
+};
+
+/* What one pass saw. */
+struct vmt_analyze_stats {
+	uint64_t records;	/* records the filter passed */
+	uint64_t references;	/* references handed to the analyses */
+	uint64_t no_frame;	/* physical space: references without a frame, passed over */
+	uint64_t first_ns;	/* time of the first reference (0: none) */
+	uint64_t last_ns;	/* and of the last */
+};
+
+/*
+ * One pass over @trace in time order, through its filter, handing every
+ * reference (and record, to those that want them) to each of the
+ * @nr_analyses @analyses, then finish() to each. @stats may be NULL.
+ * Return: 0, the first error an analysis returned, or the reader's.
+ */
+int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
+		struct vmt_analysis *const *analyses, unsigned int nr_analyses,
+		struct vmt_analyze_stats *stats);
+
+/* Frees @analysis (NULL: nothing). */
+void vmt_analysis_destroy(struct vmt_analysis *analysis);
+
+/*
+ * Per process: an analysis that runs one analysis of its own for each pid,
+ * made by @create(@ctx, pid, &analysis) at the pid's first reference, and
+ * hands it that pid's references (and records) alone. Other records of a
+ * process with no analysis yet (a DMA mapping, a switch, a task's birth)
+ * go to every process's analysis made so far.
+ */
+typedef int (*vmt_analysis_create_fn)(void *ctx, uint32_t pid, struct vmt_analysis **analysis);
+
+int vmt_per_process_create(struct vmt_analysis **analysis, vmt_analysis_create_fn create,
+			   void *ctx);
+/* How many processes, and the @i-th (in order of first reference). */
+unsigned int vmt_per_process_count(const struct vmt_analysis *analysis);
+struct vmt_analysis *vmt_per_process_get(const struct vmt_analysis *analysis, unsigned int i,
+					 uint32_t *pid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMTRACE_ANALYSIS_H */

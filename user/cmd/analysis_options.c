@@ -16,34 +16,37 @@ const char analysis_options_usage[] =
 	"  --csv              comma-separated values, a header line first\n"
 	"  --plot FILE        draw it with gnuplot into FILE (.svg or .png)\n";
 
+/* 0 when @arg is @first, 1 when it is @second; -1 having said it is neither. */
+static int parse_choice(const char *cmd, const char *option, const char *arg,
+			const char *first, const char *second)
+{
+	if (strcmp(arg, first) && strcmp(arg, second)) {
+		fprintf(stderr, "vmtrace %s: %s: '%s' is neither %s nor %s\n", cmd, option, arg,
+			first, second);
+		return -1;
+	}
+	return !strcmp(arg, second);
+}
+
 int parse_analysis_option(const char *cmd, int opt, const char *arg, struct analysis_options *o)
 {
 	int taken = parse_filter_option(cmd, opt, arg, &o->filter);
+	int choice;
 
 	if (taken)
 		return taken;
 	switch (opt) {
 	case ANALYSIS_OPT_SPACE:
-		if (!strcmp(arg, "virtual")) {
-			o->ref.space = VMT_REF_VIRTUAL;
-		} else if (!strcmp(arg, "physical")) {
-			o->ref.space = VMT_REF_PHYSICAL;
-		} else {
-			fprintf(stderr, "vmtrace %s: --space: '%s' is neither virtual nor physical\n",
-				cmd, arg);
+		choice = parse_choice(cmd, "--space", arg, "virtual", "physical");
+		if (choice < 0)
 			return -1;
-		}
+		o->ref.space = choice ? VMT_REF_PHYSICAL : VMT_REF_VIRTUAL;
 		return 1;
 	case ANALYSIS_OPT_UNIT:
-		if (!strcmp(arg, "page")) {
-			o->ref.unit = VMT_REF_PAGE;
-		} else if (!strcmp(arg, "line")) {
-			o->ref.unit = VMT_REF_LINE;
-		} else {
-			fprintf(stderr, "vmtrace %s: --unit: '%s' is neither page nor line\n",
-				cmd, arg);
+		choice = parse_choice(cmd, "--unit", arg, "page", "line");
+		if (choice < 0)
 			return -1;
-		}
+		o->ref.unit = choice ? VMT_REF_LINE : VMT_REF_PAGE;
 		return 1;
 	case ANALYSIS_OPT_PER_PROCESS:
 		o->per_process = true;

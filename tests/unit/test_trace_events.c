@@ -222,12 +222,64 @@ static void test_attribution_replays_maps(void **state)
 	vmt_trace_close(t);
 }
 
+/*
+ * Summaries name processes: pid 10 from its state dump's TASK record (the
+ * leader's comm, the executable as data), renamed by a COMM record; pid 20
+ * from an EXEC (its file name) and a thread's COMM, which is not the
+ * process's name; pid 30 has no task record.
+ */
+static void test_summary_names_processes(void **state)
+{
+	struct vmt_record recs[16], r;
+	struct vmt_trace_writer_stats stats;
+	struct vmt_trace_summary *s;
+	struct vmt_trace *t;
+	size_t n = 0;
+
+	(void)state;
+	r = rec(VMT_REC_TASK, 100, 10, 0);
+	memcpy(r.task.comm, "server", 6);
+	n += with_data(&recs[n], r, "/usr/sbin/server");
+	recs[n++] = ref(110, 10, 0x1000);
+	r = rec(VMT_REC_COMM, 120, 10, 0);
+	memcpy(r.comm.comm, "server-main", 11);
+	recs[n++] = r;
+	n += with_data(&recs[n], rec(VMT_REC_EXEC, 130, 20, 0), "/bin/true");
+	r = rec(VMT_REC_COMM, 140, 20, 0);
+	r.hdr.tid = 21;
+	memcpy(r.comm.comm, "worker", 6);
+	recs[n++] = r;
+	recs[n++] = ref(150, 20, 0x2000);
+	recs[n++] = ref(160, 30, 0x3000);
+	t = write_and_open(recs, n, &stats);
+	assert_int_equal(vmt_trace_summarize(t, NULL, &s), 0);
+	assert_int_equal(s->nr_processes, 3);
+	for (uint32_t i = 0; i < s->nr_processes; i++) {
+		const struct vmt_trace_process *p = &s->processes[i];
+
+		if (p->pid == 10) {
+			assert_string_equal(p->comm, "server-main");
+			assert_string_equal(p->exe, "/usr/sbin/server");
+		} else if (p->pid == 20) {
+			assert_string_equal(p->comm, "");
+			assert_string_equal(p->exe, "/bin/true");
+		} else {
+			assert_int_equal(p->pid, 30);
+			assert_string_equal(p->comm, "");
+			assert_null(p->exe);
+		}
+	}
+	vmt_trace_summary_free(s);
+	vmt_trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_data_moves_to_data_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cut_data_is_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attribution_replays_maps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_names_processes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -201,6 +201,37 @@ static int print_attribution(struct vmt_trace *t, const char *path)
 	return 0;
 }
 
+/*
+ * The processes with references, named from the trace's task records; the
+ * others (a trace of every context switch names every task that ran) on
+ * one line.
+ */
+static void print_processes(const struct vmt_trace_summary *s)
+{
+	uint64_t others = 0, other_records = 0;
+
+	printf("\nprocesses (footprint: distinct 4 KiB pages referenced):\n");
+	printf("  %-8s %-16s %12s %10s %10s %12s %10s  %s\n", "pid", "name", "references",
+	       "writes", "evictions", "footprint", "seconds", "executable");
+	for (uint32_t i = 0; i < s->nr_processes; i++) {
+		const struct vmt_trace_process *p = &s->processes[i];
+
+		if (!p->references) {
+			others++;
+			other_records += p->records;
+			continue;
+		}
+		printf("  %-8u %-16s %12llu %10llu %10llu %6llu pages %10.3f  %s\n", p->pid,
+		       p->comm[0] ? p->comm : "-", (unsigned long long)p->references,
+		       (unsigned long long)p->writes, (unsigned long long)p->evictions,
+		       (unsigned long long)p->pages, seconds(p->last_time - p->first_time),
+		       p->exe ? p->exe : "-");
+	}
+	if (others)
+		printf("  and %llu processes without references (%llu records)\n",
+		       (unsigned long long)others, (unsigned long long)other_records);
+}
+
 void usage_report(FILE *out)
 {
 	fputs(report_usage, out);
@@ -244,17 +275,7 @@ int cmd_report(int argc, char **argv)
 	       argv[optind], (unsigned long long)s->records, span_seconds(s),
 	       (unsigned long long)s->by_type[VMT_REC_REFERENCE],
 	       (unsigned long long)s->by_type[VMT_REC_EVICT], (unsigned long long)s->lost);
-	printf("\nprocesses (footprint: distinct 4 KiB pages referenced):\n");
-	printf("  %-8s %12s %10s %10s %12s %10s\n", "pid", "references", "writes", "evictions",
-	       "footprint", "seconds");
-	for (uint32_t i = 0; i < s->nr_processes; i++) {
-		const struct vmt_trace_process *p = &s->processes[i];
-
-		printf("  %-8u %12llu %10llu %10llu %6llu pages %10.3f\n", p->pid,
-		       (unsigned long long)p->references, (unsigned long long)p->writes,
-		       (unsigned long long)p->evictions, (unsigned long long)p->pages,
-		       seconds(p->last_time - p->first_time));
-	}
+	print_processes(s);
 	printf("  all: %llu pages (%.1f MiB)\n", (unsigned long long)s->pages,
 	       (double)s->pages * 4096 / (1 << 20));
 	if (s->by_type[VMT_REC_REFERENCE])

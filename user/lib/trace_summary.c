@@ -27,6 +27,7 @@ struct page_table {
 };
 
 struct summarizer {
+	struct vmt_trace *trace;
 	struct vmt_trace_summary *s;
 	struct page_table pages;
 	uint32_t processes_capacity;
@@ -135,6 +136,41 @@ static int grow_cpus(struct vmt_trace_summary *s, uint32_t cpu)
 	return 0;
 }
 
+/*
+ * What the task records say of @p: its name (the leader's, from the state
+ * dump's TASK record or a COMM record) and executable (TASK's and EXEC's
+ * data). Data that cannot be read leaves the name as it was.
+ */
+static int name_process(struct summarizer *z, struct vmt_trace_process *p,
+			const struct vmt_record *rec)
+{
+	const char *comm = NULL;
+	char *exe;
+	int len;
+
+	if (rec->hdr.type == VMT_REC_TASK && rec->hdr.tid == rec->hdr.pid)
+		comm = rec->task.comm;
+	else if (rec->hdr.type == VMT_REC_COMM && rec->hdr.tid == rec->hdr.pid)
+		comm = rec->comm.comm;
+	if (comm)
+		memcpy(p->comm, comm, VMT_COMM_LEN);
+	if ((rec->hdr.type != VMT_REC_TASK && rec->hdr.type != VMT_REC_EXEC) ||
+	    !rec->hdr.data_len)
+		return 0;
+	exe = malloc(rec->hdr.data_len + 1);
+	if (!exe)
+		return -ENOMEM;
+	len = vmt_trace_record_data(z->trace, rec, exe, rec->hdr.data_len);
+	if (len < 0) {
+		free(exe);
+		return len == -ENOMEM ? len : 0;
+	}
+	exe[len] = '\0';
+	free(p->exe);
+	p->exe = exe;
+	return 0;
+}
+
 static int count_record(struct summarizer *z, const struct vmt_record *rec)
 {
 	struct vmt_trace_summary *s = z->s;
@@ -167,7 +203,7 @@ static int count_record(struct summarizer *z, const struct vmt_record *rec)
 	if (rec->hdr.type == VMT_REC_EVICT)
 		p->evictions++;
 	if (rec->hdr.type != VMT_REC_REFERENCE)
-		return 0;
+		return name_process(z, p, rec);
 	p->references++;
 	if (s->nr_buckets && t >= s->first_time) {
 		uint64_t b = (t - s->first_time) / s->bucket_ns;
@@ -258,7 +294,7 @@ int vmt_trace_summarize(struct vmt_trace *trace, const struct vmt_trace_summary_
 	uint32_t buckets = options && options->time_buckets ? options->time_buckets
 							     : DEFAULT_BUCKETS;
 	uint32_t top = options && options->top_pages ? options->top_pages : DEFAULT_TOP;
-	struct summarizer z = { 0 };
+	struct summarizer z = { .trace = trace };
 	struct vmt_trace_cursor *cursor = NULL;
 	const struct vmt_record *rec;
 	uint32_t stream;
@@ -300,6 +336,8 @@ void vmt_trace_summary_free(struct vmt_trace_summary *s)
 		return;
 	free(s->by_cpu);
 	free(s->lost_by_cpu);
+	for (uint32_t i = 0; i < s->nr_processes; i++)
+		free(s->processes[i].exe);
 	free(s->processes);
 	free(s->bucket_references);
 	free(s->top_pages);

@@ -41,7 +41,7 @@ pid=$(awk '$2 == "ref" { sub("pid=", "", $4); n[$4]++ } END { for (p in n) if (n
 vmtrace report --top 5 work.vmt >report.txt
 head -8 report.txt
 pages=$(awk -v pid="pid=$pid" '$2 == "ref" && $4 == pid { sub("addr=0x", "", $6); p[substr($6, 1, length($6) - 3)] = 1 } END { print length(p) }' from-raw.txt)
-grep -Eq "^  $pid +[0-9]+ +[0-9]+ +[0-9]+ +$pages pages" report.txt ||
+grep -Eq "^  $pid +[^ ]+ +[0-9]+ +[0-9]+ +[0-9]+ +$pages pages" report.txt ||
 	fail "report: pid $pid's footprint is not $pages pages"
 echo "stats and report: $refs references, pid $pid's footprint $pages pages"
 

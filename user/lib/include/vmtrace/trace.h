@@ -286,6 +286,8 @@ struct vmt_trace_process {
 	uint64_t evictions;	/* VMT_REC_EVICT */
 	uint64_t pages;		/* distinct 4 KiB pages referenced: the footprint */
 	uint64_t first_time, last_time;
+	char comm[VMT_COMM_LEN + 1];	/* its name, from TASK and COMM records; "" if none */
+	char *exe;		/* its executable, from TASK and EXEC records; NULL if none */
 };
 
 struct vmt_trace_page {

@@ -12,6 +12,7 @@
 const char analysis_options_usage[] =
 	"  --space virtual|physical  count virtual pages of each process (default), or frames\n"
 	"  --unit page|line   4 KiB pages (2 MiB where huge; default), or 64-byte lines\n"
+	"  --addr START-END   only addresses in [START, END) (virtual, or physical)\n"
 	"  --per-process      each process on its own, and all together\n"
 	"  --csv              comma-separated values, a header line first\n"
 	"  --plot FILE        draw it with gnuplot into FILE (.svg or .png)\n";
@@ -26,6 +27,26 @@ static int parse_choice(const char *cmd, const char *option, const char *arg,
 		return -1;
 	}
 	return !strcmp(arg, second);
+}
+
+/* --addr START-END (each in C's notation: 0x hexadecimal) into [*@lo, *@hi). */
+static int parse_range(const char *cmd, const char *arg, uint64_t *lo, uint64_t *hi)
+{
+	unsigned long long start, end;
+	char *dash, *rest;
+
+	errno = 0;
+	start = strtoull(arg, &dash, 0);
+	if (dash != arg && *dash == '-' && dash[1] != '-') {
+		end = strtoull(dash + 1, &rest, 0);
+		if (!errno && rest != dash + 1 && !*rest && start < end) {
+			*lo = start;
+			*hi = end;
+			return 1;
+		}
+	}
+	fprintf(stderr, "vmtrace %s: --addr: '%s' is not START-END with START < END\n", cmd, arg);
+	return -1;
 }
 
 int parse_analysis_option(const char *cmd, int opt, const char *arg, struct analysis_options *o)
@@ -48,6 +69,8 @@ int parse_analysis_option(const char *cmd, int opt, const char *arg, struct anal
 			return -1;
 		o->ref.unit = choice ? VMT_REF_LINE : VMT_REF_PAGE;
 		return 1;
+	case ANALYSIS_OPT_ADDR:
+		return parse_range(cmd, arg, &o->ref.addr_lo, &o->ref.addr_hi);
 	case ANALYSIS_OPT_PER_PROCESS:
 		o->per_process = true;
 		return 1;
@@ -97,8 +120,10 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 		return 1;
 	}
 	if (!stats->references) {
+		bool filtered = o->filter.used || o->ref.addr_lo || o->ref.addr_hi;
+
 		fprintf(stderr, "vmtrace %s: no references%s%s\n", cmd,
-			o->filter.used ? " pass the filters" : " in the trace",
+			filtered ? " pass the filters" : " in the trace",
 			stats->no_frame ? " (none with a frame: --space physical)" : "");
 		return 1;
 	}
@@ -122,6 +147,10 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 	if (stats->no_frame)
 		fprintf(out, "# %s references without a frame left out\n",
 			fmt_count(stats->no_frame, refs));
+	if (o->ref.addr_lo || o->ref.addr_hi)
+		fprintf(out, "# addresses [0x%llx, 0x%llx) only: %s references outside left out\n",
+			(unsigned long long)o->ref.addr_lo, (unsigned long long)o->ref.addr_hi,
+			fmt_count(stats->out_of_range, refs));
 }
 
 const char *fmt_count(uint64_t n, char buf[32])

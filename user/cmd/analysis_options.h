@@ -21,6 +21,7 @@ enum {
 	ANALYSIS_OPT_PER_PROCESS,
 	ANALYSIS_OPT_CSV,
 	ANALYSIS_OPT_PLOT,
+	ANALYSIS_OPT_ADDR,
 };
 #define ANALYSIS_LONG_OPTIONS \
 	FILTER_LONG_OPTIONS, \
@@ -28,7 +29,8 @@ enum {
 	{ "unit", required_argument, NULL, ANALYSIS_OPT_UNIT }, \
 	{ "per-process", no_argument, NULL, ANALYSIS_OPT_PER_PROCESS }, \
 	{ "csv", no_argument, NULL, ANALYSIS_OPT_CSV }, \
-	{ "plot", required_argument, NULL, ANALYSIS_OPT_PLOT }
+	{ "plot", required_argument, NULL, ANALYSIS_OPT_PLOT }, \
+	{ "addr", required_argument, NULL, ANALYSIS_OPT_ADDR }
 extern const char analysis_options_usage[];
 
 struct analysis_options {

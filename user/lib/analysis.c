@@ -32,6 +32,9 @@ int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_optio
 	} else {
 		addr = rec->ref.vaddr;
 	}
+	if ((options->addr_lo || options->addr_hi) &&
+	    (addr < options->addr_lo || addr >= options->addr_hi))
+		return 0;
 	addr &= ~((UINT64_C(1) << shift) - 1);
 	ref->key = vmt_ref_key(options->space, rec->hdr.pid, addr, shift);
 	ref->addr = addr;
@@ -62,8 +65,12 @@ static int vmt_analyze_record(const struct vmt_record *rec, const struct vmt_ref
 		}
 	}
 	if (!vmt_ref_from_record(rec, options, &ref)) {
-		if (rec->hdr.type == VMT_REC_REFERENCE)
+		if (rec->hdr.type != VMT_REC_REFERENCE)
+			return 0;
+		if (options->space == VMT_REF_PHYSICAL && !rec->ref.pfn)
 			stats->no_frame++;
+		else
+			stats->out_of_range++;
 		return 0;
 	}
 	ref.index = stats->references++;
@@ -92,7 +99,8 @@ int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
 	if (!stats)
 		stats = &own;
 	memset(stats, 0, sizeof(*stats));
-	if (options->space > VMT_REF_PHYSICAL || options->unit > VMT_REF_LINE)
+	if (options->space > VMT_REF_PHYSICAL || options->unit > VMT_REF_LINE ||
+	    options->addr_lo > options->addr_hi)
 		return -EINVAL;
 	ret = vmt_trace_cursor_create(trace, VMT_ORDER_TIME, &cursor);
 	if (ret)

@@ -48,6 +48,11 @@ enum vmt_ref_unit {
 struct vmt_ref_options {
 	enum vmt_ref_space space;
 	enum vmt_ref_unit unit;
+	/*
+	 * Only references whose address (in @space) is in [@addr_lo, @addr_hi);
+	 * both 0: any address.
+	 */
+	uint64_t addr_lo, addr_hi;
 };
 
 /* One reference, as every analysis sees it. */
@@ -81,7 +86,8 @@ static inline uint64_t vmt_ref_key(enum vmt_ref_space space, uint32_t pid, uint6
 
 /*
  * @rec as a reference: 1 with *@ref filled in (its index left alone), 0
- * when it is none (another record type; a physical unit without a frame).
+ * when it is none (another record type; a physical unit without a frame;
+ * an address outside the options' range).
  */
 int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_options *options,
 			struct vmt_ref *ref);
@@ -116,6 +122,7 @@ struct vmt_analyze_stats {
 	uint64_t records;	/* records the filter passed */
 	uint64_t references;	/* references handed to the analyses */
 	uint64_t no_frame;	/* physical space: references without a frame, passed over */
+	uint64_t out_of_range;	/* references outside the address range, passed over */
 	uint64_t first_ns;	/* time of the first reference (0: none) */
 	uint64_t last_ns;	/* and of the last */
 };

@@ -84,7 +84,7 @@ $(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_P
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -pthread -o $@ $^ -lbpf -lelf -lzstd -llzma -lz
+	$(CC) -pthread -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))

@@ -168,6 +168,22 @@ const char *fmt_count(uint64_t n, char buf[32])
 	return buf;
 }
 
+const char *fmt_bytes(double bytes, char buf[32])
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned int u = 0;
+
+	while (bytes >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bytes /= 1024;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, 32, "%.0f B", bytes);
+	else
+		snprintf(buf, 32, "%.*f %s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, units[u]);
+	return buf;
+}
+
 int plot_with_gnuplot(const char *cmd, const char *path, const char *script, const char *data)
 {
 	char data_path[] = "/tmp/vmtrace-plot-XXXXXX";

@@ -57,6 +57,8 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 			   const struct vmt_analyze_stats *stats);
 /* @n with thousands separators ("1,234,567"), in @buf. */
 const char *fmt_count(uint64_t n, char buf[32]);
+/* @bytes as people read them ("512 B", "48.0 KiB", "1.25 GiB"), in @buf. */
+const char *fmt_bytes(double bytes, char buf[32]);
 /*
  * Draw with gnuplot: @script (gnuplot commands reading the data file
  * '$DATA', which @data's text becomes) into @path, SVG or PNG by its

@@ -38,5 +38,7 @@ VMT_COMMAND(export);
 VMT_COMMAND(seek);
 VMT_COMMAND(stats);
 VMT_COMMAND(report);
+VMT_COMMAND(wss);
+VMT_COMMAND(heatmap);
 
 #endif

@@ -58,6 +58,10 @@ static const struct vmt_command commands[] = {
 	  usage_stats, cmd_stats },
 	{ "report", "processes, footprints, fault rates over time, top pages",
 	  usage_report, cmd_report },
+	{ "wss", "working-set size over time: its percentiles, mean and series, per process",
+	  usage_wss, cmd_wss },
+	{ "heatmap", "references over address and time: a digit grid, raw triples or an image",
+	  usage_heatmap, cmd_heatmap },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

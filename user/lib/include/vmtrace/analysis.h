@@ -156,6 +156,105 @@ unsigned int vmt_per_process_count(const struct vmt_analysis *analysis);
 struct vmt_analysis *vmt_per_process_get(const struct vmt_analysis *analysis, unsigned int i,
 					 uint32_t *pid);
 
+/* ---- Working-set size ---- */
+
+/*
+ * The working-set size over time: the distinct units referenced in each
+ * window of @window_ns, the windows tumbling from the first reference.
+ * -EINVAL when @window_ns is 0.
+ */
+int vmt_wss_create(struct vmt_analysis **analysis, uint64_t window_ns);
+
+struct vmt_wss_window {
+	uint64_t start_ns;	/* the trace's time at its start */
+	uint64_t units;		/* distinct units referenced in it: its working set */
+	uint64_t bytes;		/* their bytes */
+	uint64_t references;
+};
+
+/*
+ * The windows that saw a reference, in time order, *@nr of them; those
+ * between them that saw none (size 0) are left out, and counted in the
+ * summary's percentiles and mean.
+ */
+const struct vmt_wss_window *vmt_wss_windows(const struct vmt_analysis *analysis, size_t *nr);
+
+#define VMT_WSS_MAX_PERCENTILES	16
+
+struct vmt_wss_summary {
+	uint64_t windows;	/* from the first reference's to the last's */
+	uint64_t empty_windows;	/* of them, those without a reference */
+	uint64_t window_ns;
+	double mean_units, mean_bytes;
+	unsigned int nr_percentiles;
+	unsigned int percent[VMT_WSS_MAX_PERCENTILES];
+	uint64_t units[VMT_WSS_MAX_PERCENTILES];	/* nearest-rank percentiles */
+	uint64_t bytes[VMT_WSS_MAX_PERCENTILES];
+};
+
+/*
+ * The windows' sizes at each of @percents (0..100; nearest rank: the
+ * smallest size at least that share of the windows do not exceed), and
+ * their mean. -EINVAL: a percent above 100 or too many; -ENODATA: no
+ * window (no reference).
+ */
+int vmt_wss_summarize(const struct vmt_analysis *analysis, const unsigned int *percents,
+		      unsigned int nr_percents, struct vmt_wss_summary *summary);
+
+/* ---- Heatmap ---- */
+
+/*
+ * References counted over address (rows) and time (columns), the empty
+ * stretches of the address space collapsed (user/lib/analysis_heatmap.c
+ * has the layout). Two passes: run vmt_analyze() with the analysis while
+ * vmt_heatmap_needs_pass() says so, on the same trace and filter; the
+ * first surveys (time span, referenced units, mappings) and lays out the
+ * rows, the second counts. One address space: in virtual space, give it
+ * one process's references (vmt_per_process_create() or a pid filter).
+ */
+#define VMT_HEATMAP_MAX_ROWS	4096
+#define VMT_HEATMAP_MAX_COLS	4096
+
+struct vmt_heatmap_options {
+	unsigned int rows, cols;	/* 1 to the maxima above */
+};
+
+/* -EINVAL: rows or cols 0 or above the maxima. */
+int vmt_heatmap_create(struct vmt_analysis **analysis, const struct vmt_heatmap_options *options);
+bool vmt_heatmap_needs_pass(const struct vmt_analysis *analysis);
+/* The references the first pass saw (0: no heatmap). */
+uint64_t vmt_heatmap_references(const struct vmt_analysis *analysis);
+/* The first and last reference's times: column c starts where
+ * vmt_heatmap_column() turns from c - 1 to c. */
+void vmt_heatmap_time(const struct vmt_analysis *analysis, uint64_t *first_ns, uint64_t *last_ns);
+/* The column of a reference at @time_ns: (t - first) * cols / (last - first + 1). */
+unsigned int vmt_heatmap_column(const struct vmt_analysis *analysis, uint64_t time_ns);
+
+/* A stretch of address space shown, after a collapsed one of gap_before bytes. */
+struct vmt_heatmap_segment {
+	uint64_t start, end;		/* [start, end) */
+	uint64_t gap_before;		/* collapsed between the previous one and this (0: first) */
+	unsigned int first_row, nr_rows;
+};
+
+struct vmt_heatmap_row {
+	uint64_t start, end;		/* [start, end), within its segment */
+	unsigned int segment;
+};
+
+/* In address order; the rows may be fewer than asked (a small segment). */
+const struct vmt_heatmap_segment *vmt_heatmap_segments(const struct vmt_analysis *analysis,
+						       unsigned int *nr);
+const struct vmt_heatmap_row *vmt_heatmap_rows(const struct vmt_analysis *analysis,
+					       unsigned int *nr);
+/*
+ * The counts, row-major (rows x *@cols): the references of a cell. *@outside:
+ * references of the second pass in no cell (0 unless the trace or filter
+ * changed between the passes); may be NULL.
+ */
+const uint64_t *vmt_heatmap_counts(const struct vmt_analysis *analysis, unsigned int *cols,
+				   uint64_t *outside);
+
 #ifdef __cplusplus
 }
 #endif

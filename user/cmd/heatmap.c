@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace heatmap TRACE: references over address and time, as damo's
+ * heatmap: a grid of digits with its axes (0 none, 1-9 on a log scale up
+ * to the busiest cell), --raw time/address/count triples, or an image
+ * (--plot, gnuplot's `with image`).
+ *
+ * Virtual addresses are one process's: with --per-process a heatmap for
+ * each; without, the process with the most references (the header says
+ * which and how many others there were; --pid chooses), so a heatmap never
+ * mixes address spaces. In physical space all processes share the frames.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_options.h"
+#include "commands.h"
+
+enum { HEATMAP_OPT_RESOLUTION = 0x300, HEATMAP_OPT_RAW };
+
+void usage_heatmap(FILE *out)
+{
+	fputs("usage: vmtrace heatmap [--resolution ROWSxCOLS] [--raw] [options] FILE\n"
+	      "  references over address (rows) and time (columns); stretches of the address\n"
+	      "  space nobody referenced (or, with VMA records, nothing mapped) are collapsed\n"
+	      "  --resolution RxC   rows and columns of the grid (default 30x80)\n"
+	      "  --raw              'time_s address count' for every non-empty cell\n"
+	      "                     (--csv: the same comma-separated, with a header line)\n"
+	      "  virtual space: one process (the one with the most references, or --pid),\n"
+	      "  or each with --per-process\n",
+	      out);
+	fputs(analysis_options_usage, out);
+	fputs(filter_options_usage, out);
+}
+
+/* "30x80": 0, or -1 having said why not. */
+static int parse_resolution(const char *text, struct vmt_heatmap_options *o)
+{
+	unsigned long rows, cols;
+	char *end;
+
+	if (text[0] < '1' || text[0] > '9')
+		goto bad;
+	rows = strtoul(text, &end, 10);
+	if (*end != 'x' || end[1] < '1' || end[1] > '9')
+		goto bad;
+	cols = strtoul(end + 1, &end, 10);
+	if (*end || rows > VMT_HEATMAP_MAX_ROWS || cols > VMT_HEATMAP_MAX_COLS)
+		goto bad;
+	o->rows = rows;
+	o->cols = cols;
+	return 0;
+bad:
+	fprintf(stderr, "vmtrace heatmap: --resolution '%s': not ROWSxCOLS, each 1 to %u\n", text,
+		VMT_HEATMAP_MAX_ROWS);
+	return -1;
+}
+
+static const char digits[] = "0123456789";
+
+/* 0 for none, 1 for one reference to 9 for @max, on a log scale. */
+static char digit(uint64_t count, uint64_t max)
+{
+	if (!count)
+		return '0';
+	if (max <= 1)
+		return '9';
+	return digits[1 + (int)(8 * log((double)count) / log((double)max))];
+}
+
+static void print_grid(const struct vmt_analysis *h)
+{
+	unsigned int nr_rows, nr_segs, cols;
+	const struct vmt_heatmap_row *rows = vmt_heatmap_rows(h, &nr_rows);
+	const struct vmt_heatmap_segment *segs = vmt_heatmap_segments(h, &nr_segs);
+	const uint64_t *counts = vmt_heatmap_counts(h, &cols, NULL);
+	uint64_t first, last, max = 0;
+	char max_text[32], gap[32];
+
+	vmt_heatmap_time(h, &first, &last);
+	for (size_t i = 0; i < (size_t)nr_rows * cols; i++)
+		if (counts[i] > max)
+			max = counts[i];
+	printf("# rows: addresses; columns: %.6g s each; digits: references, 0 none, 1 one,\n"
+	       "# 9 the busiest cell's %s, log scale\n", (last - first + 1) / 1e9 / cols,
+	       fmt_count(max, max_text));
+	printf("%-18s  %-*.3f%.3f s\n", "", cols > 8 ? cols - 8 : 0, 0.0, (last - first) / 1e9);
+	for (unsigned int r = 0; r < nr_rows; r++) {
+		const struct vmt_heatmap_segment *seg = &segs[rows[r].segment];
+
+		if (r == seg->first_row && seg->gap_before)
+			printf("%-18s  ~~ %s unused ~~\n", "~~~~~~~~~~~~~~~~~~",
+			       fmt_bytes(seg->gap_before, gap));
+		printf("0x%016llx  ", (unsigned long long)rows[r].start);
+		for (unsigned int c = 0; c < cols; c++)
+			putchar(digit(counts[(size_t)r * cols + c], max));
+		putchar('\n');
+	}
+	printf("0x%016llx  (end)\n", (unsigned long long)rows[nr_rows - 1].end);
+}
+
+/* Every non-empty cell (@all: every cell, for an image) as time address count. */
+static void print_cells(FILE *out, const struct vmt_analysis *h, const char *sep, bool all)
+{
+	unsigned int nr_rows, cols;
+	const struct vmt_heatmap_row *rows = vmt_heatmap_rows(h, &nr_rows);
+	const uint64_t *counts = vmt_heatmap_counts(h, &cols, NULL);
+	uint64_t first, last;
+
+	vmt_heatmap_time(h, &first, &last);
+	for (unsigned int r = 0; r < nr_rows; r++) {
+		for (unsigned int c = 0; c < cols; c++) {
+			uint64_t n = counts[(size_t)r * cols + c];
+			double t = (double)(last - first + 1) * c / cols / 1e9;
+
+			if (all)
+				fprintf(out, "%.9f %u %llu\n", t, r, (unsigned long long)n);
+			else if (n)
+				fprintf(out, "%.9f%s%llu%s%llu\n", t, sep,
+					(unsigned long long)rows[r].start, sep,
+					(unsigned long long)n);
+		}
+		if (all)
+			fputc('\n', out);
+	}
+}
+
+/* The image: rows by index, the segments' first addresses as tics. */
+static int plot_heatmap(const struct vmt_analysis *h, const char *path, const char *title)
+{
+	unsigned int nr_segs;
+	const struct vmt_heatmap_segment *segs = vmt_heatmap_segments(h, &nr_segs);
+	char *data = NULL, *script = NULL;
+	size_t data_len = 0, script_len = 0;
+	FILE *d = open_memstream(&data, &data_len);
+	FILE *s = open_memstream(&script, &script_len);
+	int ret = 1;
+
+	if (!d || !s) {
+		fprintf(stderr, "vmtrace heatmap: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	print_cells(d, h, " ", true);
+	fprintf(s, "set title '%s'\nset xlabel 'time (s)'\nset ylabel 'address'\n"
+		"set cblabel '1 + log10(references); 0: none'\nset autoscale fix\nset ytics (", title);
+	for (unsigned int i = 0; i < nr_segs; i++)
+		fprintf(s, "%s'0x%llx' %u", i ? ", " : "", (unsigned long long)segs[i].start,
+			segs[i].first_row);
+	fprintf(s, ")\nset yrange [] reverse\nset palette rgb 21,22,23\n"
+		"plot DATA using 1:2:($3 > 0 ? log10($3) + 1 : 0) with image notitle\n");
+	fclose(d);
+	fclose(s);
+	d = s = NULL;
+	ret = plot_with_gnuplot("heatmap", path, script, data);
+out:
+	if (d)
+		fclose(d);
+	if (s)
+		fclose(s);
+	free(data);
+	free(script);
+	return ret;
+}
+
+struct heatmap_run {
+	struct vmt_heatmap_options options;
+	struct vmt_analysis *analysis;		/* per process in virtual space */
+	bool per_process_space;
+};
+
+static int create_heatmap(void *ctx, uint32_t pid, struct vmt_analysis **analysis)
+{
+	const struct heatmap_run *run = ctx;
+
+	(void)pid;
+	return vmt_heatmap_create(analysis, &run->options);
+}
+
+/* Without --per-process, virtual space: the busiest process's heatmap alone. */
+static unsigned int busiest(const struct vmt_analysis *pp)
+{
+	unsigned int best = 0;
+	uint32_t pid;
+
+	for (unsigned int i = 1; i < vmt_per_process_count(pp); i++)
+		if (vmt_heatmap_references(vmt_per_process_get(pp, i, &pid)) >
+		    vmt_heatmap_references(vmt_per_process_get(pp, best, &pid)))
+			best = i;
+	return best;
+}
+
+static int report(const struct analysis_options *o, bool raw, const struct vmt_analysis *h,
+		  const char *who)
+{
+	char refs[32], title[96];
+
+	snprintf(title, sizeof(title), "%s: %s references", who,
+		 fmt_count(vmt_heatmap_references(h), refs));
+	if (o->csv || raw) {
+		if (o->csv)
+			printf("time_s,address,count\n");
+		else
+			printf("# %s\n# time_s address count\n", title);
+		print_cells(stdout, h, o->csv ? "," : " ", false);
+	} else {
+		printf("# %s\n", title);
+		print_grid(h);
+	}
+	return o->plot ? plot_heatmap(h, o->plot, title) : 0;
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "resolution", required_argument, NULL, HEATMAP_OPT_RESOLUTION },
+		{ "raw", no_argument, NULL, HEATMAP_OPT_RAW },
+		ANALYSIS_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct heatmap_run run = { .options = { .rows = 30, .cols = 80 } };
+	struct analysis_options o = { 0 };
+	struct vmt_analyze_stats stats;
+	struct vmt_trace_filter one_pid;
+	struct vmt_trace *t;
+	bool raw = false;
+	char who[64];
+	uint32_t pid;
+	int opt, taken, err, ret = 1;
+	unsigned int i, chosen = 0;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage_heatmap(stdout);
+			return 0;
+		}
+		if (opt == HEATMAP_OPT_RESOLUTION) {
+			if (parse_resolution(optarg, &run.options))
+				return 2;
+			continue;
+		}
+		if (opt == HEATMAP_OPT_RAW) {
+			raw = true;
+			continue;
+		}
+		taken = parse_analysis_option("heatmap", opt, optarg, &o);
+		if (taken < 0)
+			return 2;
+		if (!taken) {
+			usage_heatmap(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage_heatmap(stderr);
+		return 2;
+	}
+	t = analysis_open("heatmap", argv[optind], &o);
+	if (!t)
+		return 1;
+	run.per_process_space = o.per_process || o.ref.space == VMT_REF_VIRTUAL;
+	err = run.per_process_space ?
+	      vmt_per_process_create(&run.analysis, create_heatmap, &run) :
+	      vmt_heatmap_create(&run.analysis, &run.options);
+	if (err) {
+		fprintf(stderr, "vmtrace heatmap: %s\n", strerror(-err));
+		goto out;
+	}
+	/* The survey. */
+	if (analysis_run("heatmap", t, &o, &run.analysis, 1, &stats))
+		goto out;
+	if (run.per_process_space && !o.per_process) {
+		/* Count the busiest process alone: the others' second pass is skipped. */
+		chosen = busiest(run.analysis);
+		vmt_per_process_get(run.analysis, chosen, &pid);
+		one_pid = o.filter.filter;
+		one_pid.pids = &pid;
+		one_pid.nr_pids = 1;
+		if (vmt_trace_set_filter(t, &one_pid)) {
+			fprintf(stderr, "vmtrace heatmap: %s\n", vmt_trace_error_message(t));
+			goto out;
+		}
+	}
+	/* The count. */
+	if (analysis_run("heatmap", t, &o, &run.analysis, 1, &stats))
+		goto out;
+	analysis_print_header(stdout, argv[optind], &o, &stats);
+	if (!run.per_process_space) {
+		ret = report(&o, raw, run.analysis, "all processes' frames");
+		goto out;
+	}
+	if (!o.per_process)
+		printf("# pid %u: the process with the most references of %u%s\n", pid,
+		       vmt_per_process_count(run.analysis),
+		       vmt_per_process_count(run.analysis) > 1 ?
+		       " (--per-process: each, --pid: another)" : "");
+	ret = 0;
+	for (i = 0; i < vmt_per_process_count(run.analysis); i++) {
+		const struct vmt_analysis *h = vmt_per_process_get(run.analysis, i, &pid);
+
+		if (!o.per_process && i != chosen)
+			continue;
+		snprintf(who, sizeof(who), "pid %u", pid);
+		if (o.per_process && i)
+			printf("\n");
+		ret |= report(&o, raw, h, who);
+	}
+out:
+	vmt_analysis_destroy(run.analysis);
+	vmt_trace_close(t);
+	return ret;
+}

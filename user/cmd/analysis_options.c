@@ -79,6 +79,10 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
 		vmt_trace_close(t);
 		return NULL;
 	}
+	if (t) {
+		o->session_err = vmt_trace_session(t, &o->session);
+		o->reduction_err = vmt_trace_reduction(t, &o->reduction);
+	}
 	return t;
 }
 
@@ -105,7 +109,7 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 void analysis_print_header(FILE *out, const char *path, const struct analysis_options *o,
 			   const struct vmt_analyze_stats *stats)
 {
-	char refs[32];
+	char refs[32], settings[192];
 	const char *unit;
 
 	if (o->ref.unit == VMT_REF_LINE)
@@ -119,6 +123,11 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 	if (stats->no_frame)
 		fprintf(out, "# %s references without a frame left out\n",
 			fmt_count(stats->no_frame, refs));
+	fprintf(out, "# %s\n", describe_session(o->session_err, &o->session, settings,
+						  sizeof(settings)));
+	if (!o->reduction_err)
+		fprintf(out, "# %s\n", describe_reduction(&o->reduction, settings,
+							  sizeof(settings)));
 }
 
 const char *fmt_count(uint64_t n, char buf[32])

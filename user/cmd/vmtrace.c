@@ -58,6 +58,8 @@ static const struct vmt_command commands[] = {
 	  usage_stats, cmd_stats },
 	{ "report", "processes, footprints, fault rates over time, top pages",
 	  usage_report, cmd_report },
+	{ "reduce", "a shorter trace with the same LRU faults at R pages or more (SAD)",
+	  usage_reduce, cmd_reduce },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

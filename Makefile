@@ -155,10 +155,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 
 # The cmocka suites, then the command line's contract (tests/unit/cli.sh)
 # and `make install` into a scratch root (tests/unit/install.sh).
-check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace
+check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
+	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)

@@ -105,6 +105,10 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
 		vmt_trace_close(t);
 		return NULL;
 	}
+	if (t) {
+		o->session_err = vmt_trace_session(t, &o->session);
+		o->reduction_err = vmt_trace_reduction(t, &o->reduction);
+	}
 	return t;
 }
 
@@ -133,7 +137,7 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 void analysis_print_header(FILE *out, const char *path, const struct analysis_options *o,
 			   const struct vmt_analyze_stats *stats)
 {
-	char refs[32];
+	char refs[32], settings[192];
 	const char *unit;
 
 	if (o->ref.unit == VMT_REF_LINE)
@@ -151,6 +155,11 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 		fprintf(out, "# addresses [0x%llx, 0x%llx) only: %s references outside left out\n",
 			(unsigned long long)o->ref.addr_lo, (unsigned long long)o->ref.addr_hi,
 			fmt_count(stats->out_of_range, refs));
+	fprintf(out, "# %s\n", describe_session(o->session_err, &o->session, settings,
+						  sizeof(settings)));
+	if (!o->reduction_err)
+		fprintf(out, "# %s\n", describe_reduction(&o->reduction, settings,
+							  sizeof(settings)));
 }
 
 const char *fmt_count(uint64_t n, char buf[32])

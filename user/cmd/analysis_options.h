@@ -39,6 +39,11 @@ struct analysis_options {
 	bool per_process;
 	bool csv;		/* machine-readable output */
 	const char *plot;	/* an image to draw, .svg or .png; NULL: none */
+	/* analysis_open(): the trace's settings and, if it is reduced, how */
+	struct vmt_trace_session session;
+	int session_err;	/* vmt_trace_session(): -ENOENT when not recorded */
+	struct vmt_trace_reduction reduction;
+	int reduction_err;	/* -ENOENT: not a reduced trace */
 };
 
 /* 1: @opt was an analysis option, taken; 0: not one; -1: a bad value (said). */
@@ -52,7 +57,10 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
 int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats);
-/* The first lines of a table: the trace, what was counted, in which unit. */
+/*
+ * The first lines of a table: the trace, what was counted, in which unit,
+ * the settings it was traced with (N and the policy) and its reduction.
+ */
 void analysis_print_header(FILE *out, const char *path, const struct analysis_options *o,
 			   const struct vmt_analyze_stats *stats);
 /* @n with thousands separators ("1,234,567"), in @buf. */

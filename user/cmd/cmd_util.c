@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "cmd_util.h"
+#include "vmtrace/analysis.h"
 
 long long parse_number(const char *cmd, const char *what, const char *text,
 		       long long min, long long max)
@@ -39,4 +41,36 @@ struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int fl
 		return NULL;
 	}
 	return t;
+}
+
+const char *describe_session(int err, const struct vmt_trace_session *s, char *buf,
+			     size_t size)
+{
+	int len;
+
+	if (err == -ENOENT)
+		snprintf(buf, size, "settings not recorded (older trace)");
+	else if (err)
+		snprintf(buf, size, "settings unreadable: %s", strerror(-err));
+	else if (!(s->flags & VMT_CONFIG_PROTECT))
+		snprintf(buf, size, "no --protect: page faults only");
+	else {
+		len = snprintf(buf, size, "protect: N=%u %s", s->enabled_pages,
+			       s->policy == VMT_POLICY_CLOCK ? "clock" :
+			       s->policy == VMT_POLICY_FIFO ? "fifo" : "policy?");
+		if (s->reprotect_ms && len > 0 && (size_t)len < size)
+			snprintf(buf + len, size - (size_t)len, ", reprotect every %u ms",
+				 s->reprotect_ms);
+	}
+	return buf;
+}
+
+const char *describe_reduction(const struct vmt_trace_reduction *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s-reduced with R=%llu%s: %llu of %llu references kept; LRU exact at %llu %s or more",
+		 r->method == VMT_REDUCTION_SAD ? "SAD" : "?", (unsigned long long)r->r,
+		 r->flags & VMT_REDUCTION_PER_PROCESS ? " (per process)" : "",
+		 (unsigned long long)r->kept, (unsigned long long)r->references,
+		 (unsigned long long)r->r, r->unit == VMT_REF_LINE ? "lines" : "pages");
+	return buf;
 }

@@ -13,4 +13,20 @@ long long file_size(const char *path);
 /* Open a trace, or say why not and return NULL. */
 struct vmt_trace *open_or_say(const char *cmd, const char *path, unsigned int flags);
 
+/*
+ * What a trace's session settings say, in @buf: "protect: N=512 fifo",
+ * "no --protect: page faults only", or "settings not recorded (older
+ * trace)" (vmt_trace_session()'s -ENOENT). @err is that call's result.
+ */
+const char *describe_session(int err, const struct vmt_trace_session *s, char *buf,
+			     size_t size);
+
+/*
+ * A reduced trace's parameters (vmtrace/analysis.h) in @buf: "SAD-reduced
+ * with R=64 (per process): 1,234 of 98,765 references; LRU exact at 64
+ * pages or more".
+ */
+struct vmt_trace_reduction;
+const char *describe_reduction(const struct vmt_trace_reduction *r, char *buf, size_t size);
+
 #endif

@@ -54,6 +54,8 @@ struct collector {
 	uint64_t *overwritten;
 	uint64_t records;
 	struct vmt_status status;
+	struct vmt_config config;	/* as configured: pids_ptr points nowhere after */
+	bool command;			/* the target is a command vmtrace started */
 	bool finished;			/* status holds the counters at the end */
 	struct vmt_record batch[DRAIN_BATCH];
 };
@@ -436,6 +438,8 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 		failed = "configure";
 		goto out;
 	}
+	c->config = config;
+	c->command = child != 0;
 	err = map_rings(c);
 	if (err) {
 		failed = "mapping the rings";
@@ -492,6 +496,26 @@ out:
 		return 1;
 	}
 	return exit_status;
+}
+
+void collector_session(const struct collector *c, struct vmt_trace_session *session)
+{
+	struct timespec now;
+
+	memset(session, 0, sizeof(*session));
+	session->size = sizeof(*session);
+	session->flags = c->config.flags;
+	session->enabled_pages = c->config.enabled_pages;
+	session->policy = c->config.policy;
+	session->events = c->config.events;
+	session->ring_records = c->config.ring_records;
+	session->reprotect_ms = c->config.reprotect_ms;
+	session->nr_pids = c->config.nr_pids;
+	if (c->command)
+		session->session_flags |= VMT_SESSION_TARGETS_COMMAND;
+	/* The records' clock, ktime_get_mono_fast_ns(), is CLOCK_MONOTONIC's. */
+	if (!clock_gettime(CLOCK_MONOTONIC, &now))
+		session->start_time_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
 uint64_t collector_records(const struct collector *c)

@@ -73,6 +73,11 @@ struct collector *collector_open(const char *cmd, struct collect_options *o);
 int collector_run(struct collector *c, char **command, const struct collect_sink *sink);
 void collector_close(struct collector *c);
 
+/*
+ * Once tracing is on (from the sink's started()): the settings the
+ * session was configured with, and now as its start time.
+ */
+void collector_session(const struct collector *c, struct vmt_trace_session *session);
 /* Records drained so far. */
 uint64_t collector_records(const struct collector *c);
 /* Records the kernel dropped so far, summed over CPUs. */

@@ -40,5 +40,6 @@ VMT_COMMAND(stats);
 VMT_COMMAND(report);
 VMT_COMMAND(wss);
 VMT_COMMAND(heatmap);
+VMT_COMMAND(reduce);
 
 #endif

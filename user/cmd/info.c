@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmtrace/trace.h"
+#include "vmtrace/analysis.h"
 #include "cmd_util.h"
 #include "commands.h"
 
@@ -15,6 +15,27 @@ static const char *kind_name(uint32_t kind)
 	static const char *const names[] = { "opaque", "records", "order" };
 
 	return kind < 3 ? names[kind] : "?";
+}
+
+/* New lines after the table: the session's settings, the reduction if any. */
+static void print_settings(struct vmt_trace *t)
+{
+	struct vmt_trace_reduction reduction;
+	struct vmt_trace_session s;
+	char text[192];
+	int err = vmt_trace_session(t, &s);
+
+	printf("session: %s", describe_session(err, &s, text, sizeof(text)));
+	if (!err)
+		printf("; events 0x%x; %u pid%s%s%s; started at %llu ns\n", s.events, s.nr_pids,
+		       s.nr_pids == 1 ? "" : "s",
+		       s.session_flags & VMT_SESSION_TARGETS_COMMAND ? " (a command)" : "",
+		       s.flags & VMT_CONFIG_SYSTEM_WIDE ? " (system-wide)" : "",
+		       (unsigned long long)s.start_time_ns);
+	else
+		printf("\n");
+	if (!vmt_trace_reduction(t, &reduction))
+		printf("reduction: %s\n", describe_reduction(&reduction, text, sizeof(text)));
 }
 
 void usage_info(FILE *out)
@@ -56,6 +77,7 @@ int cmd_info(int argc, char **argv)
 			total_entries += st.entries;
 	}
 	printf("records: %llu\n", (unsigned long long)total_entries);
+	print_settings(t);
 	vmt_trace_close(t);
 	return 0;
 }

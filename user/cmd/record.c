@@ -59,6 +59,7 @@ struct recording {
 	const struct record_hooks *hooks;
 	uint64_t last_records;
 	double last_seconds;
+	int session_err;	/* writing the session stream failed */
 };
 
 static void format_bytes(char *buf, size_t size, uint64_t bytes)
@@ -128,11 +129,17 @@ static void progress(void *ctx, const struct collector *c, double seconds)
 	r->last_seconds = seconds;
 }
 
+/* Tracing is on: the session's settings go into the file before any record. */
 static void started(void *ctx, const struct collector *c)
 {
 	struct recording *r = ctx;
+	struct vmt_trace_session session;
 
-	(void)c;
+	collector_session(c, &session);
+	r->session_err = vmt_trace_writer_add_session(r->writer, &session);
+	if (r->session_err < 0)
+		fprintf(stderr, "vmtrace record: %s: %s\n", r->path,
+			vmt_trace_writer_error_message(r->writer));
 	if (r->hooks && r->hooks->started)
 		r->hooks->started(r->hooks->ctx);
 }
@@ -245,6 +252,8 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		return 1;
 	}
 	status = collector_run(c, job->command, &sink);
+	if (r.session_err < 0)
+		status = 1;
 	if (vmt_trace_writer_flush(r.writer) == 0)
 		vmt_trace_writer_stats(r.writer, &st);
 	else

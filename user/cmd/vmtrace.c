@@ -62,6 +62,8 @@ static const struct vmt_command commands[] = {
 	  usage_wss, cmd_wss },
 	{ "heatmap", "references over address and time: a digit grid, raw triples or an image",
 	  usage_heatmap, cmd_heatmap },
+	{ "reduce", "a shorter trace with the same LRU faults at R pages or more (SAD)",
+	  usage_reduce, cmd_reduce },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

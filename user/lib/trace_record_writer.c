@@ -193,6 +193,12 @@ int vmt_record_writer_append(struct vmt_record_writer *rw, const struct vmt_reco
 	return ret;
 }
 
+int vmt_record_writer_append_data(struct vmt_record_writer *rw, const struct vmt_record *record,
+				  const void *data)
+{
+	return append_assembled(rw, record, data, false);
+}
+
 int vmt_record_writer_finish(struct vmt_record_writer *rw)
 {
 	return vmt_record_assembler_flush(&rw->assembler);

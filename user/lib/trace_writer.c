@@ -511,6 +511,15 @@ int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_
 	return vmt_record_writer_append(w->records, record);
 }
 
+int vmt_trace_writer_append_record_data(struct vmt_trace_writer *w,
+					const struct vmt_record *record, const void *data)
+{
+	if (record->hdr.type == VMT_REC_DATA || record->hdr.data_len > VMT_MAX_DATA_LEN)
+		return vmt_trace_writer_fail(w, -EINVAL, "a record of type %u with %u bytes of data",
+					     record->hdr.type, record->hdr.data_len);
+	return vmt_record_writer_append_data(w->records, record, data);
+}
+
 int vmt_trace_writer_flush(struct vmt_trace_writer *w)
 {
 	int err = vmt_record_writer_flush(w->records);

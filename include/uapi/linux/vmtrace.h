@@ -476,6 +476,30 @@ struct vmt_config {
 	__u64 reserved[4];	/* zero */
 };
 
+/*
+ * A trace file's session settings: what the collector configured (struct
+ * vmt_config) when tracing started, written once as the one entry of the
+ * trace's opaque stream "session" (docs/FORMAT.md). A trace converted from
+ * raw records, or written before this stream existed, has none. Readers
+ * take the first @size bytes and treat the rest as zero.
+ */
+#define VMT_SESSION_TARGETS_COMMAND	0x1	/* a command vmtrace started */
+
+struct vmt_trace_session {
+	__u32 size;		/* sizeof(struct vmt_trace_session), for growth */
+	__u32 flags;		/* VMT_CONFIG_* as configured */
+	__u32 enabled_pages;	/* VMT_CONFIG_PROTECT: the enabled set's pages (N) */
+	__u32 policy;		/* VMT_CONFIG_PROTECT: enum vmt_policy */
+	__u32 events;		/* VMT_EVENT_* */
+	__u32 ring_records;	/* as configured; 0: the default */
+	__u32 reprotect_ms;
+	__u32 nr_pids;		/* the -p PIDs, or 1 for a command; 0 system-wide */
+	__u64 start_time_ns;	/* CLOCK_MONOTONIC when tracing started (records' clock) */
+	__u32 session_flags;	/* VMT_SESSION_* */
+	__u32 reserved0;
+	__u64 reserved[6];	/* zero */
+};
+
 enum vmt_state {
 	VMT_STATE_OFF		= 0,
 	VMT_STATE_ON		= 1,

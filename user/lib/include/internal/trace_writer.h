@@ -34,6 +34,9 @@ struct vmt_record_writer;
 struct vmt_record_writer *vmt_record_writer_new(struct vmt_trace_writer *w);
 /* vmt_trace_writer_append_record(). */
 int vmt_record_writer_append(struct vmt_record_writer *rw, const struct vmt_record *record);
+/* vmt_trace_writer_append_record_data(). */
+int vmt_record_writer_append_data(struct vmt_record_writer *rw, const struct vmt_record *record,
+				  const void *data);
 /* Ends the order stream's current run: vmt_trace_writer_flush() calls it first. */
 int vmt_record_writer_flush(struct vmt_record_writer *rw);
 /* At close: records still waiting for their data get what came. */

@@ -254,6 +254,86 @@ const struct vmt_heatmap_row *vmt_heatmap_rows(const struct vmt_analysis *analys
  */
 const uint64_t *vmt_heatmap_counts(const struct vmt_analysis *analysis, unsigned int *cols,
 				   uint64_t *outside);
+/* ---- SAD reduction ---- */
+
+/*
+ * Laplace's SAD (Safely Allowed Drop) reduction, after Kaplan, Smaragdakis
+ * and Wilson, "Trace reduction for virtual memory simulations" (SIGMETRICS
+ * '99): a trace with fewer references whose LRU simulation takes exactly
+ * the faults of the original's for every memory of at least R units. The
+ * rule and why it holds are in sad_reduce.c and docs/ANALYSIS-reduce.md.
+ *
+ * The analysis writes the reduced trace as it goes, to a writer the caller
+ * made and closes: every record the pass sees, in time order, but the
+ * references the rule drops; with, as opaque streams (docs/FORMAT.md),
+ * "ref_index" (a struct vmt_trace_ref_index for each kept reference, in
+ * the order they are written), "reduction" (struct vmt_trace_reduction),
+ * and the input's "session", copied.
+ */
+enum vmt_reduction_method {
+	VMT_REDUCTION_SAD	= 1,
+};
+
+#define VMT_REDUCTION_PER_PROCESS	0x1	/* each process's references on their own */
+
+/* The one entry of a reduced trace's opaque stream "reduction". */
+struct vmt_trace_reduction {
+	uint32_t size;		/* sizeof(struct vmt_trace_reduction), for growth */
+	uint32_t method;	/* enum vmt_reduction_method */
+	uint32_t flags;		/* VMT_REDUCTION_* */
+	uint32_t space;		/* enum vmt_ref_space of the units */
+	uint32_t unit;		/* enum vmt_ref_unit */
+	uint32_t reserved0;
+	uint64_t r;		/* R: exact for memories of R units or more */
+	uint64_t references;	/* in the unreduced stream (what the filters passed) */
+	uint64_t kept;		/* of them, in this trace */
+	uint64_t reserved[4];
+};
+
+/*
+ * An entry of the opaque stream "ref_index": the i-th reference record of
+ * the reduced trace, in written order (VMT_ORDER_WRITTEN; also time order,
+ * but for references of equal time), had place @index among the
+ * references of the trace it was reduced from, counted as vmt_analyze()
+ * counts them (struct vmt_ref.index).
+ */
+struct vmt_trace_ref_index {
+	uint64_t time_ns;	/* the record's time: the stream can be sought by time */
+	uint64_t index;
+};
+
+struct vmt_sad_options {
+	uint64_t r;		/* R, 1 or more */
+	bool per_process;
+	/*
+	 * Records held at most while their references wait for their fate
+	 * (the window to end); 0: the default, 131072 or 4 R. A full queue
+	 * ends the oldest waiting window early, which costs reduction, never
+	 * exactness.
+	 */
+	uint32_t queue_records;
+};
+
+struct vmt_sad_stats {
+	uint64_t references;	/* references seen */
+	uint64_t kept;		/* of them, written */
+	uint64_t records;	/* other records written */
+	uint64_t windows;	/* windows of R units closed */
+	uint64_t early_ends;	/* of them, ended early by a full queue */
+	uint64_t no_frame;	/* --space physical: references without a frame, left out */
+};
+
+/*
+ * The reduction of @in's references, in units as @ref says, written into
+ * @out: -EINVAL for R = 0. @in must stay open until vmt_analyze() returns
+ * (records' data is read from it as they are written).
+ */
+int vmt_sad_create(struct vmt_analysis **analysis, struct vmt_trace *in,
+		   struct vmt_trace_writer *out, const struct vmt_ref_options *ref,
+		   const struct vmt_sad_options *options);
+void vmt_sad_stats(const struct vmt_analysis *analysis, struct vmt_sad_stats *stats);
+/* A reduced trace's parameters, or -ENOENT for a trace that is not one. */
+int vmt_trace_reduction(struct vmt_trace *trace, struct vmt_trace_reduction *out);
 
 #ifdef __cplusplus
 }

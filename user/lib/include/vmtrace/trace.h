@@ -131,6 +131,27 @@ int vmt_trace_writer_append(struct vmt_trace_writer *writer, uint32_t stream_id,
  */
 int vmt_trace_writer_append_record(struct vmt_trace_writer *writer,
 				   const struct vmt_record *record);
+/*
+ * Append a record whose hdr.data_len bytes of data are at @data, as a
+ * reader gives them (vmt_trace_record_data()), rather than in DATA records
+ * after it: for copying records from one trace into another. @data may be
+ * NULL when data_len is 0.
+ */
+int vmt_trace_writer_append_record_data(struct vmt_trace_writer *writer,
+					const struct vmt_record *record, const void *data);
+/*
+ * Add an opaque stream named @name (at most 23 bytes) holding one entry,
+ * the @size bytes at @entry: settings that describe the whole trace
+ * (vmt_trace_writer_add_session()). Returns the stream's id or -errno.
+ */
+int vmt_trace_writer_add_opaque(struct vmt_trace_writer *writer, const char *name,
+				const void *entry, uint32_t size);
+/*
+ * The session's settings (include/uapi/linux/vmtrace.h), as the opaque
+ * stream "session"; @session->size is set by the library.
+ */
+int vmt_trace_writer_add_session(struct vmt_trace_writer *writer,
+				 const struct vmt_trace_session *session);
 /* Write every partly filled frame now. */
 int vmt_trace_writer_flush(struct vmt_trace_writer *writer);
 /*
@@ -220,6 +241,21 @@ int64_t vmt_trace_seek_time(struct vmt_trace *trace, uint32_t stream_id, uint64_
  */
 int vmt_trace_record_data(struct vmt_trace *trace, const struct vmt_record *record, void *buf,
 			  size_t size);
+
+/* The id of the first stream named @name, or -ENOENT. */
+int vmt_trace_find_stream(const struct vmt_trace *trace, const char *name);
+/*
+ * Entry 0 of the opaque stream @name into @out: its first @size bytes,
+ * zero past the entry's end. 0, -ENOENT when the trace has no such
+ * stream (or it is empty), or another -errno.
+ */
+int vmt_trace_read_opaque(struct vmt_trace *trace, const char *name, void *out, uint32_t size);
+/*
+ * The settings the collector traced with (struct vmt_trace_session), or
+ * -ENOENT for a trace that did not record them (converted from raw
+ * records, or older than the stream).
+ */
+int vmt_trace_session(struct vmt_trace *trace, struct vmt_trace_session *out);
 
 /* Decode every frame and check it against the directory; 0 or -errno with the message. */
 int vmt_trace_check(struct vmt_trace *trace);

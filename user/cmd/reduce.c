@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace reduce --sad R TRACE -o OUT [--per-process] [filters] [codec options]
+ *
+ * Laplace's SAD reduction (vmt_sad_create(), sad_reduce.c): OUT is an
+ * ordinary trace with fewer references whose LRU faults equal TRACE's at
+ * every memory of R pages or more; each kept reference keeps its time,
+ * and its place in TRACE's references is in OUT's "ref_index" stream.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis_options.h"
+#include "cmd_util.h"
+#include "commands.h"
+#include "writer_options.h"
+
+enum { REDUCE_OPT_SAD = 0x300 };
+
+void usage_reduce(FILE *out)
+{
+	fputs("usage: vmtrace reduce --sad R TRACE -o OUT [--per-process] [filter options]\n"
+	      "  a trace with fewer references whose LRU simulation takes exactly the\n"
+	      "  faults of TRACE's at every memory of R pages (units) or more\n"
+	      "  --sad R            SAD (safely allowed drop) reduction for memories >= R\n"
+	      "  -o OUT             the reduced trace (not TRACE itself)\n", out);
+	fputs(analysis_options_usage, out);
+	fputs(filter_options_usage, out);
+	fputs(writer_options_usage, out);
+}
+
+/* @out names @in's file (a hard link included): writing it would destroy the input. */
+static bool same_file(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	return !stat(in, &a) && !stat(out, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t,
+		  struct analysis_options *o, const struct vmt_sad_options *sad_options,
+		  const struct vmt_trace_writer_options *wopts)
+{
+	struct vmt_trace_writer *w;
+	struct vmt_analyze_stats stats;
+	struct vmt_analysis *sad;
+	struct vmt_trace_error err;
+	struct vmt_sad_stats st;
+	char kept[32], refs[32];
+	int ret;
+
+	if (vmt_trace_writer_create(&w, out_path, wopts, &err)) {
+		fprintf(stderr, "vmtrace reduce: %s\n", err.message);
+		return 1;
+	}
+	ret = vmt_sad_create(&sad, t, w, &o->ref, sad_options);
+	if (ret) {
+		fprintf(stderr, "vmtrace reduce: %s: %s\n", out_path,
+			ret == -ENOMEM ? strerror(ENOMEM) : vmt_trace_writer_error_message(w));
+		vmt_trace_writer_abandon(w);
+		unlink(out_path);
+		return 1;
+	}
+	ret = analysis_run("reduce", t, o, &sad, 1, &stats);
+	if (ret) {
+		vmt_analysis_destroy(sad);
+		vmt_trace_writer_abandon(w);
+		unlink(out_path);
+		return ret;
+	}
+	vmt_sad_stats(sad, &st);
+	vmt_analysis_destroy(sad);
+	if (vmt_trace_writer_close(w, &err)) {
+		fprintf(stderr, "vmtrace reduce: %s: %s\n", out_path, err.message);
+		unlink(out_path);
+		return 1;
+	}
+	analysis_print_header(stdout, in_path, o, &stats);
+	printf("%s: SAD R=%llu%s: %s of %s references kept, reduction ratio %.2fx "
+	       "(%.2f%% kept); %llu other records; %llu windows (%llu ended early)\n",
+	       out_path, (unsigned long long)sad_options->r,
+	       sad_options->per_process ? " per process" : "", fmt_count(st.kept, kept),
+	       fmt_count(st.references, refs),
+	       st.kept ? (double)st.references / (double)st.kept : 0.0,
+	       st.references ? 100.0 * (double)st.kept / (double)st.references : 0.0,
+	       (unsigned long long)st.records, (unsigned long long)st.windows,
+	       (unsigned long long)st.early_ends);
+	return 0;
+}
+
+int cmd_reduce(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "sad", required_argument, NULL, REDUCE_OPT_SAD },
+		{ "output", required_argument, NULL, 'o' },
+		ANALYSIS_LONG_OPTIONS,
+		WRITER_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_VPC };
+	struct analysis_options o = { 0 };
+	struct vmt_sad_options sad = { 0 };
+	const char *out_path = NULL;
+	struct vmt_trace *t;
+	long long r;
+	int opt, taken, status;
+
+	while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+		switch (opt) {
+		case REDUCE_OPT_SAD:
+			r = parse_number("reduce", "R (pages)", optarg, 1, INT64_MAX);
+			if (r < 0)
+				return 2;
+			sad.r = (uint64_t)r;
+			continue;
+		case 'o':
+			out_path = optarg;
+			continue;
+		}
+		taken = parse_analysis_option("reduce", opt, optarg, &o);
+		if (!taken)
+			taken = parse_writer_option("reduce", opt, optarg, &wopts);
+		if (taken < 0)
+			return 2;
+		if (!taken) {
+			usage_reduce(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage_reduce(stderr);
+		return 2;
+	}
+	if (!sad.r || !out_path) {
+		fprintf(stderr, "vmtrace reduce: %s\n",
+			!sad.r ? "say how: --sad R" : "say where: -o OUT");
+		return 2;
+	}
+	if (o.csv || o.plot) {
+		fprintf(stderr, "vmtrace reduce: --csv and --plot are for the analyses that print tables\n");
+		return 2;
+	}
+	if (same_file(argv[optind], out_path)) {
+		fprintf(stderr, "vmtrace reduce: -o %s is the input itself\n", out_path);
+		return 1;
+	}
+	sad.per_process = o.per_process;
+	t = analysis_open("reduce", argv[optind], &o);
+	if (!t)
+		return 1;
+	status = reduce(argv[optind], out_path, t, &o, &sad, &wopts);
+	vmt_trace_close(t);
+	return status;
+}

@@ -38,5 +38,7 @@ VMT_COMMAND(export);
 VMT_COMMAND(seek);
 VMT_COMMAND(stats);
 VMT_COMMAND(report);
+VMT_COMMAND(mrc);
+VMT_COMMAND(reuse);
 
 #endif

@@ -58,6 +58,10 @@ static const struct vmt_command commands[] = {
 	  usage_stats, cmd_stats },
 	{ "report", "processes, footprints, fault rates over time, top pages",
 	  usage_report, cmd_report },
+	{ "mrc", "miss-ratio curves: faults against memory size under LRU, FIFO, CLOCK, OPT",
+	  usage_mrc, cmd_mrc },
+	{ "reuse", "reuse distances and times: histograms, mean, median, the units reused most",
+	  usage_reuse, cmd_reuse },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

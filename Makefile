@@ -160,6 +160,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
 	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)

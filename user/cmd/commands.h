@@ -41,5 +41,7 @@ VMT_COMMAND(report);
 VMT_COMMAND(wss);
 VMT_COMMAND(heatmap);
 VMT_COMMAND(reduce);
+VMT_COMMAND(mrc);
+VMT_COMMAND(reuse);
 
 #endif

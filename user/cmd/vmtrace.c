@@ -64,6 +64,10 @@ static const struct vmt_command commands[] = {
 	  usage_heatmap, cmd_heatmap },
 	{ "reduce", "a shorter trace with the same LRU faults at R pages or more (SAD)",
 	  usage_reduce, cmd_reduce },
+	{ "mrc", "miss-ratio curves: faults against memory size under LRU, FIFO, CLOCK, OPT",
+	  usage_mrc, cmd_mrc },
+	{ "reuse", "reuse distances and times: histograms, mean, median, the units reused most",
+	  usage_reuse, cmd_reuse },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

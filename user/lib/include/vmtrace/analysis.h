@@ -334,6 +334,96 @@ int vmt_sad_create(struct vmt_analysis **analysis, struct vmt_trace *in,
 void vmt_sad_stats(const struct vmt_analysis *analysis, struct vmt_sad_stats *stats);
 /* A reduced trace's parameters, or -ENOENT for a trace that is not one. */
 int vmt_trace_reduction(struct vmt_trace *trace, struct vmt_trace_reduction *out);
+/* ---- mrc and reuse: miss-ratio curves, reuse distances and times ---- */
+
+/*
+ * Miss-ratio curves (analysis_mrc.c): the faults a memory of M units would
+ * take under each policy, for each size M asked.
+ *
+ * LRU:   exact for every size from one pass, by LRU stack distances;
+ *        sampled (SHARDS) when @sample_rate is in (0, 1).
+ * FIFO:  a simulation for each size.
+ * CLOCK: a simulation for each size: one reference bit a unit, set by each
+ *        reference, the fault's included; the hand clears set bits and
+ *        evicts the first unit whose bit is clear (second chance).
+ * OPT:   Belady's: evicts the unit used again furthest in the future; a
+ *        simulation for each size after the pass, over the references kept
+ *        as 4-byte unit numbers (its memory grows with the trace's length).
+ *
+ * A size at or above the footprint takes the cold misses alone.
+ */
+enum vmt_mrc_policy {
+	VMT_MRC_LRU,
+	VMT_MRC_FIFO,
+	VMT_MRC_CLOCK,
+	VMT_MRC_OPT,
+	VMT_MRC_NR_POLICIES,
+};
+
+struct vmt_mrc_options {
+	unsigned int policies;	/* a bit 1 << VMT_MRC_* for each */
+	const uint64_t *sizes;	/* in units, each at least 1; NULL: powers of two and the footprint */
+	unsigned int nr_sizes;
+	double sample_rate;	/* 0 or 1: exact; in (0, 1): LRU sampled at this rate */
+};
+
+/* -EINVAL: no policy, a size of 0, a rate outside [0, 1]. */
+int vmt_mrc_create(struct vmt_analysis **analysis, const struct vmt_mrc_options *options);
+/* The policy's name as --policy takes it ("lru"...), or NULL. */
+const char *vmt_mrc_policy_name(enum vmt_mrc_policy policy);
+/* After the pass: the references and units it saw. */
+uint64_t vmt_mrc_references(const struct vmt_analysis *analysis);
+uint64_t vmt_mrc_footprint(const struct vmt_analysis *analysis);
+/* The sizes of the curve, ascending and each once: the options', or the automatic ones. */
+unsigned int vmt_mrc_nr_sizes(const struct vmt_analysis *analysis);
+uint64_t vmt_mrc_size(const struct vmt_analysis *analysis, unsigned int i);
+/* The faults of @policy at the @i-th size: 0, or -EINVAL (a policy not asked, no such size). */
+int vmt_mrc_faults(const struct vmt_analysis *analysis, enum vmt_mrc_policy policy,
+		   unsigned int i, uint64_t *faults);
+
+/*
+ * Reuse (analysis_reuse.c), as DynamoRIO's reuse_distance: for each
+ * reference to a unit seen before, its reuse distance (the distinct other
+ * units referenced since the unit's previous reference: its LRU stack
+ * distance) and its reuse time (the references in between); and the units
+ * referenced most.
+ *
+ * Histograms count every value below VMT_REUSE_EXACT on its own, and
+ * the rest in powers of two: [16, 31], [32, 63]...
+ */
+#define VMT_REUSE_EXACT		16
+#define VMT_REUSE_BUCKETS	(VMT_REUSE_EXACT + 64 - 4)
+
+struct vmt_reuse_histogram {
+	uint64_t count;		/* reuses: references to a unit seen before */
+	double mean;
+	uint64_t median;	/* distances: exact; times: the low end of the median's bucket */
+	uint64_t max;
+	unsigned int nr_buckets;	/* up to the last one not empty */
+	struct {
+		uint64_t low, high;	/* the values it counts, both included */
+		uint64_t count;
+	} buckets[VMT_REUSE_BUCKETS];
+};
+
+struct vmt_reuse_unit {
+	uint64_t key;
+	uint64_t addr;		/* its first byte */
+	uint32_t pid;		/* of its first reference */
+	uint64_t references;
+	uint64_t distant;	/* references at a reuse distance of VMT_REUSE_DISTANT or more */
+};
+#define VMT_REUSE_DISTANT	64
+
+/* @top: how many of the units referenced most to keep. */
+int vmt_reuse_create(struct vmt_analysis **analysis, unsigned int top);
+/* After the pass. */
+uint64_t vmt_reuse_references(const struct vmt_analysis *analysis);
+uint64_t vmt_reuse_footprint(const struct vmt_analysis *analysis);
+const struct vmt_reuse_histogram *vmt_reuse_distances(const struct vmt_analysis *analysis);
+const struct vmt_reuse_histogram *vmt_reuse_times(const struct vmt_analysis *analysis);
+/* The units referenced most, most first (ties: first referenced first); how many in *@n. */
+const struct vmt_reuse_unit *vmt_reuse_top(const struct vmt_analysis *analysis, unsigned int *n);
 
 #ifdef __cplusplus
 }

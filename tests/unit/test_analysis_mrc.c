@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the miss-ratio curves and reuse distances
+ * (user/lib/analysis_mrc.c, analysis_reuse.c, stack_distance.c) and the
+ * units' hash map (u64_map.c), on traces written with the trace writer:
+ * every value against a model written plainly here (a list for LRU, a
+ * queue for FIFO, a ring for CLOCK, Belady by scanning, distances by
+ * counting) or a closed form.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "vmtrace/analysis.h"
+#include "internal/u64_map.h"
+
+#include "temp_file.h"
+
+#define MAX_REFS	400000
+
+/* A reference string: process and page of each reference. */
+static uint32_t seq_pid[MAX_REFS];
+static uint64_t seq_page[MAX_REFS];
+static size_t seq_len;
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void add(uint32_t pid, uint64_t page)
+{
+	assert_true(seq_len < MAX_REFS);
+	seq_pid[seq_len] = pid;
+	seq_page[seq_len++] = page;
+}
+
+/* The string as a trace of references, one a microsecond, opened. */
+static struct vmt_trace *write_trace(void)
+{
+	struct vmt_trace_writer_options o = { .codec = VMT_CODEC_VPC };
+	struct vmt_trace_writer *w;
+	struct vmt_trace_error err;
+	struct vmt_trace *t;
+	struct vmt_record r;
+
+	assert_int_equal(vmt_trace_writer_create(&w, path, &o, &err), 0);
+	for (size_t i = 0; i < seq_len; i++) {
+		memset(&r, 0, sizeof(r));
+		r.hdr.time_ns = 1000 * (i + 1);
+		r.hdr.pid = r.hdr.tid = seq_pid[i];
+		r.hdr.type = VMT_REC_REFERENCE;
+		r.ref.vaddr = seq_page[i] * 4096 + 8 * (i % 512);
+		r.ref.access = VMT_ACCESS_READ;
+		assert_int_equal(vmt_trace_writer_append_record(w, &r), 0);
+	}
+	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
+	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
+	return t;
+}
+
+/* ---- The models: the string of @pid (0: every process), a unit a key ---- */
+
+static uint64_t *units;		/* the string's keys */
+static size_t nr_units;
+
+static void take(uint32_t pid)
+{
+	free(units);
+	units = malloc(seq_len * sizeof(*units) + 1);
+	nr_units = 0;
+	for (size_t i = 0; i < seq_len; i++)
+		if (!pid || seq_pid[i] == pid)
+			units[nr_units++] = (uint64_t)seq_pid[i] << 32 | seq_page[i];
+}
+
+static size_t find(const uint64_t *mem, size_t n, uint64_t key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mem[i] == key)
+			return i;
+	return n;
+}
+
+static size_t footprint(void)
+{
+	uint64_t *seen = malloc(nr_units * sizeof(*seen) + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr_units; i++)
+		if (find(seen, n, units[i]) == n)
+			seen[n++] = units[i];
+	free(seen);
+	return n;
+}
+
+/* LRU: a list, most recent first. */
+static uint64_t lru_model(size_t size)
+{
+	uint64_t *mem = malloc(size * sizeof(*mem)), faults = 0;
+	size_t n = 0, at;
+
+	for (size_t i = 0; i < nr_units; i++) {
+		at = find(mem, n, units[i]);
+		if (at == n) {
+			faults++;
+			if (n < size)
+				n++;
+			at = n - 1;	/* the last one drops off */
+		}
+		memmove(mem + 1, mem, at * sizeof(*mem));
+		mem[0] = units[i];
+	}
+	free(mem);
+	return faults;
+}
+
+/* FIFO and CLOCK: a ring with a hand; CLOCK sets a unit's bit at each reference. */
+static uint64_t ring_model(size_t size, bool clock)
+{
+	uint64_t *mem = malloc(size * sizeof(*mem)), faults = 0;
+	bool *bit = calloc(size, sizeof(*bit));
+	size_t n = 0, hand = 0, at;
+
+	for (size_t i = 0; i < nr_units; i++) {
+		at = find(mem, n, units[i]);
+		if (at < n) {
+			bit[at] = true;
+			continue;
+		}
+		faults++;
+		if (n < size) {
+			mem[n] = units[i];
+			bit[n++] = true;
+			continue;
+		}
+		while (clock && bit[hand]) {
+			bit[hand] = false;
+			hand = (hand + 1) % size;
+		}
+		mem[hand] = units[i];
+		bit[hand] = true;
+		hand = (hand + 1) % size;
+	}
+	free(mem);
+	free(bit);
+	return faults;
+}
+
+/* Belady: on a fault with memory full, out goes the unit used again last (or never). */
+static uint64_t opt_model(size_t size)
+{
+	uint64_t *mem = malloc(size * sizeof(*mem)), faults = 0;
+	size_t *next = malloc(nr_units * sizeof(*next) + 1), n = 0;
+
+	for (size_t i = 0; i < nr_units; i++) {
+		next[i] = SIZE_MAX;
+		for (size_t j = i + 1; j < nr_units; j++)
+			if (units[j] == units[i]) {
+				next[i] = j;
+				break;
+			}
+	}
+	size_t *mem_next = malloc(size * sizeof(*mem_next));
+
+	for (size_t i = 0; i < nr_units; i++) {
+		size_t at = find(mem, n, units[i]), victim = 0;
+
+		if (at == n) {
+			faults++;
+			if (n < size) {
+				at = n++;
+			} else {
+				for (size_t k = 1; k < n; k++)
+					if (mem_next[k] > mem_next[victim])
+						victim = k;
+				at = victim;
+			}
+		}
+		mem[at] = units[i];
+		mem_next[at] = next[i];
+	}
+	free(mem);
+	free(next);
+	free(mem_next);
+	return faults;
+}
+
+/* ---- Running the analysis ------------------------------------------------- */
+
+#define ALL_POLICIES	((1u << VMT_MRC_NR_POLICIES) - 1)
+
+/* Sizes 1 .. footprint + 2 of @a, each policy against its model. */
+static void check_against_models(const struct vmt_analysis *a, unsigned int policies)
+{
+	size_t f = footprint();
+	uint64_t faults, lru, fifo, opt;
+
+	assert_int_equal(vmt_mrc_references(a), nr_units);
+	assert_int_equal(vmt_mrc_footprint(a), f);
+	assert_int_equal(vmt_mrc_nr_sizes(a), f + 2);
+	for (unsigned int i = 0; i < f + 2; i++) {
+		assert_int_equal(vmt_mrc_size(a, i), i + 1);
+		lru = lru_model(i + 1);
+		fifo = ring_model(i + 1, false);
+		if (policies & 1u << VMT_MRC_LRU) {
+			assert_int_equal(vmt_mrc_faults(a, VMT_MRC_LRU, i, &faults), 0);
+			assert_int_equal(faults, lru);
+		}
+		if (policies & 1u << VMT_MRC_FIFO) {
+			assert_int_equal(vmt_mrc_faults(a, VMT_MRC_FIFO, i, &faults), 0);
+			assert_int_equal(faults, fifo);
+		}
+		if (policies & 1u << VMT_MRC_CLOCK) {
+			assert_int_equal(vmt_mrc_faults(a, VMT_MRC_CLOCK, i, &faults), 0);
+			assert_int_equal(faults, ring_model(i + 1, true));
+		}
+		if (policies & 1u << VMT_MRC_OPT) {
+			opt = opt_model(i + 1);
+			assert_int_equal(vmt_mrc_faults(a, VMT_MRC_OPT, i, &opt), 0);
+			assert_int_equal(opt, opt_model(i + 1));
+			assert_true(opt <= lru && opt <= fifo);
+		}
+	}
+}
+
+static uint64_t sizes[1024];
+
+static struct vmt_mrc_options options_to(size_t max, unsigned int policies)
+{
+	struct vmt_mrc_options o = { .policies = policies, .sizes = sizes, .nr_sizes = max };
+
+	/* Backwards: the analysis sorts them. */
+	for (size_t i = 0; i < max; i++)
+		sizes[i] = max - i;
+	return o;
+}
+
+static int create(void *ctx, uint32_t pid, struct vmt_analysis **a)
+{
+	(void)pid;
+	return vmt_mrc_create(a, ctx);
+}
+
+/* The string's curves against the models, all together and each process alone. */
+static void check_string(unsigned int policies)
+{
+	struct vmt_ref_options ro = { 0 };
+	struct vmt_analysis *a[2];
+	struct vmt_trace *t = write_trace();
+	struct vmt_mrc_options o;
+	uint32_t pid;
+
+	take(0);
+	o = options_to(footprint() + 2, policies);
+	assert_int_equal(vmt_mrc_create(&a[0], &o), 0);
+	assert_int_equal(vmt_per_process_create(&a[1], create, &o), 0);
+	assert_int_equal(vmt_analyze(t, &ro, a, 2, NULL), 0);
+	check_against_models(a[0], policies);
+	for (unsigned int i = 0; i < vmt_per_process_count(a[1]); i++) {
+		struct vmt_analysis *sub = vmt_per_process_get(a[1], i, &pid);
+
+		take(pid);
+		/* The sub's sizes are the whole string's: past its own footprint, cold alone. */
+		for (unsigned int s = 0; s < vmt_mrc_nr_sizes(sub); s++) {
+			uint64_t faults;
+
+			assert_int_equal(vmt_mrc_faults(sub, VMT_MRC_LRU, s, &faults), 0);
+			assert_int_equal(faults, lru_model(s + 1));
+			assert_int_equal(vmt_mrc_faults(sub, VMT_MRC_CLOCK, s, &faults), 0);
+			assert_int_equal(faults, ring_model(s + 1, true));
+		}
+	}
+	vmt_analysis_destroy(a[0]);
+	vmt_analysis_destroy(a[1]);
+	vmt_trace_close(t);
+}
+
+/* Random pages, loops and a hot set, in three processes: long enough to renumber often. */
+static void test_models_mixed(void **state)
+{
+	(void)state;
+	seq_len = 0;
+	for (int phase = 0; phase < 12; phase++) {
+		uint32_t pid = 100 + phase % 3;
+
+		for (int k = 0; k < 250; k++) {
+			switch (phase % 4) {
+			case 0: add(pid, rnd() % 40); break;
+			case 1: add(pid, k % 17); break;
+			case 2: add(pid, rnd() % 4); break;
+			default: add(pid, rnd() % 3 ? rnd() % 6 : 6 + rnd() % 30); break;
+			}
+		}
+	}
+	check_string(ALL_POLICIES);
+}
+
+static void test_models_random(void **state)
+{
+	(void)state;
+	seq_len = 0;
+	for (int k = 0; k < 2500; k++)
+		add(7, rnd() % 60);
+	check_string(ALL_POLICIES);
+}
+
+/* The string's curves by @o, the trace written, read and closed. */
+static struct vmt_analysis *mrc_of_string(const struct vmt_mrc_options *o)
+{
+	struct vmt_ref_options ro = { 0 };
+	struct vmt_trace *t = write_trace();
+	struct vmt_analysis *a;
+
+	assert_int_equal(vmt_mrc_create(&a, o), 0);
+	assert_int_equal(vmt_analyze(t, &ro, &a, 1, NULL), 0);
+	vmt_trace_close(t);
+	return a;
+}
+
+/*
+ * A cyclic loop over k pages, n references: LRU and FIFO fault on every
+ * reference below k pages and on the first k alone at k or more; OPT keeps
+ * M - 1 pages and faults on the rest, (n - M) / (k - M + 1)... which the
+ * model computes.
+ */
+static void test_loop_closed_form(void **state)
+{
+	const unsigned int k = 24, n = 1200;
+	struct vmt_mrc_options o = options_to(k + 5, ALL_POLICIES);
+	struct vmt_analysis *a;
+	uint64_t faults;
+
+	(void)state;
+	seq_len = 0;
+	for (unsigned int i = 0; i < n; i++)
+		add(1, i % k);
+	a = mrc_of_string(&o);
+	take(0);
+	for (unsigned int i = 0; i < k + 5; i++) {
+		uint64_t want = i + 1 < k ? n : k;
+
+		assert_int_equal(vmt_mrc_faults(a, VMT_MRC_LRU, i, &faults), 0);
+		assert_int_equal(faults, want);
+		assert_int_equal(vmt_mrc_faults(a, VMT_MRC_FIFO, i, &faults), 0);
+		assert_int_equal(faults, want);
+		assert_int_equal(vmt_mrc_faults(a, VMT_MRC_CLOCK, i, &faults), 0);
+		assert_int_equal(faults, want);
+		assert_int_equal(vmt_mrc_faults(a, VMT_MRC_OPT, i, &faults), 0);
+		assert_int_equal(faults, opt_model(i + 1));
+		if (i > 0 && i + 1 < k)
+			assert_true(faults < n);	/* better than LRU's */
+	}
+	vmt_analysis_destroy(a);
+}
+
+/* Uniform random over P pages: an LRU memory of M < P misses 1 - M/P of the references. */
+static void test_uniform_random_lru(void **state)
+{
+	const unsigned int pages = 500, n = 200000;
+	struct vmt_mrc_options o = { .policies = 1u << VMT_MRC_LRU };
+	struct vmt_analysis *a;
+	uint64_t faults;
+
+	(void)state;
+	seq_len = 0;
+	for (unsigned int i = 0; i < n; i++)
+		add(1, rnd() % pages);
+	a = mrc_of_string(&o);
+	/* auto: 1, 2, 4 ... 256, and the footprint */
+	assert_int_equal(vmt_mrc_nr_sizes(a), 10);
+	assert_int_equal(vmt_mrc_size(a, 9), pages);
+	for (unsigned int i = 0; i < 9; i++) {
+		uint64_t m = vmt_mrc_size(a, i);
+		/* the warm-up's cold misses (< P of them) aside; sd of the ratio < 0.0012 */
+		double want = 1 - (double)m / pages;
+
+		assert_int_equal(m, 1u << i);
+		assert_int_equal(vmt_mrc_faults(a, VMT_MRC_LRU, i, &faults), 0);
+		assert_true((double)faults / n > want - 0.006);
+		assert_true((double)faults / n < want + 0.006 + (double)pages / n);
+	}
+	assert_int_equal(vmt_mrc_faults(a, VMT_MRC_LRU, 9, &faults), 0);
+	assert_int_equal(faults, pages);
+	vmt_analysis_destroy(a);
+}
+
+/*
+ * SHARDS: at rate 1 the exact curve; at 0.1, over 400,000 references of
+ * a mixed string over 20,000 pages, within 0.02 of the exact miss ratio at
+ * every size of 1 / rate = 10 pages or more (the mean absolute error within
+ * 0.01). Below 1 / rate a sampled distance of 0 stands for 0 to 9: the
+ * sample cannot tell those sizes apart, and is not asked to.
+ */
+static void test_shards(void **state)
+{
+	struct vmt_ref_options ro = { 0 };
+	struct vmt_mrc_options exact = { .policies = 1u << VMT_MRC_LRU };
+	struct vmt_mrc_options one = exact, tenth = exact;
+	struct vmt_analysis *a[3];
+	struct vmt_trace *t;
+	double error = 0;
+	unsigned int compared = 0;
+
+	(void)state;
+	one.sample_rate = 1;
+	tenth.sample_rate = 0.1;
+	seq_len = 0;
+	for (unsigned int i = 0; i < MAX_REFS; i++) {
+		uint64_t r = rnd() % 100;
+
+		if (r < 50)
+			add(1, rnd() % 2000);			/* a warm set */
+		else if (r < 80)
+			add(1, 2000 + i / 4 % 8000);		/* a slow loop */
+		else
+			add(1, 10000 + rnd() % 10000);		/* a cold spread */
+	}
+	t = write_trace();
+	assert_int_equal(vmt_mrc_create(&a[0], &exact), 0);
+	assert_int_equal(vmt_mrc_create(&a[1], &one), 0);
+	assert_int_equal(vmt_mrc_create(&a[2], &tenth), 0);
+	assert_int_equal(vmt_analyze(t, &ro, a, 3, NULL), 0);
+	assert_int_equal(vmt_mrc_nr_sizes(a[0]), vmt_mrc_nr_sizes(a[1]));
+	for (unsigned int i = 0; i < vmt_mrc_nr_sizes(a[0]); i++) {
+		uint64_t f0, f1;
+
+		assert_int_equal(vmt_mrc_faults(a[0], VMT_MRC_LRU, i, &f0), 0);
+		assert_int_equal(vmt_mrc_faults(a[1], VMT_MRC_LRU, i, &f1), 0);
+		assert_int_equal(f0, f1);
+	}
+	/* The sample's automatic sizes come from its estimated footprint: ask the same ones. */
+	vmt_analysis_destroy(a[2]);
+	for (unsigned int i = 0; i < vmt_mrc_nr_sizes(a[0]); i++)
+		sizes[i] = vmt_mrc_size(a[0], i);
+	tenth.sizes = sizes;
+	tenth.nr_sizes = vmt_mrc_nr_sizes(a[0]);
+	assert_int_equal(vmt_mrc_create(&a[2], &tenth), 0);
+	assert_int_equal(vmt_analyze(t, &ro, &a[2], 1, NULL), 0);
+	for (unsigned int i = 0; i < tenth.nr_sizes; i++) {
+		uint64_t f0, f2;
+		double e;
+
+		assert_int_equal(vmt_mrc_faults(a[0], VMT_MRC_LRU, i, &f0), 0);
+		assert_int_equal(vmt_mrc_faults(a[2], VMT_MRC_LRU, i, &f2), 0);
+		e = ((double)f2 - (double)f0) / MAX_REFS;
+		if (getenv("VMT_TEST_VERBOSE"))
+			printf("# size %llu exact %.4f sampled %.4f\n",
+			       (unsigned long long)sizes[i], (double)f0 / MAX_REFS,
+			       (double)f2 / MAX_REFS);
+		if (sizes[i] < 10)
+			continue;
+		assert_true(e < 0.02 && e > -0.02);
+		error += e < 0 ? -e : e;
+		compared++;
+	}
+	assert_true(compared >= 11);
+	assert_true(error / compared < 0.01);
+	for (int i = 0; i < 3; i++)
+		vmt_analysis_destroy(a[i]);
+	vmt_trace_close(t);
+}
+
+static void test_bad_options(void **state)
+{
+	uint64_t zero = 0, faults;
+	struct vmt_mrc_options o = { .policies = 1u << VMT_MRC_LRU, .sizes = &zero, .nr_sizes = 1 };
+	struct vmt_analysis *a;
+
+	(void)state;
+	assert_int_equal(vmt_mrc_create(&a, &o), -EINVAL);
+	o.sizes = NULL;
+	o.sample_rate = 1.5;
+	assert_int_equal(vmt_mrc_create(&a, &o), -EINVAL);
+	o.sample_rate = 0;
+	o.policies = 0;
+	assert_int_equal(vmt_mrc_create(&a, &o), -EINVAL);
+	o.policies = 1u << VMT_MRC_FIFO;
+	assert_int_equal(vmt_mrc_create(&a, &o), 0);
+	assert_int_equal(vmt_mrc_faults(a, VMT_MRC_LRU, 0, &faults), -EINVAL);
+	vmt_analysis_destroy(a);
+}
+
+/* ---- Reuse ---------------------------------------------------------------- */
+
+/* Each value below 16 its own bucket, then [16, 31] is 16, [32, 63] 17... */
+static unsigned int bucket(uint64_t v)
+{
+	unsigned int b = 16;
+
+	if (v < 16)
+		return v;
+	for (uint64_t low = 16; v >= 2 * low; low *= 2)
+		b++;
+	return b;
+}
+
+static void test_reuse_against_counting(void **state)
+{
+	struct vmt_ref_options ro = { 0 };
+	struct vmt_analysis *a;
+	struct vmt_trace *t;
+	const struct vmt_reuse_histogram *d, *tm;
+	const struct vmt_reuse_unit *top;
+	uint64_t dist[VMT_REUSE_BUCKETS] = { 0 }, times[VMT_REUSE_BUCKETS] = { 0 };
+	uint64_t *all, reuses = 0, refs_of_best = 0, best = 0, count;
+	double dsum = 0, tsum = 0;
+	unsigned int n;
+
+	(void)state;
+	seq_len = 0;
+	for (int k = 0; k < 3000; k++)
+		add(1 + k % 2, k % 7 ? rnd() % 50 : rnd() % 400);
+	t = write_trace();
+	assert_int_equal(vmt_reuse_create(&a, 3), 0);
+	assert_int_equal(vmt_analyze(t, &ro, &a, 1, NULL), 0);
+	take(0);
+	all = malloc(nr_units * sizeof(*all));
+	for (size_t i = 0; i < nr_units; i++) {
+		size_t j = i, distinct = 0;
+
+		while (j-- > 0 && units[j] != units[i])
+			;
+		if (j == SIZE_MAX)
+			continue;
+		/* Distinct units strictly between j and i. */
+		for (size_t x = j + 1; x < i; x++) {
+			size_t y = j + 1;
+
+			while (units[y] != units[x])
+				y++;
+			distinct += y == x;
+		}
+		reuses++;
+		dsum += distinct;
+		tsum += i - j - 1;
+		all[reuses - 1] = distinct;
+		dist[bucket(distinct)]++;
+		times[bucket(i - j - 1)]++;
+	}
+	d = vmt_reuse_distances(a);
+	tm = vmt_reuse_times(a);
+	assert_int_equal(vmt_reuse_references(a), nr_units);
+	assert_int_equal(vmt_reuse_footprint(a), footprint());
+	assert_int_equal(d->count, reuses);
+	assert_int_equal(tm->count, reuses);
+	for (unsigned int b = 0; b < VMT_REUSE_BUCKETS; b++) {
+		assert_int_equal(b < d->nr_buckets ? d->buckets[b].count : 0, dist[b]);
+		assert_int_equal(b < tm->nr_buckets ? tm->buckets[b].count : 0, times[b]);
+	}
+	assert_true(d->buckets[20].low == 256 && d->buckets[20].high == 511);
+	assert_true(d->mean > dsum / reuses - 1e-9 && d->mean < dsum / reuses + 1e-9);
+	assert_true(tm->mean > tsum / reuses - 1e-9 && tm->mean < tsum / reuses + 1e-9);
+	/* The median: the least distance with half the reuses at or below it. */
+	count = 0;
+	for (size_t i = 0; i < reuses; i++)
+		count += all[i] < d->median;
+	assert_true(2 * count < reuses);
+	count = 0;
+	for (size_t i = 0; i < reuses; i++)
+		count += all[i] <= d->median;
+	assert_true(2 * count >= reuses);
+	/* The unit referenced most. */
+	for (size_t i = 0; i < nr_units; i++) {
+		uint64_t c = 0;
+
+		for (size_t j = 0; j < nr_units; j++)
+			c += units[j] == units[i];
+		if (c > refs_of_best) {
+			refs_of_best = c;
+			best = units[i];
+		}
+	}
+	top = vmt_reuse_top(a, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(top[0].references, refs_of_best);
+	assert_int_equal((uint64_t)top[0].pid << 32 | top[0].addr / 4096, best);
+	assert_true(top[1].references <= top[0].references);
+	free(all);
+	vmt_analysis_destroy(a);
+	vmt_trace_close(t);
+}
+
+/* ---- The units' map ------------------------------------------------------- */
+
+static void test_u64_map(void **state)
+{
+	struct vmt_u64_map map;
+	uint64_t key, value, *v, sum = 0;
+	size_t pos = 0, n = 0;
+	bool added;
+
+	(void)state;
+	assert_int_equal(vmt_u64_map_init(&map), 0);
+	/* Past its first 1024 slots, twice over. */
+	for (uint64_t k = 0; k < 5000; k++) {
+		v = vmt_u64_map_put(&map, k * 4096, &added);
+		assert_non_null(v);
+		assert_true(added);
+		*v = k + 1;
+	}
+	v = vmt_u64_map_put(&map, UINT64_MAX, &added);
+	assert_true(added);
+	*v = 77;
+	v = vmt_u64_map_put(&map, 4096 * 10, &added);
+	assert_false(added);
+	assert_int_equal(*v, 11);
+	assert_int_equal(map.count, 5001);
+	assert_null(vmt_u64_map_get(&map, 4097));
+	assert_int_equal(*vmt_u64_map_get(&map, UINT64_MAX), 77);
+	assert_int_equal(*vmt_u64_map_get(&map, 4096 * 4999), 5000);
+	while (vmt_u64_map_next(&map, &pos, &key, &value)) {
+		n++;
+		sum += value;
+		assert_true(key == UINT64_MAX ? value == 77 : value == key / 4096 + 1);
+	}
+	assert_int_equal(n, 5001);
+	assert_int_equal(sum, 5000ull * 5001 / 2 + 77);
+	vmt_u64_map_free(&map);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_models_mixed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_models_random, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loop_closed_form, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uniform_random_lru, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shards, setup, teardown),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test_setup_teardown(test_reuse_against_counting, setup, teardown),
+		cmocka_unit_test(test_u64_map),
+	};
+	int ret = cmocka_run_group_tests(tests, NULL, NULL);
+
+	free(units);
+	return ret;
+}

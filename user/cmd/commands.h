@@ -38,5 +38,6 @@ VMT_COMMAND(export);
 VMT_COMMAND(seek);
 VMT_COMMAND(stats);
 VMT_COMMAND(report);
+VMT_COMMAND(hmtt);
 
 #endif

@@ -58,6 +58,8 @@ static const struct vmt_command commands[] = {
 	  usage_stats, cmd_stats },
 	{ "report", "processes, footprints, fault rates over time, top pages",
 	  usage_report, cmd_report },
+	{ "hmtt", "HMTT's analyses: DMA traffic, virtual to physical, interleaving, SCR",
+	  usage_hmtt, cmd_hmtt },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -153,14 +153,16 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
-# The cmocka suites, then the command line's contract (tests/unit/cli.sh)
-# and `make install` into a scratch root (tests/unit/install.sh).
+# The cmocka suites, then the command line's contract (tests/unit/cli.sh),
+# the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
+# hmtt.sh) and `make install` into a scratch root (tests/unit/install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
 	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
+	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)

@@ -19,6 +19,7 @@
 #include "vmtrace/trace.h"
 
 #include "temp_file.h"
+#include "trace_file.h"
 
 static struct vmt_record rec(uint16_t type, uint64_t time, uint32_t pid, uint16_t cpu)
 {
@@ -50,23 +51,6 @@ static size_t with_data(struct vmt_record *out, struct vmt_record owner, const c
 		out[n] = d;
 	}
 	return n;
-}
-
-static struct vmt_trace *write_and_open(const struct vmt_record *recs, size_t n,
-					struct vmt_trace_writer_stats *stats)
-{
-	struct vmt_trace_writer_options o = { .frame_bytes = 256, .codec = VMT_CODEC_VPC };
-	struct vmt_trace_writer *w;
-	struct vmt_trace_error err;
-	struct vmt_trace *t;
-
-	assert_int_equal(vmt_trace_writer_create(&w, path, &o, &err), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(vmt_trace_writer_append_record(w, &recs[i]), 0);
-	vmt_trace_writer_stats(w, stats);
-	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
-	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
-	return t;
 }
 
 static struct vmt_record vma(uint64_t time, uint32_t pid, uint8_t op, uint8_t kind,
@@ -125,7 +109,7 @@ static void test_data_moves_to_data_stream(void **state)
 	r = rec(VMT_REC_MARKER, 20, 7, 0);
 	r.marker.id = 42;
 	n += with_data(&recs[n], r, "phase \"2\"");
-	t = write_and_open(recs, n, &stats);
+	t = write_trace_and_open(path, recs, n, 256, &stats);
 	assert_int_equal(stats.orphan_data, 1);
 	assert_int_equal(stats.cut_data, 0);
 	assert_int_equal(stats.data_bytes, 95 + 9);
@@ -168,7 +152,7 @@ static void test_cut_data_is_counted(void **state)
 		      "0123456789012345678901234567890123456789ABCD");
 	assert_int_equal(n, 3);
 	recs[2] = rec(VMT_REC_EXIT, 11, 7, 0);	/* the second chunk never came */
-	t = write_and_open(recs, 3, &stats);
+	t = write_trace_and_open(path, recs, 3, 256, &stats);
 	assert_int_equal(stats.cut_data, 1);
 	assert_int_equal(stats.data_bytes, 40);
 	vmt_trace_close(t);
@@ -207,7 +191,7 @@ static void test_attribution_replays_maps(void **state)
 	recs[n++] = vma(12, 2, VMT_VMA_MAP, VMT_VMA_STACK, 0x7000, 0x8000);
 	recs[n++] = ref(13, 2, 0x7100);
 	recs[n++] = ref(14, 2, 0x2000);
-	t = write_and_open(recs, n, &stats);
+	t = write_trace_and_open(path, recs, n, 256, &stats);
 	assert_int_equal(vmt_trace_attribute(t, &a), 0);
 	assert_int_equal(a->references, 8);
 	assert_int_equal(a->attributed, 5);
@@ -251,7 +235,7 @@ static void test_summary_names_processes(void **state)
 	recs[n++] = r;
 	recs[n++] = ref(150, 20, 0x2000);
 	recs[n++] = ref(160, 30, 0x3000);
-	t = write_and_open(recs, n, &stats);
+	t = write_trace_and_open(path, recs, n, 256, &stats);
 	assert_int_equal(vmt_trace_summarize(t, NULL, &s), 0);
 	assert_int_equal(s->nr_processes, 3);
 	for (uint32_t i = 0; i < s->nr_processes; i++) {

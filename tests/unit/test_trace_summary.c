@@ -18,6 +18,7 @@
 #include "vmtrace/trace.h"
 
 #include "temp_file.h"
+#include "trace_file.h"
 
 static struct vmt_record ref(uint64_t time, uint32_t pid, uint16_t cpu, uint64_t vaddr, int write)
 {
@@ -31,21 +32,6 @@ static struct vmt_record ref(uint64_t time, uint32_t pid, uint16_t cpu, uint64_t
 	r.ref.vaddr = vaddr;
 	r.ref.access = write ? VMT_ACCESS_WRITE : VMT_ACCESS_READ;
 	return r;
-}
-
-static struct vmt_trace *write_and_open(const struct vmt_record *recs, size_t n)
-{
-	struct vmt_trace_writer_options o = { .frame_bytes = 64 * 7, .codec = VMT_CODEC_VPC };
-	struct vmt_trace_writer *w;
-	struct vmt_trace_error err;
-	struct vmt_trace *t;
-
-	assert_int_equal(vmt_trace_writer_create(&w, path, &o, &err), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(vmt_trace_writer_append_record(w, &recs[i]), 0);
-	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
-	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
-	return t;
 }
 
 /*
@@ -88,7 +74,7 @@ static void test_summary_counts(void **state)
 	recs[n].hdr.type = VMT_REC_LOST;
 	recs[n++].lost.count = 9;
 
-	t = write_and_open(recs, n);
+	t = write_trace_and_open(path, recs, n, 64 * 7, NULL);
 	assert_int_equal(vmt_trace_summarize(t, &o, &s), 0);
 	assert_int_equal(s->records, 83);
 	assert_int_equal(s->by_type[VMT_REC_REFERENCE], 80);
@@ -151,7 +137,7 @@ static void test_summary_empty_trace(void **state)
 	struct vmt_trace *t;
 
 	(void)state;
-	t = write_and_open(NULL, 0);
+	t = write_trace_and_open(path, NULL, 0, 64 * 7, NULL);
 	assert_int_equal(vmt_trace_summarize(t, NULL, &s), 0);
 	assert_int_equal(s->records, 0);
 	assert_int_equal(s->nr_processes, 0);
@@ -175,7 +161,7 @@ static void test_summary_many_pages(void **state)
 	assert_non_null(recs);
 	for (uint64_t i = 0; i < N; i++)
 		recs[i] = ref(100 + i, 1 + (uint32_t)(i % 2), 0, (i % 10000) * 4096, 1);
-	t = write_and_open(recs, N);
+	t = write_trace_and_open(path, recs, N, 64 * 7, NULL);
 	assert_int_equal(vmt_trace_summarize(t, NULL, &s), 0);
 	/* page k is touched by pid 1 when k is even, by pid 2 when odd: 3 times each */
 	assert_int_equal(s->pages, 10000);

@@ -43,5 +43,6 @@ VMT_COMMAND(heatmap);
 VMT_COMMAND(reduce);
 VMT_COMMAND(mrc);
 VMT_COMMAND(reuse);
+VMT_COMMAND(hmtt);
 
 #endif

@@ -68,6 +68,8 @@ static const struct vmt_command commands[] = {
 	  usage_mrc, cmd_mrc },
 	{ "reuse", "reuse distances and times: histograms, mean, median, the units reused most",
 	  usage_reuse, cmd_reuse },
+	{ "hmtt", "HMTT's analyses: DMA traffic, virtual to physical, interleaving, SCR",
+	  usage_hmtt, cmd_hmtt },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/unit/hmtt.sh VMTRACE: `vmtrace hmtt` on traces made here (raw
+# records written by python3, then `vmtrace convert`): its CSV against the
+# counts worked out by hand, and bad input answered with a message and a
+# non-zero exit.
+set -uo pipefail
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 passed=0
+fail() { echo "hmtt: FAIL: $*"; failed=$((failed + 1)); }
+pass() { passed=$((passed + 1)); }
+
+# raw FILE SPEC...: records, each "ref TIME PID VPN PFN" or "dma TIME OP DIR SIZE".
+raw() {
+	python3 - "$@" <<'PY'
+import struct, sys
+out = bytearray()
+for spec in sys.argv[2:]:
+    f = spec.split()
+    kind, t = f[0], int(f[1])
+    if kind == "ref":
+        pid, vpn, pfn = int(f[2]), int(f[3], 0), int(f[4], 0)
+        out += struct.pack("<QIIHHI", t, pid, pid, 2, 0, 0)
+        out += struct.pack("<QQQIBBBBII", vpn << 12, pfn, 0, 4, 1, 0, 0, 0, 0, 0)
+    else:
+        op, d, size = int(f[2]), int(f[3]), int(f[4])
+        out += struct.pack("<QIIHHI", t, 0, 0, 13, 0, 0)
+        out += struct.pack("<QQIBBBBHHIQ", 0, 0, size, op, d, 1, 0, 0, 1, 0, 0)
+open(sys.argv[1], "wb").write(out)
+PY
+}
+
+# trace NAME SPEC...: $tmp/NAME.vmt.
+trace() {
+	local name=$1
+	shift
+	raw "$tmp/$name.raw" "$@" && "$bin" convert "$tmp/$name.raw" -o "$tmp/$name.vmt" >/dev/null 2>&1 ||
+		fail "making $name"
+}
+
+# expect STATUS MESSAGE ARGS...: vmtrace hmtt ARGS exits STATUS, saying MESSAGE on stderr.
+expect() {
+	local want=$1 msg=$2 rc
+	shift 2
+	"$bin" hmtt "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne "$want" ]; then
+		fail "hmtt $*: exit $rc, not $want"
+	elif ! grep -q -- "$msg" "$tmp/err"; then
+		fail "hmtt $*: no '$msg' on stderr: $(head -1 "$tmp/err")"
+	else
+		pass
+	fi
+}
+
+# Intervals of 1 ms from the first record (0): pid 1's pages 0x10..0x13 at
+# frames 0x100..0x103, one a 100 us; to device 8192 at 50 us, from device
+# 4096 at 1.2 ms, bidirectional 1024 at 1.3 ms (both), coherent 65536.
+trace t "ref 0 1 0x10 0x100" "dma 50000 0 1 8192" "ref 100000 1 0x11 0x101" \
+	"dma 60000 4 0 65536" "dma 1200000 2 2 4096" "ref 1250000 2 0x11 0x200" \
+	"dma 1300000 0 0 1024" "ref 1400000 1 0x12 0x102" "ref 1500000 1 0x13 0x103"
+"$bin" hmtt --csv --section dma --window 1ms "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err"
+# interval 0: 2 refs (8192 bytes), read 8192: 8192 / 16384 = 50%
+# interval 1: 3 refs (12288), read 1024, write 4096 + 1024: of 18432
+# all: 5 refs (20480), read 9216, write 5120: of 34816
+cat >"$tmp/want" <<'CSV'
+start_s,references,cpu_bytes,dma_read_bytes,dma_write_bytes,bidirectional_bytes,coherent_bytes,read_pct,write_pct
+0.000,2,8192,8192,0,0,65536,50.0000,0.0000
+0.001,3,12288,1024,5120,1024,0,5.5556,27.7778
+all,5,20480,9216,5120,1024,65536,26.4706,14.7059
+
+size_lo,size_hi,map_page,map_sg,alloc,percent
+1024,2047,1,0,0,25.0000
+4096,8191,0,1,0,25.0000
+8192,16383,1,0,0,25.0000
+65536,131071,0,0,1,25.0000
+CSV
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "dma csv: $(cat "$tmp/diff" "$tmp/err")"
+
+# v2p: pid 1's 0x10..0x13 contiguous (3 pairs of 3); pid 2's 0x11 alone.
+"$bin" hmtt --csv --section v2p "$tmp/t.vmt" | sed -n 2p >"$tmp/out"
+echo "5,5,0,5,5,0,3,3,100.0000" | diff -u - "$tmp/out" >"$tmp/diff" && pass ||
+	fail "v2p csv: $(cat "$tmp/diff")"
+# interleave: 1 1 2 1 1: runs 2, 1, 2.
+"$bin" hmtt --csv --section interleave "$tmp/t.vmt" | sed -n 2p >"$tmp/out"
+echo "5,2,3,2,1.6667,2,2" | diff -u - "$tmp/out" >"$tmp/diff" && pass ||
+	fail "interleave csv: $(cat "$tmp/diff")"
+# The tables, for people: aligned, thousands separated.
+"$bin" hmtt "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" && grep -q '65,536' "$tmp/out" &&
+	grep -q 'stream coverage rate' "$tmp/out" && pass || fail "hmtt TRACE: $(cat "$tmp/err")"
+
+# Bad input.
+trace nodma "ref 0 1 0x10 0" "ref 10 1 0x11 0"
+trace empty "dma 0 0 1 4096"
+expect 2 "bad time '0'" --window 0 "$tmp/t.vmt"
+expect 2 "bad time '10parsecs'" --window 10parsecs "$tmp/t.vmt"
+expect 2 "unknown section 'dmaa'" --section v2p,dmaa "$tmp/t.vmt"
+expect 2 "bad --scr-window '2'" --scr-window 2 "$tmp/t.vmt"
+expect 1 "no DMA records in the trace" --section dma "$tmp/nodma.vmt"
+expect 1 "no references in the trace" "$tmp/empty.vmt"
+expect 1 "no references pass the filters" --pid 4242 "$tmp/t.vmt"
+expect 1 "" "$tmp/no-such-file.vmt"
+# The other sections go on without DMA records, which they say.
+expect 0 "no DMA records in the trace" "$tmp/nodma.vmt"
+
+echo "hmtt: $passed checks passed, $failed failures"
+[ $failed -eq 0 ]

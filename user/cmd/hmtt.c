@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr]
+ *
+ * HMTT's analyses (libvmtrace's: user/lib/analysis_dma.c, _v2p.c,
+ * _interleave.c, _scr.c), one pass over the trace, a table or two a
+ * section: DMA traffic against the CPU's references per interval and DMA
+ * request sizes; how pages and frames were mapped and how often virtually
+ * adjacent pages are physically adjacent; the runs of one process's
+ * references in the merged stream; the stream coverage rate on virtual and
+ * on physical addresses.
+ * docs/ANALYSIS-hmtt.md defines each.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_options.h"
+#include "cmd_util.h"
+#include "commands.h"
+
+#define CMD			"hmtt"
+#define DEFAULT_SCR_WINDOW	16
+
+enum section {
+	SECTION_DMA		= 1 << 0,
+	SECTION_V2P		= 1 << 1,
+	SECTION_INTERLEAVE	= 1 << 2,
+	SECTION_SCR		= 1 << 3,
+	SECTION_ALL		= (1 << 4) - 1,
+};
+
+static const char *const section_names[] = { "dma", "v2p", "interleave", "scr" };
+#define NR_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
+
+enum {
+	HMTT_OPT_WINDOW = 0x300,
+	HMTT_OPT_SECTION,
+	HMTT_OPT_SCR_WINDOW,
+};
+
+static const char hmtt_usage[] =
+	"usage: vmtrace hmtt [options] TRACE\n"
+	"  HMTT's analyses: DMA traffic against the CPU's references, virtual to physical\n"
+	"  mappings, interleaving of processes' references, stream coverage rate (SCR)\n"
+	"  --section S[,S]    dma, v2p, interleave, scr (default: all four)\n"
+	"  --window T         dma: intervals of T (ns, or with a unit: 500us, 10ms, 2s);\n"
+	"                     default: the whole trace as one\n"
+	"  --scr-window W     scr: streams within a window of W references (3..1024,\n"
+	"                     default 16)\n"
+	"  --space virtual|physical  dma and interleave: which references count\n"
+	"                     (physical: those with a frame); scr measures both\n"
+	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines\n"
+	"  --csv              comma-separated values, a header line a table, tables apart\n"
+	"                     by an empty line\n";
+
+void usage_hmtt(FILE *out)
+{
+	fputs(hmtt_usage, out);
+	fputs(filter_options_usage, out);
+}
+
+/* A time: ns, or a number with ns, us, ms or s; 0 or -1 having said why not. */
+static int parse_duration(const char *text, uint64_t *ns)
+{
+	static const struct { const char *suffix; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
+	};
+	unsigned long long n;
+	char *end;
+	unsigned int i;
+
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (!errno && end != text && *text != '-') {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			if (strcmp(end, units[i].suffix))
+				continue;
+			if (n && n <= UINT64_MAX / units[i].ns) {
+				*ns = n * units[i].ns;
+				return 0;
+			}
+			break;
+		}
+	}
+	fprintf(stderr, "vmtrace %s: --window: bad time '%s' (more than 0: ns, or 500us, 10ms, 2s)\n",
+		CMD, text);
+	return -1;
+}
+
+static int parse_sections(const char *arg, unsigned int *sections)
+{
+	char copy[256], *item, *save = NULL;
+	unsigned int i;
+
+	if (strlen(arg) >= sizeof(copy)) {
+		fprintf(stderr, "vmtrace %s: --section: list too long\n", CMD);
+		return -1;
+	}
+	strcpy(copy, arg);
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NR_SECTIONS; i++)
+			if (!strcmp(item, section_names[i]))
+				break;
+		if (i == NR_SECTIONS) {
+			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr)\n",
+				CMD, item);
+			return -1;
+		}
+		*sections |= 1u << i;
+	}
+	if (!*sections) {
+		fprintf(stderr, "vmtrace %s: --section: no section named\n", CMD);
+		return -1;
+	}
+	return 0;
+}
+
+/* A table's title: a line of its own, or nothing in CSV, where tables are apart by a blank line. */
+static void print_title(const struct analysis_options *o, bool *first, const char *title)
+{
+	if (!*first)
+		putchar('\n');
+	*first = false;
+	if (!o->csv)
+		printf("%s\n", title);
+}
+
+static double percent(uint64_t part, uint64_t all)
+{
+	return all ? 100.0 * (double)part / (double)all : 0.0;
+}
+
+/* "lo" or "lo..hi", with thousands separators. */
+static const char *fmt_range(uint64_t lo, uint64_t hi, char buf[80])
+{
+	char c[2][32];
+
+	if (lo == hi)
+		snprintf(buf, 80, "%s", fmt_count(lo, c[0]));
+	else
+		snprintf(buf, 80, "%s..%s", fmt_count(lo, c[0]), fmt_count(hi, c[1]));
+	return buf;
+}
+
+static void print_dma_interval(const struct analysis_options *o, const char *when,
+			       const struct vmt_dma_interval *iv)
+{
+	char c[6][32];
+	double read_pct, write_pct;
+
+	vmt_dma_interval_shares(iv, &read_pct, &write_pct);
+	if (o->csv) {
+		printf("%s,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f\n", when,
+		       (unsigned long long)iv->references, (unsigned long long)iv->cpu_bytes,
+		       (unsigned long long)iv->read_bytes, (unsigned long long)iv->write_bytes,
+		       (unsigned long long)iv->bidirectional_bytes,
+		       (unsigned long long)iv->coherent_bytes, read_pct, write_pct);
+		return;
+	}
+	printf("  %10s %14s %16s %16s %16s %14s %14s %7.2f %7.2f\n", when,
+	       fmt_count(iv->references, c[0]), fmt_count(iv->cpu_bytes, c[1]),
+	       fmt_count(iv->read_bytes, c[2]), fmt_count(iv->write_bytes, c[3]),
+	       fmt_count(iv->bidirectional_bytes, c[4]), fmt_count(iv->coherent_bytes, c[5]),
+	       read_pct, write_pct);
+}
+
+static void print_dma(const struct analysis_options *o, struct vmt_analysis *a, bool *first)
+{
+	const struct vmt_dma_size_bucket *sizes = vmt_dma_traffic_sizes(a);
+	const struct vmt_dma_interval *ivs;
+	struct vmt_dma_interval total;
+	uint64_t requests = 0;
+	size_t n = vmt_dma_traffic_intervals(a, &ivs), i;
+	char when[32], c[6][32], range[80];
+
+	vmt_dma_traffic_total(a, &total);
+	print_title(o, first, "DMA traffic against the CPU's references (HMTT's Table 3). A mapping's\n"
+		    "size counts as the bytes it moves; a bidirectional one counts as a read and\n"
+		    "a write (bidir); coherent memory is set aside, in neither. A CPU reference is\n"
+		    "a page (or line) touched, not a byte count: cpu_bytes are references x unit.\n"
+		    "read% and write%: DMA reads, writes of cpu_bytes + reads + writes.");
+	if (o->csv)
+		printf("start_s,references,cpu_bytes,dma_read_bytes,dma_write_bytes,bidirectional_bytes,coherent_bytes,read_pct,write_pct\n");
+	else
+		printf("  %10s %14s %16s %16s %16s %14s %14s %7s %7s\n", "start_s", "references",
+		       "cpu_bytes", "dma_read", "dma_write", "bidir", "coherent", "read%",
+		       "write%");
+	for (i = 0; i < n; i++) {
+		snprintf(when, sizeof(when), "%.3f", (ivs[i].start_ns - total.start_ns) / 1e9);
+		print_dma_interval(o, when, &ivs[i]);
+	}
+	if (n > 1)
+		print_dma_interval(o, "all", &total);
+
+	print_title(o, first, "DMA request sizes in bytes (scatter-gather: each segment alone)");
+	if (o->csv)
+		printf("size_lo,size_hi,map_page,map_sg,alloc,percent\n");
+	else
+		printf("  %27s %12s %12s %12s %8s\n", "size", "map_page", "map_sg", "alloc",
+		       "percent");
+	for (i = 0; i < VMT_DMA_SIZE_BUCKETS; i++)
+		requests += sizes[i].map_page + sizes[i].map_sg + sizes[i].alloc;
+	for (i = 0; i < VMT_DMA_SIZE_BUCKETS; i++) {
+		const struct vmt_dma_size_bucket *b = &sizes[i];
+		uint64_t all = b->map_page + b->map_sg + b->alloc;
+
+		if (!all)
+			continue;
+		if (o->csv) {
+			printf("%llu,%llu,%llu,%llu,%llu,%.4f\n", (unsigned long long)b->lo,
+			       (unsigned long long)b->hi, (unsigned long long)b->map_page,
+			       (unsigned long long)b->map_sg, (unsigned long long)b->alloc,
+			       percent(all, requests));
+			continue;
+		}
+		printf("  %27s %12s %12s %12s %7.2f%%\n", fmt_range(b->lo, b->hi, range),
+		       fmt_count(b->map_page, c[2]),
+		       fmt_count(b->map_sg, c[3]), fmt_count(b->alloc, c[4]),
+		       percent(all, requests));
+	}
+}
+
+/* A histogram of counts: "what" (a column's name) against how many. */
+static void print_histogram(const struct analysis_options *o, const char *what,
+			    const struct vmt_hist_bucket *b, size_t n, uint64_t all)
+{
+	uint64_t cumulative = 0;
+	char c[3][32], range[80];
+	size_t i;
+
+	if (o->csv)
+		printf("%s_lo,%s_hi,count,percent,cumulative_percent\n", what, what);
+	else
+		printf("  %27s %14s %8s %11s\n", what, "count", "percent", "cumulative");
+	for (i = 0; i < n; i++) {
+		cumulative += b[i].count;
+		if (o->csv) {
+			printf("%llu,%llu,%llu,%.4f,%.4f\n", (unsigned long long)b[i].lo,
+			       (unsigned long long)b[i].hi, (unsigned long long)b[i].count,
+			       percent(b[i].count, all), percent(cumulative, all));
+			continue;
+		}
+		printf("  %27s %14s %7.2f%% %10.2f%%\n", fmt_range(b[i].lo, b[i].hi, range),
+		       fmt_count(b[i].count, c[2]),
+		       percent(b[i].count, all), percent(cumulative, all));
+	}
+}
+
+static void print_v2p(const struct analysis_options *o, struct vmt_analysis *a, bool *first)
+{
+	const struct vmt_v2p_result *r = vmt_v2p_result(a);
+	const struct vmt_hist_bucket *b;
+	size_t n;
+	char c[4][32];
+
+	print_title(o, first, "virtual to physical (4 KiB pages; a mapping: a page seen at a frame\n"
+		    "other than its last, or again after an unmap)");
+	if (o->csv) {
+		printf("pages,page_mappings,remapped_pages,frames,frame_mappings,remapped_frames,adjacent_pairs,contiguous_pairs,contiguous_pct\n");
+		printf("%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f\n",
+		       (unsigned long long)r->pages, (unsigned long long)r->page_mappings,
+		       (unsigned long long)r->remapped_pages, (unsigned long long)r->frames,
+		       (unsigned long long)r->frame_mappings,
+		       (unsigned long long)r->remapped_frames,
+		       (unsigned long long)r->adjacent_pairs,
+		       (unsigned long long)r->contiguous_pairs, vmt_v2p_contiguity(a));
+	} else {
+		printf("  pages:  %14s seen with a frame, %s mappings, %s mapped more than once\n",
+		       fmt_count(r->pages, c[0]), fmt_count(r->page_mappings, c[1]),
+		       fmt_count(r->remapped_pages, c[2]));
+		printf("  frames: %14s seen, %s mappings, %s mapped more than once\n",
+		       fmt_count(r->frames, c[0]), fmt_count(r->frame_mappings, c[1]),
+		       fmt_count(r->remapped_frames, c[2]));
+		printf("  contiguity: %s of %s virtually adjacent pairs (vpn, vpn+1) are physically\n"
+		       "  adjacent (pfn, pfn+1): %.2f%%\n", fmt_count(r->contiguous_pairs, c[0]),
+		       fmt_count(r->adjacent_pairs, c[1]), vmt_v2p_contiguity(a));
+	}
+	print_title(o, first, "pages by the times they were mapped");
+	n = vmt_v2p_page_histogram(a, &b);
+	print_histogram(o, "mappings", b, n, r->pages);
+	print_title(o, first, "frames by the times they were mapped");
+	n = vmt_v2p_frame_histogram(a, &b);
+	print_histogram(o, "mappings", b, n, r->frames);
+}
+
+static void print_interleave(const struct analysis_options *o, struct vmt_analysis *a,
+			     bool *first)
+{
+	const struct vmt_interleave_result *r = vmt_interleave_result(a);
+	const struct vmt_hist_bucket *b;
+	size_t n = vmt_interleave_histogram(a, &b);
+	char c[5][32];
+
+	print_title(o, first, "interleaving: runs of one process's references in the merged stream");
+	if (o->csv) {
+		printf("references,processes,runs,switches,mean,median,longest\n");
+		printf("%llu,%llu,%llu,%llu,%.4f,%llu,%llu\n", (unsigned long long)r->references,
+		       (unsigned long long)r->processes, (unsigned long long)r->runs,
+		       (unsigned long long)r->switches, r->mean, (unsigned long long)r->median,
+		       (unsigned long long)r->longest);
+	} else {
+		printf("  %s references of %s processes in %s runs (%s switches)\n",
+		       fmt_count(r->references, c[0]), fmt_count(r->processes, c[1]),
+		       fmt_count(r->runs, c[2]), fmt_count(r->switches, c[3]));
+		printf("  run length: mean %.2f, median %s, longest %s\n", r->mean,
+		       fmt_count(r->median, c[0]), fmt_count(r->longest, c[4]));
+	}
+	print_title(o, first, "runs by length");
+	print_histogram(o, "run_length", b, n, r->runs);
+}
+
+static void print_scr(const struct analysis_options *o, struct vmt_analysis *const scr[2],
+		      unsigned int window, bool *first)
+{
+	static const char *const spaces[] = { "virtual", "physical" };
+	char title[160], c[2][32];
+	unsigned int i;
+
+	snprintf(title, sizeof(title), "stream coverage rate (SCR, after Mohan et al.): references in\n"
+		 "fixed-stride streams within a window of %u references", window);
+	print_title(o, first, title);
+	if (o->csv)
+		printf("space,window,references,covered,scr_pct\n");
+	else
+		printf("  %-9s %14s %14s %8s\n", "space", "references", "in_streams", "SCR");
+	for (i = 0; i < 2; i++) {
+		const struct vmt_scr_result *r = vmt_scr_result(scr[i]);
+
+		if (o->csv)
+			printf("%s,%u,%llu,%llu,%.4f\n", spaces[i], window,
+			       (unsigned long long)r->references, (unsigned long long)r->covered,
+			       vmt_scr_rate(scr[i]));
+		else if (!r->references)
+			printf("  %-9s %14s %14s %8s  (no reference names a frame)\n", spaces[i],
+			       "0", "0", "-");
+		else
+			printf("  %-9s %14s %14s %7.2f%%\n", spaces[i],
+			       fmt_count(r->references, c[0]), fmt_count(r->covered, c[1]),
+			       vmt_scr_rate(scr[i]));
+	}
+}
+
+/* The analyses the sections need, in @a (by enum section bit: dma, v2p, interleave, scr x2). */
+struct hmtt_analyses {
+	struct vmt_analysis *dma, *v2p, *interleave, *scr[2];
+	struct vmt_analysis *list[5];
+	unsigned int n;
+};
+
+static int hmtt_create(struct hmtt_analyses *h, unsigned int sections, uint64_t window_ns,
+		       const struct analysis_options *o, unsigned int scr_window)
+{
+	int err = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (sections & SECTION_DMA && !(err = vmt_dma_traffic_create(&h->dma, window_ns)))
+		h->list[h->n++] = h->dma;
+	if (!err && sections & SECTION_V2P && !(err = vmt_v2p_create(&h->v2p)))
+		h->list[h->n++] = h->v2p;
+	if (!err && sections & SECTION_INTERLEAVE && !(err = vmt_interleave_create(&h->interleave)))
+		h->list[h->n++] = h->interleave;
+	if (!err && sections & SECTION_SCR &&
+	    !(err = vmt_scr_create(&h->scr[0], VMT_REF_VIRTUAL, o->ref.unit, scr_window))) {
+		h->list[h->n++] = h->scr[0];
+		err = vmt_scr_create(&h->scr[1], VMT_REF_PHYSICAL, o->ref.unit, scr_window);
+		if (!err)
+			h->list[h->n++] = h->scr[1];
+	}
+	return err;
+}
+
+static void hmtt_destroy(struct hmtt_analyses *h)
+{
+	for (unsigned int i = 0; i < h->n; i++)
+		vmt_analysis_destroy(h->list[i]);
+}
+
+int cmd_hmtt(int argc, char **argv)
+{
+	static const struct option options[] = {
+		ANALYSIS_LONG_OPTIONS,
+		{ "window", required_argument, NULL, HMTT_OPT_WINDOW },
+		{ "section", required_argument, NULL, HMTT_OPT_SECTION },
+		{ "scr-window", required_argument, NULL, HMTT_OPT_SCR_WINDOW },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct analysis_options o = { 0 };
+	struct vmt_analyze_stats stats;
+	struct hmtt_analyses h;
+	unsigned int sections = 0, scr_window = DEFAULT_SCR_WINDOW;
+	uint64_t window_ns = 0;
+	struct vmt_trace *t;
+	long long n;
+	bool first = true;
+	int opt, taken, err, status = 1;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			usage_hmtt(stdout);
+			return 0;
+		case HMTT_OPT_WINDOW:
+			if (parse_duration(optarg, &window_ns))
+				return 2;
+			continue;
+		case HMTT_OPT_SECTION:
+			if (parse_sections(optarg, &sections))
+				return 2;
+			continue;
+		case HMTT_OPT_SCR_WINDOW:
+			n = parse_number(CMD, "--scr-window", optarg, VMT_SCR_MIN_WINDOW,
+					 VMT_SCR_MAX_WINDOW);
+			if (n < 0)
+				return 2;
+			scr_window = (unsigned int)n;
+			continue;
+		case ANALYSIS_OPT_PER_PROCESS:
+		case ANALYSIS_OPT_PLOT:
+			fprintf(stderr, "vmtrace %s: --per-process and --plot are not hmtt's options\n",
+				CMD);
+			usage_hmtt(stderr);
+			return 2;
+		}
+		taken = parse_analysis_option(CMD, opt, optarg, &o);
+		if (taken < 0)
+			return 2;
+		if (!taken) {
+			usage_hmtt(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage_hmtt(stderr);
+		return 2;
+	}
+	if (!sections)
+		sections = SECTION_ALL;
+	t = analysis_open(CMD, argv[optind], &o);
+	if (!t)
+		return 1;
+	err = hmtt_create(&h, sections, window_ns, &o, scr_window);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: %s\n", CMD, strerror(-err));
+		goto out;
+	}
+	if (analysis_run(CMD, t, &o, h.list, h.n, &stats))
+		goto out;
+	if (h.dma && !vmt_dma_traffic_records(h.dma)) {
+		fprintf(stderr, "vmtrace %s: %s: no DMA records%s (record with -e dma)\n", CMD,
+			argv[optind], o.filter.used ? " pass the filters" : " in the trace");
+		/* Asked for alone, the section has nothing to show: an error. */
+		if (sections == SECTION_DMA)
+			goto out;
+		sections &= ~SECTION_DMA;
+	}
+	if (!o.csv) {
+		analysis_print_header(stdout, argv[optind], &o, &stats);
+		first = false;
+	}
+	if (sections & SECTION_DMA)
+		print_dma(&o, h.dma, &first);
+	if (sections & SECTION_V2P)
+		print_v2p(&o, h.v2p, &first);
+	if (sections & SECTION_INTERLEAVE)
+		print_interleave(&o, h.interleave, &first);
+	if (sections & SECTION_SCR)
+		print_scr(&o, h.scr, scr_window, &first);
+	status = 0;
+out:
+	hmtt_destroy(&h);
+	vmt_trace_close(t);
+	return status;
+}

@@ -3,13 +3,16 @@
  * vmtrace stats FILE and vmtrace report FILE: what vmt_trace_summarize()
  * counts, as tables. stats: records per type, CPU and process, lost
  * records, the time span. report: processes and their footprints, the
- * reference (fault) rate over time, the most referenced pages.
+ * reference (fault) rate over time, the most referenced pages, and a line
+ * from each analysis (mrc, reuse, wss, hmtt's DMA share).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "vmtrace/analysis.h"
+#include "analysis_options.h"
 #include "cmd_util.h"
 #include "commands.h"
 #include "filter_options.h"
@@ -232,6 +235,76 @@ static void print_processes(const struct vmt_trace_summary *s)
 		       (unsigned long long)others, (unsigned long long)other_records);
 }
 
+/* The memory sizes report gives LRU's fault counts at, in pages. */
+static const uint64_t report_sizes[] = { 64, 512, 4096, 32768 };
+
+enum { REPORT_MRC, REPORT_REUSE, REPORT_WSS, REPORT_DMA, REPORT_ANALYSES };
+
+/*
+ * A line from each analysis, in one more pass over the trace: the LRU
+ * faults at a few sizes, the median reuse distance, the peak working set
+ * in the rate's time slices, the DMA share when the trace has DMA records.
+ */
+static int print_analyses(struct vmt_trace *t, const char *path,
+			  const struct vmt_trace_summary *s)
+{
+	struct vmt_mrc_options mo = {
+		.policies = 1u << VMT_MRC_LRU,
+		.sizes = report_sizes,
+		.nr_sizes = sizeof(report_sizes) / sizeof(report_sizes[0]),
+	};
+	static const unsigned int peak = 100;
+	struct vmt_analysis *a[REPORT_ANALYSES] = { NULL };
+	struct vmt_ref_options ro = { 0 };
+	const struct vmt_reuse_histogram *reuse;
+	struct vmt_wss_summary wss;
+	char n[32], n2[32];
+	uint64_t faults;
+	int err;
+
+	err = vmt_mrc_create(&a[REPORT_MRC], &mo);
+	if (!err)
+		err = vmt_reuse_create(&a[REPORT_REUSE], 0);
+	if (!err)
+		err = vmt_wss_create(&a[REPORT_WSS], s->bucket_ns ? s->bucket_ns : 1);
+	if (!err)
+		err = vmt_dma_traffic_create(&a[REPORT_DMA], s->last_time - s->first_time + 1);
+	if (!err)
+		err = vmt_analyze(t, &ro, a, REPORT_ANALYSES, NULL);
+	if (err) {
+		fprintf(stderr, "vmtrace report: %s: the analyses: %s\n", path,
+			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
+		goto out;
+	}
+	printf("\nanalyses (pages of 4 KiB, 2 MiB where huge; mrc, reuse, wss, hmtt say more):\n");
+	printf("  LRU faults:");
+	for (unsigned int i = 0; i < mo.nr_sizes; i++) {
+		if (i && vmt_mrc_size(a[REPORT_MRC], i) > 2 * vmt_mrc_footprint(a[REPORT_MRC]))
+			break;
+		if (!vmt_mrc_faults(a[REPORT_MRC], VMT_MRC_LRU, i, &faults))
+			printf("%s %s at %llu pages", i ? "," : "", fmt_count(faults, n),
+			       (unsigned long long)vmt_mrc_size(a[REPORT_MRC], i));
+	}
+	printf("; %s pages referenced\n", fmt_count(vmt_mrc_footprint(a[REPORT_MRC]), n));
+	reuse = vmt_reuse_distances(a[REPORT_REUSE]);
+	if (reuse->count)
+		printf("  reuse distance: median %s pages, mean %.1f, of %s reuses\n",
+		       fmt_count(reuse->median, n), reuse->mean, fmt_count(reuse->count, n2));
+	else
+		printf("  reuse distance: no page was referenced twice\n");
+	if (!vmt_wss_summarize(a[REPORT_WSS], &peak, 1, &wss))
+		printf("  working set: peak %s pages (%.1f MiB) in a slice of %.3f s, mean %.1f\n",
+		       fmt_count(wss.units[0], n), (double)wss.bytes[0] / (1 << 20),
+		       seconds(wss.window_ns), wss.mean_units);
+	if (vmt_dma_traffic_records(a[REPORT_DMA]))
+		printf("  DMA: %.2f%% of the memory traffic (DMA bytes against pages referenced)\n",
+		       vmt_dma_traffic_share(a[REPORT_DMA]));
+out:
+	for (unsigned int i = 0; i < REPORT_ANALYSES; i++)
+		vmt_analysis_destroy(a[i]);
+	return err ? 1 : 0;
+}
+
 void usage_report(FILE *out)
 {
 	fputs(report_usage, out);
@@ -287,8 +360,10 @@ int cmd_report(int argc, char **argv)
 		       (unsigned long long)s->top_pages[i].address,
 		       (unsigned long long)s->top_pages[i].references,
 		       (unsigned long long)s->top_pages[i].writes);
-	vmt_trace_summary_free(s);
 	status = print_attribution(t, argv[optind]);
+	if (!status && s->by_type[VMT_REC_REFERENCE])
+		status = print_analyses(t, argv[optind], s);
+	vmt_trace_summary_free(s);
 	vmt_trace_close(t);
 	return status;
 }

@@ -166,6 +166,44 @@ static void test_wss_bad_input(void **state)
 	vmt_trace_close(t);
 }
 
+/* An analysis that fails at its second reference. */
+static int failing_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
+{
+	(void)a;
+	return ref->index ? -EOVERFLOW : 0;
+}
+
+static void failing_destroy(struct vmt_analysis *a)
+{
+	(void)a;
+}
+
+/* vmt_analyze() says whether an error is an analysis's or the reader's. */
+static void test_analyze_says_whose_error(void **state)
+{
+	static const struct vmt_analysis_ops ops = {
+		.name = "failing", .reference = failing_reference, .destroy = failing_destroy,
+	};
+	struct vmt_analysis failing = { .ops = &ops }, *list[1] = { &failing };
+	struct vmt_record recs[2] = { reference_record(1, 1, 0x1000),
+				      reference_record(2, 1, 0x2000) };
+	struct vmt_ref_options bad = { .addr_lo = 2, .addr_hi = 1 }, good = { 0 };
+	struct vmt_analyze_stats stats;
+	struct vmt_trace *t;
+
+	(void)state;
+	t = write_trace_and_open(path, recs, 1, 64 * 64, NULL);
+	assert_int_equal(vmt_analyze(t, &good, list, 1, &stats), 0);
+	assert_false(stats.analysis_error);
+	assert_int_equal(vmt_analyze(t, &bad, list, 1, &stats), -EINVAL);
+	assert_true(stats.analysis_error);
+	vmt_trace_close(t);
+	t = write_trace_and_open(path, recs, 2, 64 * 64, NULL);
+	assert_int_equal(vmt_analyze(t, &good, list, 1, &stats), -EOVERFLOW);
+	assert_true(stats.analysis_error);
+	vmt_trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +211,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wss_percentiles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wss_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wss_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_analyze_says_whose_error, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

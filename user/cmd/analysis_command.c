@@ -147,8 +147,10 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 	int err = vmt_analyze(t, &o->ref, analyses, n, stats);
 
 	if (err) {
+		/* An analysis's error is an errno alone; the reader's message says more. */
 		fprintf(stderr, "vmtrace %s: %s\n", cmd,
-			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
+			stats->analysis_error || err == -ENOMEM ? strerror(-err) :
+			vmt_trace_error_message(t));
 		return 1;
 	}
 	if (!stats->references) {

@@ -15,7 +15,8 @@
 
 #include "vmtrace/analysis.h"
 
-#include "analysis_trace.h"
+#include "temp_file.h"
+#include "trace_file.h"
 
 #define GIB (1ull << 30)
 
@@ -103,10 +104,10 @@ static void test_heatmap_clusters(void **state)
 		unsigned int c = (unsigned int)rand() % 3;
 
 		time += (unsigned int)rand() % 5000;
-		recs[n++] = ref_at(time, 4, base[c] + ((unsigned int)rand() % pages[c]) * 4096 +
+		recs[n++] = reference_record(time, 4, base[c] + ((unsigned int)rand() % pages[c]) * 4096 +
 				   (unsigned int)rand() % 4096);
 	}
-	t = write_and_open(recs, n);
+	t = write_trace_and_open(path, recs, n, 64 * 64, NULL);
 	a = run_heatmap(t, 20, 17);
 	segs = vmt_heatmap_segments(a, &nr_segs);
 	rows = vmt_heatmap_rows(a, &nr_rows);
@@ -161,10 +162,10 @@ static void test_heatmap_mappings(void **state)
 		recs[n++].vma.end = ranges[i][1];
 	}
 	for (unsigned int i = 0; i < 150; i++)
-		recs[n++] = ref_at(100 + i * 10, 9, i % 3 ? 0x402000 + (i % 20) * 4096 :
+		recs[n++] = reference_record(100 + i * 10, 9, i % 3 ? 0x402000 + (i % 20) * 4096 :
 					   0x7f0000100000 + i);
-	recs[n++] = ref_at(2000, 9, 0x90000000);
-	t = write_and_open(recs, n);
+	recs[n++] = reference_record(2000, 9, 0x90000000);
+	t = write_trace_and_open(path, recs, n, 64 * 64, NULL);
 	a = run_heatmap(t, 12, 5);
 	segs = vmt_heatmap_segments(a, &nr_segs);
 	assert_int_equal(nr_segs, 3);
@@ -191,8 +192,8 @@ static void test_heatmap_one_cell(void **state)
 
 	(void)state;
 	for (unsigned int i = 0; i < 50; i++)
-		recs[i] = ref_at(i, 3, (uint64_t)(i % 5) * 40 * GIB);
-	t = write_and_open(recs, 50);
+		recs[i] = reference_record(i, 3, (uint64_t)(i % 5) * 40 * GIB);
+	t = write_trace_and_open(path, recs, 50, 64 * 64, NULL);
 	a = run_heatmap(t, 1, 1);
 	vmt_heatmap_rows(a, &nr_rows);
 	counts = vmt_heatmap_counts(a, &cols, NULL);
@@ -207,7 +208,7 @@ static void test_heatmap_bad_input(void **state)
 	struct vmt_heatmap_options bad[] = {
 		{ 0, 5 }, { 5, 0 }, { VMT_HEATMAP_MAX_ROWS + 1, 5 }, { 5, VMT_HEATMAP_MAX_COLS + 1 },
 	};
-	struct vmt_record recs[1] = { ref_at(1, 1, 0x1000) };
+	struct vmt_record recs[1] = { reference_record(1, 1, 0x1000) };
 	struct vmt_analysis *a;
 	unsigned int nr;
 	struct vmt_trace *t;
@@ -217,7 +218,7 @@ static void test_heatmap_bad_input(void **state)
 		assert_int_equal(vmt_heatmap_create(&a, &bad[i]), -EINVAL);
 	/* No reference: one pass, nothing laid out. */
 	recs[0].hdr.type = VMT_REC_EVICT;
-	t = write_and_open(recs, 1);
+	t = write_trace_and_open(path, recs, 1, 64 * 64, NULL);
 	a = run_heatmap(t, 4, 4);
 	assert_int_equal(vmt_heatmap_references(a), 0);
 	vmt_heatmap_rows(a, &nr);

@@ -26,15 +26,9 @@
 
 static struct vmt_record ref_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn)
 {
-	struct vmt_record r;
+	struct vmt_record r = reference_record(time, pid, vaddr);
 
-	memset(&r, 0, sizeof(r));
-	r.hdr.time_ns = time;
-	r.hdr.pid = r.hdr.tid = pid;
-	r.hdr.type = VMT_REC_REFERENCE;
-	r.ref.vaddr = vaddr;
 	r.ref.pfn = pfn;
-	r.ref.access = VMT_ACCESS_READ;
 	return r;
 }
 

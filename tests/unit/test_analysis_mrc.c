@@ -21,6 +21,7 @@
 #include "internal/u64_map.h"
 
 #include "temp_file.h"
+#include "trace_file.h"
 
 #define MAX_REFS	400000
 
@@ -49,24 +50,15 @@ static void add(uint32_t pid, uint64_t page)
 /* The string as a trace of references, one a microsecond, opened. */
 static struct vmt_trace *write_trace(void)
 {
-	struct vmt_trace_writer_options o = { .codec = VMT_CODEC_VPC };
-	struct vmt_trace_writer *w;
-	struct vmt_trace_error err;
+	struct vmt_record *recs = malloc((seq_len + 1) * sizeof(*recs));
 	struct vmt_trace *t;
-	struct vmt_record r;
 
-	assert_int_equal(vmt_trace_writer_create(&w, path, &o, &err), 0);
-	for (size_t i = 0; i < seq_len; i++) {
-		memset(&r, 0, sizeof(r));
-		r.hdr.time_ns = 1000 * (i + 1);
-		r.hdr.pid = r.hdr.tid = seq_pid[i];
-		r.hdr.type = VMT_REC_REFERENCE;
-		r.ref.vaddr = seq_page[i] * 4096 + 8 * (i % 512);
-		r.ref.access = VMT_ACCESS_READ;
-		assert_int_equal(vmt_trace_writer_append_record(w, &r), 0);
-	}
-	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
-	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
+	assert_non_null(recs);
+	for (size_t i = 0; i < seq_len; i++)
+		recs[i] = reference_record(1000 * (i + 1), seq_pid[i],
+					   seq_page[i] * 4096 + 8 * (i % 512));
+	t = write_trace_and_open(path, recs, seq_len, 0, NULL);
+	free(recs);
 	return t;
 }
 

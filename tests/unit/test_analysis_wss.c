@@ -15,7 +15,8 @@
 
 #include "vmtrace/analysis.h"
 
-#include "analysis_trace.h"
+#include "temp_file.h"
+#include "trace_file.h"
 
 #define MS 1000000ull
 
@@ -43,9 +44,9 @@ static void test_wss_pages_per_window(void **state)
 	for (unsigned int win = 0; win < 9; win++)
 		for (unsigned int i = 0; i < 3 * k[win]; i++)
 			/* Pages shift each window: the same page in two windows counts in each. */
-			recs[n++] = ref_at(5 * MS + win * 10 * MS + i * 100000, 7,
+			recs[n++] = reference_record(5 * MS + win * 10 * MS + i * 100000, 7,
 					   0x10000 + ((i + win) % k[win]) * 4096 + i);
-	t = write_and_open(recs, n);
+	t = write_trace_and_open(path, recs, n, 64 * 64, NULL);
 	a = run_wss(t, 10 * MS);
 	w = vmt_wss_windows(a, &nr);
 	for (unsigned int win = 0; win < 9; win++) {
@@ -95,12 +96,12 @@ static void test_wss_percentiles(void **state)
 		if (win % 7 == 3 && win != WINDOWS - 1)
 			sizes[win] = 0;
 		for (uint64_t p = 0; p < sizes[win]; p++) {
-			recs[n++] = ref_at(win * MS + p * 1000, 1, 0x7f0000000000 + p * 4096);
-			recs[n++] = ref_at(win * MS + p * 1000 + 500, 1, 0x7f0000000000 + p * 4096);
+			recs[n++] = reference_record(win * MS + p * 1000, 1, 0x7f0000000000 + p * 4096);
+			recs[n++] = reference_record(win * MS + p * 1000 + 500, 1, 0x7f0000000000 + p * 4096);
 		}
 		sum += sizes[win];
 	}
-	t = write_and_open(recs, n);
+	t = write_trace_and_open(path, recs, n, 64 * 64, NULL);
 	a = run_wss(t, MS);
 	assert_int_equal(vmt_wss_summarize(a, pcts, 8, &s), 0);
 	qsort(sizes, WINDOWS, sizeof(sizes[0]), cmp_u64);
@@ -131,11 +132,11 @@ static void test_wss_units(void **state)
 	size_t nr;
 
 	(void)state;
-	recs[0] = ref_at(100, 1, 0x5000);
-	recs[1] = ref_at(200, 2, 0x5000);
-	recs[2] = ref_at(300, 2, 0x40000000);
+	recs[0] = reference_record(100, 1, 0x5000);
+	recs[1] = reference_record(200, 2, 0x5000);
+	recs[2] = reference_record(300, 2, 0x40000000);
 	recs[2].ref.flags = VMT_REF_HUGE;
-	t = write_and_open(recs, 3);
+	t = write_trace_and_open(path, recs, 3, 64 * 64, NULL);
 	a = run_wss(t, 1000);
 	w = vmt_wss_windows(a, &nr);
 	assert_int_equal(nr, 1);
@@ -148,7 +149,7 @@ static void test_wss_units(void **state)
 static void test_wss_bad_input(void **state)
 {
 	static const unsigned int too_big[] = { 101 };
-	struct vmt_record recs[2] = { ref_at(1, 1, 0x1000), ref_at(2, 1, 0x2000) };
+	struct vmt_record recs[2] = { reference_record(1, 1, 0x1000), reference_record(2, 1, 0x2000) };
 	struct vmt_wss_summary s;
 	struct vmt_analysis *a;
 	struct vmt_trace *t;
@@ -157,11 +158,49 @@ static void test_wss_bad_input(void **state)
 	assert_int_equal(vmt_wss_create(&a, 0), -EINVAL);
 	/* A trace whose records are no references: no window. */
 	recs[0].hdr.type = recs[1].hdr.type = VMT_REC_EVICT;
-	t = write_and_open(recs, 2);
+	t = write_trace_and_open(path, recs, 2, 64 * 64, NULL);
 	a = run_wss(t, 1000);
 	assert_int_equal(vmt_wss_summarize(a, too_big, 0, &s), -ENODATA);
 	assert_int_equal(vmt_wss_summarize(a, too_big, 1, &s), -EINVAL);
 	vmt_analysis_destroy(a);
+	vmt_trace_close(t);
+}
+
+/* An analysis that fails at its second reference. */
+static int failing_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
+{
+	(void)a;
+	return ref->index ? -EOVERFLOW : 0;
+}
+
+static void failing_destroy(struct vmt_analysis *a)
+{
+	(void)a;
+}
+
+/* vmt_analyze() says whether an error is an analysis's or the reader's. */
+static void test_analyze_says_whose_error(void **state)
+{
+	static const struct vmt_analysis_ops ops = {
+		.name = "failing", .reference = failing_reference, .destroy = failing_destroy,
+	};
+	struct vmt_analysis failing = { .ops = &ops }, *list[1] = { &failing };
+	struct vmt_record recs[2] = { reference_record(1, 1, 0x1000),
+				      reference_record(2, 1, 0x2000) };
+	struct vmt_ref_options bad = { .addr_lo = 2, .addr_hi = 1 }, good = { 0 };
+	struct vmt_analyze_stats stats;
+	struct vmt_trace *t;
+
+	(void)state;
+	t = write_trace_and_open(path, recs, 1, 64 * 64, NULL);
+	assert_int_equal(vmt_analyze(t, &good, list, 1, &stats), 0);
+	assert_false(stats.analysis_error);
+	assert_int_equal(vmt_analyze(t, &bad, list, 1, &stats), -EINVAL);
+	assert_true(stats.analysis_error);
+	vmt_trace_close(t);
+	t = write_trace_and_open(path, recs, 2, 64 * 64, NULL);
+	assert_int_equal(vmt_analyze(t, &good, list, 1, &stats), -EOVERFLOW);
+	assert_true(stats.analysis_error);
 	vmt_trace_close(t);
 }
 
@@ -172,6 +211,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wss_percentiles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wss_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wss_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_analyze_says_whose_error, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,20 +23,15 @@
 #include "vmtrace/analysis.h"
 
 #include "temp_file.h"
+#include "trace_file.h"
 
 static char out_path[80];
 
 static struct vmt_record ref(uint64_t time, uint32_t pid, uint64_t page)
 {
-	struct vmt_record r;
+	struct vmt_record r = reference_record(time, pid, 0x400000 + page * 4096 + (time % 4096));
 
-	memset(&r, 0, sizeof(r));
-	r.hdr.time_ns = time;
-	r.hdr.pid = r.hdr.tid = pid;
 	r.hdr.cpu = (uint16_t)(pid % 2);
-	r.hdr.type = VMT_REC_REFERENCE;
-	r.ref.vaddr = 0x400000 + page * 4096 + (time % 4096);
-	r.ref.access = VMT_ACCESS_READ;
 	return r;
 }
 
@@ -140,24 +135,6 @@ static void generate(struct gen *g, enum pattern p)
 	}
 }
 
-static struct vmt_trace *write_trace(const char *file, const struct vmt_record *recs, size_t n,
-				     const struct vmt_trace_session *session)
-{
-	struct vmt_trace_writer_options o = { .frame_bytes = 64 * 50, .codec = VMT_CODEC_VPC };
-	struct vmt_trace_writer *w;
-	struct vmt_trace_error err;
-	struct vmt_trace *t;
-
-	assert_int_equal(vmt_trace_writer_create(&w, file, &o, &err), 0);
-	if (session)
-		assert_true(vmt_trace_writer_add_session(w, session) >= 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(vmt_trace_writer_append_record(w, &recs[i]), 0);
-	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
-	assert_int_equal(vmt_trace_open(&t, file, 0, &err), 0);
-	return t;
-}
-
 /* A trace's references in written order: their records, and how many. */
 static struct vmt_record *references(struct vmt_trace *t, size_t *n, size_t *others)
 {
@@ -254,7 +231,7 @@ static void reduced_open(struct reduced *x, const struct vmt_record *recs, size_
 {
 	struct vmt_trace_error err;
 
-	x->in = write_trace(path, recs, n, NULL);
+	x->in = write_trace_and_open(path, recs, n, 64 * 50, NULL);
 	reduce(x->in, r, per_process, queue, &x->stats);
 	assert_int_equal(vmt_trace_open(&x->out, out_path, 0, &err), 0);
 	x->orig = references(x->in, &x->n_orig, &x->others_orig);
@@ -356,7 +333,7 @@ static void test_sad_small_queue(void **state)
 	generate(&g, PIDS);
 	check_reduction(&g, 64, false, 64, NULL);
 	check_reduction(&g, 8, true, 64, NULL);
-	in = write_trace(path, g.recs, g.n, NULL);
+	in = write_trace_and_open(path, g.recs, g.n, 64 * 50, NULL);
 	reduce(in, 64, false, 64, &st);
 	assert_true(st.early_ends > 0);
 	vmt_trace_close(in);
@@ -421,7 +398,7 @@ static void test_sad_bad_r(void **state)
 	struct vmt_trace *in;
 
 	(void)state;
-	in = write_trace(path, &r, 1, NULL);
+	in = write_trace_and_open(path, &r, 1, 64 * 50, NULL);
 	assert_int_equal(vmt_trace_writer_create(&w, out_path, &o, &err), 0);
 	assert_int_equal(vmt_sad_create(&a, in, w, &ro, &so), -EINVAL);
 	vmt_trace_writer_abandon(w);
@@ -449,12 +426,12 @@ static void test_session(void **state)
 	bool seen = false;
 
 	(void)state;
-	t = write_trace(path, recs, 3, NULL);
+	t = write_trace_and_open(path, recs, 3, 64 * 50, NULL);
 	assert_int_equal(vmt_trace_session(t, &got), -ENOENT);
 	assert_int_equal(vmt_trace_reduction(t, &(struct vmt_trace_reduction){ 0 }), -ENOENT);
 	vmt_trace_close(t);
 
-	t = write_trace(path, recs, 3, &s);
+	t = write_trace_with_session(path, recs, 3, 64 * 50, &s, NULL);
 	memset(&got, 0xff, sizeof(got));
 	assert_int_equal(vmt_trace_session(t, &got), 0);
 	s.size = sizeof(s);

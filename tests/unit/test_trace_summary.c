@@ -22,14 +22,9 @@
 
 static struct vmt_record ref(uint64_t time, uint32_t pid, uint16_t cpu, uint64_t vaddr, int write)
 {
-	struct vmt_record r;
+	struct vmt_record r = reference_record(time, pid, vaddr);
 
-	memset(&r, 0, sizeof(r));
-	r.hdr.time_ns = time;
-	r.hdr.pid = r.hdr.tid = pid;
 	r.hdr.cpu = cpu;
-	r.hdr.type = VMT_REC_REFERENCE;
-	r.ref.vaddr = vaddr;
 	r.ref.access = write ? VMT_ACCESS_WRITE : VMT_ACCESS_READ;
 	return r;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Small helpers the commands share (cmd_util.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,35 @@ long long parse_number(const char *cmd, const char *what, const char *text,
 		return -1;
 	}
 	return n;
+}
+
+int parse_duration(const char *text, bool bare_ns, uint64_t *ns)
+{
+	static const struct { const char *name; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	double value, n;
+	char *end;
+
+	errno = 0;
+	value = strtod(text, &end);
+	if (end == text || errno || !(text[0] >= '0' && text[0] <= '9') || !isfinite(value))
+		return -EINVAL;
+	if (bare_ns && !*end) {
+		n = value;
+	} else {
+		size_t i = 0;
+
+		while (i < sizeof(units) / sizeof(units[0]) && strcmp(end, units[i].name))
+			i++;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -EINVAL;
+		n = value * units[i].ns;
+	}
+	if (n < 1 || n > 1e18)
+		return -ERANGE;
+	*ns = (uint64_t)n;
+	return 0;
 }
 
 long long file_size(const char *path)

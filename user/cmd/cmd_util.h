@@ -3,11 +3,19 @@
 #ifndef VMTRACE_CMD_CMD_UTIL_H
 #define VMTRACE_CMD_CMD_UTIL_H
 
+#include <stdbool.h>
+
 #include "vmtrace/trace.h"
 
 /* A number in [min, max], or -1 after saying what is wrong. */
 long long parse_number(const char *cmd, const char *what, const char *text, long long min,
 		       long long max);
+/*
+ * A duration (--window T) into *@ns: a number, a fraction allowed, and a
+ * unit, ns, us, ms or s ("100ms", "1.5s"); with @bare_ns a number alone
+ * too, in ns. 0; -EINVAL, not a duration; -ERANGE, not from 1 ns to 1e18 ns.
+ */
+int parse_duration(const char *text, bool bare_ns, uint64_t *ns);
 /* A file's size in bytes, or -1. */
 long long file_size(const char *path);
 /* Open a trace, or say why not and return NULL. */

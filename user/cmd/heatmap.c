@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_options.h"
+#include "analysis_command.h"
 #include "commands.h"
 
 enum { HEATMAP_OPT_RESOLUTION = 0x300, HEATMAP_OPT_RAW };
@@ -167,6 +167,7 @@ out:
 
 struct heatmap_run {
 	struct vmt_heatmap_options options;
+	bool raw;
 	struct vmt_analysis *analysis;		/* per process in virtual space */
 	bool per_process_space;
 };
@@ -212,6 +213,20 @@ static int report(const struct analysis_options *o, bool raw, const struct vmt_a
 	return o->plot ? plot_heatmap(h, o->plot, title) : 0;
 }
 
+static int parse_heatmap_option(void *ctx, int opt, const char *arg)
+{
+	struct heatmap_run *run = ctx;
+
+	switch (opt) {
+	case HEATMAP_OPT_RESOLUTION:
+		return parse_resolution(arg, &run->options) ? -1 : 1;
+	case HEATMAP_OPT_RAW:
+		run->raw = true;
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_heatmap(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -225,39 +240,18 @@ int cmd_heatmap(int argc, char **argv)
 	struct vmt_analyze_stats stats;
 	struct vmt_trace_filter one_pid;
 	struct vmt_trace *t;
-	bool raw = false;
+	const char *path;
 	char who[64];
 	uint32_t pid;
-	int opt, taken, err, ret = 1;
+	int status, err, ret = 1;
 	unsigned int i, chosen = 0;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (opt == 'h') {
-			usage_heatmap(stdout);
-			return 0;
-		}
-		if (opt == HEATMAP_OPT_RESOLUTION) {
-			if (parse_resolution(optarg, &run.options))
-				return 2;
-			continue;
-		}
-		if (opt == HEATMAP_OPT_RAW) {
-			raw = true;
-			continue;
-		}
-		taken = parse_analysis_option("heatmap", opt, optarg, &o);
-		if (taken < 0)
-			return 2;
-		if (!taken) {
-			usage_heatmap(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage_heatmap(stderr);
-		return 2;
-	}
-	t = analysis_open("heatmap", argv[optind], &o);
+	status = parse_analysis_command_line(&(struct analysis_command_line){
+		"heatmap", "h", options, usage_heatmap, parse_heatmap_option, &run }, argc, argv,
+		&o, &path);
+	if (status >= 0)
+		return status;
+	t = analysis_open("heatmap", path, &o);
 	if (!t)
 		return 1;
 	run.per_process_space = o.per_process || o.ref.space == VMT_REF_VIRTUAL;
@@ -286,9 +280,9 @@ int cmd_heatmap(int argc, char **argv)
 	/* The count. */
 	if (analysis_run("heatmap", t, &o, &run.analysis, 1, &stats))
 		goto out;
-	analysis_print_header(stdout, argv[optind], &o, &stats);
+	analysis_print_header(stdout, path, &o, &stats);
 	if (!run.per_process_space) {
-		ret = report(&o, raw, run.analysis, "all processes' frames");
+		ret = report(&o, run.raw, run.analysis, "all processes' frames");
 		goto out;
 	}
 	if (!o.per_process)
@@ -305,7 +299,7 @@ int cmd_heatmap(int argc, char **argv)
 		snprintf(who, sizeof(who), "pid %u", pid);
 		if (o.per_process && i)
 			printf("\n");
-		ret |= report(&o, raw, h, who);
+		ret |= report(&o, run.raw, h, who);
 	}
 out:
 	vmt_analysis_destroy(run.analysis);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_options.h"
+#include "analysis_command.h"
 #include "cmd_util.h"
 #include "commands.h"
 
@@ -60,34 +60,6 @@ void usage_hmtt(FILE *out)
 {
 	fputs(hmtt_usage, out);
 	fputs(filter_options_usage, out);
-}
-
-/* A time: ns, or a number with ns, us, ms or s; 0 or -1 having said why not. */
-static int parse_duration(const char *text, uint64_t *ns)
-{
-	static const struct { const char *suffix; uint64_t ns; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
-	};
-	unsigned long long n;
-	char *end;
-	unsigned int i;
-
-	errno = 0;
-	n = strtoull(text, &end, 10);
-	if (!errno && end != text && *text != '-') {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			if (strcmp(end, units[i].suffix))
-				continue;
-			if (n && n <= UINT64_MAX / units[i].ns) {
-				*ns = n * units[i].ns;
-				return 0;
-			}
-			break;
-		}
-	}
-	fprintf(stderr, "vmtrace %s: --window: bad time '%s' (more than 0: ns, or 500us, 10ms, 2s)\n",
-		CMD, text);
-	return -1;
 }
 
 static int parse_sections(const char *arg, unsigned int *sections)
@@ -378,6 +350,41 @@ static void hmtt_destroy(struct hmtt_analyses *h)
 		vmt_analysis_destroy(h->list[i]);
 }
 
+struct hmtt_command {
+	unsigned int sections, scr_window;
+	uint64_t window_ns;
+};
+
+static int parse_hmtt_option(void *ctx, int opt, const char *arg)
+{
+	struct hmtt_command *c = ctx;
+	long long n;
+
+	switch (opt) {
+	case HMTT_OPT_WINDOW:
+		if (parse_duration(arg, true, &c->window_ns)) {
+			fprintf(stderr, "vmtrace %s: --window: bad time '%s' (more than 0: ns, or 500us, 10ms, 2s)\n",
+				CMD, arg);
+			return -1;
+		}
+		return 1;
+	case HMTT_OPT_SECTION:
+		return parse_sections(arg, &c->sections) ? -1 : 1;
+	case HMTT_OPT_SCR_WINDOW:
+		n = parse_number(CMD, "--scr-window", arg, VMT_SCR_MIN_WINDOW, VMT_SCR_MAX_WINDOW);
+		if (n < 0)
+			return -1;
+		c->scr_window = (unsigned int)n;
+		return 1;
+	case ANALYSIS_OPT_PER_PROCESS:
+	case ANALYSIS_OPT_PLOT:
+		fprintf(stderr, "vmtrace %s: --per-process and --plot are not hmtt's options\n", CMD);
+		usage_hmtt(stderr);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_hmtt(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -388,61 +395,29 @@ int cmd_hmtt(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct hmtt_command c = { .scr_window = DEFAULT_SCR_WINDOW };
 	struct analysis_options o = { 0 };
 	struct vmt_analyze_stats stats;
 	struct hmtt_analyses h;
-	unsigned int sections = 0, scr_window = DEFAULT_SCR_WINDOW;
-	uint64_t window_ns = 0;
+	unsigned int sections, scr_window;
 	struct vmt_trace *t;
-	long long n;
+	const char *path;
 	bool first = true;
-	int opt, taken, err, status = 1;
+	int err, status;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			usage_hmtt(stdout);
-			return 0;
-		case HMTT_OPT_WINDOW:
-			if (parse_duration(optarg, &window_ns))
-				return 2;
-			continue;
-		case HMTT_OPT_SECTION:
-			if (parse_sections(optarg, &sections))
-				return 2;
-			continue;
-		case HMTT_OPT_SCR_WINDOW:
-			n = parse_number(CMD, "--scr-window", optarg, VMT_SCR_MIN_WINDOW,
-					 VMT_SCR_MAX_WINDOW);
-			if (n < 0)
-				return 2;
-			scr_window = (unsigned int)n;
-			continue;
-		case ANALYSIS_OPT_PER_PROCESS:
-		case ANALYSIS_OPT_PLOT:
-			fprintf(stderr, "vmtrace %s: --per-process and --plot are not hmtt's options\n",
-				CMD);
-			usage_hmtt(stderr);
-			return 2;
-		}
-		taken = parse_analysis_option(CMD, opt, optarg, &o);
-		if (taken < 0)
-			return 2;
-		if (!taken) {
-			usage_hmtt(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage_hmtt(stderr);
-		return 2;
-	}
+	status = parse_analysis_command_line(&(struct analysis_command_line){
+		CMD, "h", options, usage_hmtt, parse_hmtt_option, &c }, argc, argv, &o, &path);
+	if (status >= 0)
+		return status;
+	status = 1;
+	sections = c.sections;
+	scr_window = c.scr_window;
 	if (!sections)
 		sections = SECTION_ALL;
-	t = analysis_open(CMD, argv[optind], &o);
+	t = analysis_open(CMD, path, &o);
 	if (!t)
 		return 1;
-	err = hmtt_create(&h, sections, window_ns, &o, scr_window);
+	err = hmtt_create(&h, sections, c.window_ns, &o, scr_window);
 	if (err) {
 		fprintf(stderr, "vmtrace %s: %s\n", CMD, strerror(-err));
 		goto out;
@@ -451,14 +426,14 @@ int cmd_hmtt(int argc, char **argv)
 		goto out;
 	if (h.dma && !vmt_dma_traffic_records(h.dma)) {
 		fprintf(stderr, "vmtrace %s: %s: no DMA records%s (record with -e dma)\n", CMD,
-			argv[optind], o.filter.used ? " pass the filters" : " in the trace");
+			path, o.filter.used ? " pass the filters" : " in the trace");
 		/* Asked for alone, the section has nothing to show: an error. */
 		if (sections == SECTION_DMA)
 			goto out;
 		sections &= ~SECTION_DMA;
 	}
 	if (!o.csv) {
-		analysis_print_header(stdout, argv[optind], &o, &stats);
+		analysis_print_header(stdout, path, &o, &stats);
 		first = false;
 	}
 	if (sections & SECTION_DMA)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_runner.h"
+#include "analysis_command.h"
 #include "cmd_util.h"
 #include "commands.h"
 
@@ -151,8 +151,9 @@ static void print_curves(void *ctx, const struct vmt_analysis *a, const char *pi
 	}
 }
 
-/* The curves of all together into @path: miss ratio against size, a line a policy. */
-static int plot_curves(void *ctx, const struct vmt_analysis *a)
+/* The curves of all together into --plot's file: miss ratio against size, a line a policy. */
+static int plot_curves(void *ctx, const struct vmt_analysis *a,
+		       const struct vmt_analysis *per_process)
 {
 	const struct mrc_command *c = ctx;
 	char *data = NULL, *script = NULL;
@@ -162,6 +163,7 @@ static int plot_curves(void *ctx, const struct vmt_analysis *a)
 	uint64_t faults;
 	int ret = 1;
 
+	(void)per_process;
 	if (!d || !s) {
 		fprintf(stderr, "vmtrace mrc: --plot: out of memory\n");
 		goto out;
@@ -214,13 +216,29 @@ void usage_mrc(FILE *out)
 	fputs(filter_options_usage, out);
 }
 
+enum { MRC_OPT_POLICY = 0x300, MRC_OPT_SIZES, MRC_OPT_SAMPLE };
+
+static int parse_mrc_option(void *ctx, int opt, const char *arg)
+{
+	struct mrc_command *c = ctx;
+
+	switch (opt) {
+	case MRC_OPT_POLICY:
+		return parse_policies(arg, &c->mrc.policies) ? -1 : 1;
+	case MRC_OPT_SIZES:
+		return parse_sizes(arg, c) ? -1 : 1;
+	case MRC_OPT_SAMPLE:
+		return parse_rate(arg, &c->mrc.sample_rate) ? -1 : 1;
+	}
+	return 0;
+}
+
 int cmd_mrc(int argc, char **argv)
 {
-	enum { OPT_POLICY = 0x300, OPT_SIZES, OPT_SAMPLE };
 	static const struct option options[] = {
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "sizes", required_argument, NULL, OPT_SIZES },
-		{ "sample", required_argument, NULL, OPT_SAMPLE },
+		{ "policy", required_argument, NULL, MRC_OPT_POLICY },
+		{ "sizes", required_argument, NULL, MRC_OPT_SIZES },
+		{ "sample", required_argument, NULL, MRC_OPT_SAMPLE },
 		{ "help", no_argument, NULL, 'h' },
 		ANALYSIS_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -228,37 +246,15 @@ int cmd_mrc(int argc, char **argv)
 	struct mrc_command c = {
 		.mrc = { .policies = 1u << VMT_MRC_LRU, .sample_rate = 1 },
 	};
-	int opt, taken;
+	const char *path;
+	int status;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (opt == 'h') {
-			usage_mrc(stdout);
-			return 0;
-		} else if (opt == OPT_POLICY) {
-			if (parse_policies(optarg, &c.mrc.policies))
-				return 2;
-		} else if (opt == OPT_SIZES) {
-			if (parse_sizes(optarg, &c))
-				return 2;
-		} else if (opt == OPT_SAMPLE) {
-			if (parse_rate(optarg, &c.mrc.sample_rate))
-				return 2;
-		} else {
-			taken = parse_analysis_option("mrc", opt, optarg, &c.o);
-			if (taken < 0)
-				return 2;
-			if (!taken) {
-				usage_mrc(stderr);
-				return 2;
-			}
-		}
-	}
-	if (optind != argc - 1) {
-		usage_mrc(stderr);
-		return 2;
-	}
+	status = parse_analysis_command_line(&(struct analysis_command_line){
+		"mrc", "h", options, usage_mrc, parse_mrc_option, &c }, argc, argv, &c.o, &path);
+	if (status >= 0)
+		return status;
 	c.unit = c.o.ref.unit == VMT_REF_LINE ? "lines" : "pages";
 	return run_analysis(&(struct analysis_runner){ "mrc", create_mrc, &c, print_mrc_header,
 						       print_curves, plot_curves },
-			    argv[optind], &c.o);
+			    path, &c.o);
 }

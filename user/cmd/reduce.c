@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis_options.h"
+#include "analysis_command.h"
 #include "cmd_util.h"
 #include "commands.h"
 #include "writer_options.h"
@@ -92,6 +92,31 @@ static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t
 	return 0;
 }
 
+struct reduce_command {
+	struct vmt_sad_options sad;
+	struct vmt_trace_writer_options wopts;
+	const char *out_path;
+};
+
+static int parse_reduce_option(void *ctx, int opt, const char *arg)
+{
+	struct reduce_command *c = ctx;
+	long long r;
+
+	switch (opt) {
+	case REDUCE_OPT_SAD:
+		r = parse_number("reduce", "R (pages)", arg, 1, INT64_MAX);
+		if (r < 0)
+			return -1;
+		c->sad.r = (uint64_t)r;
+		return 1;
+	case 'o':
+		c->out_path = arg;
+		return 1;
+	}
+	return parse_writer_option("reduce", opt, arg, &c->wopts);
+}
+
 int cmd_reduce(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -101,58 +126,38 @@ int cmd_reduce(int argc, char **argv)
 		WRITER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_VPC };
+	struct reduce_command c = { .wopts = { .codec = VMT_CODEC_VPC } };
+	struct vmt_sad_options *sad = &c.sad;
+	const char *path, *out_path;
 	struct analysis_options o = { 0 };
-	struct vmt_sad_options sad = { 0 };
-	const char *out_path = NULL;
 	struct vmt_trace *t;
-	long long r;
-	int opt, taken, status;
+	int status;
 
-	while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
-		switch (opt) {
-		case REDUCE_OPT_SAD:
-			r = parse_number("reduce", "R (pages)", optarg, 1, INT64_MAX);
-			if (r < 0)
-				return 2;
-			sad.r = (uint64_t)r;
-			continue;
-		case 'o':
-			out_path = optarg;
-			continue;
-		}
-		taken = parse_analysis_option("reduce", opt, optarg, &o);
-		if (!taken)
-			taken = parse_writer_option("reduce", opt, optarg, &wopts);
-		if (taken < 0)
-			return 2;
-		if (!taken) {
-			usage_reduce(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage_reduce(stderr);
-		return 2;
-	}
-	if (!sad.r || !out_path) {
+	/* "o:": no -h of its own (vmtrace reduce -h is vmtrace.c's). */
+	status = parse_analysis_command_line(&(struct analysis_command_line){
+		"reduce", "o:", options, usage_reduce, parse_reduce_option, &c }, argc, argv, &o,
+		&path);
+	if (status >= 0)
+		return status;
+	out_path = c.out_path;
+	if (!sad->r || !out_path) {
 		fprintf(stderr, "vmtrace reduce: %s\n",
-			!sad.r ? "say how: --sad R" : "say where: -o OUT");
+			!sad->r ? "say how: --sad R" : "say where: -o OUT");
 		return 2;
 	}
 	if (o.csv || o.plot) {
 		fprintf(stderr, "vmtrace reduce: --csv and --plot are for the analyses that print tables\n");
 		return 2;
 	}
-	if (same_file(argv[optind], out_path)) {
+	if (same_file(path, out_path)) {
 		fprintf(stderr, "vmtrace reduce: -o %s is the input itself\n", out_path);
 		return 1;
 	}
-	sad.per_process = o.per_process;
-	t = analysis_open("reduce", argv[optind], &o);
+	sad->per_process = o.per_process;
+	t = analysis_open("reduce", path, &o);
 	if (!t)
 		return 1;
-	status = reduce(argv[optind], out_path, t, &o, &sad, &wopts);
+	status = reduce(path, out_path, t, &o, sad, &c.wopts);
 	vmt_trace_close(t);
 	return status;
 }

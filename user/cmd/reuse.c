@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_runner.h"
+#include "analysis_command.h"
 #include "cmd_util.h"
 #include "commands.h"
 
@@ -110,7 +110,8 @@ static void print_reuse(void *ctx, const struct vmt_analysis *a, const char *pid
 	printf("(distant: at a reuse distance of %u or more)\n", VMT_REUSE_DISTANT);
 }
 
-static int plot_distances(void *ctx, const struct vmt_analysis *a)
+static int plot_distances(void *ctx, const struct vmt_analysis *a,
+			  const struct vmt_analysis *per_process)
 {
 	const struct reuse_command *c = ctx;
 	const struct vmt_reuse_histogram *d = vmt_reuse_distances(a);
@@ -119,6 +120,7 @@ static int plot_distances(void *ctx, const struct vmt_analysis *a)
 	FILE *f = open_memstream(&data, &len);
 	int ret;
 
+	(void)per_process;
 	if (!f) {
 		fprintf(stderr, "vmtrace reuse: --plot: out of memory\n");
 		return 1;
@@ -155,44 +157,41 @@ void usage_reuse(FILE *out)
 	fputs(filter_options_usage, out);
 }
 
+enum { REUSE_OPT_TOP = 0x300 };
+
+static int parse_reuse_option(void *ctx, int opt, const char *arg)
+{
+	struct reuse_command *c = ctx;
+	long long n;
+
+	if (opt != REUSE_OPT_TOP)
+		return 0;
+	n = parse_number("reuse", "--top", arg, 0, 1000000);
+	if (n < 0)
+		return -1;
+	c->top = n;
+	return 1;
+}
+
 int cmd_reuse(int argc, char **argv)
 {
-	enum { OPT_TOP = 0x300 };
 	static const struct option options[] = {
-		{ "top", required_argument, NULL, OPT_TOP },
+		{ "top", required_argument, NULL, REUSE_OPT_TOP },
 		{ "help", no_argument, NULL, 'h' },
 		ANALYSIS_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct reuse_command c = { .top = 10 };
-	long long n;
-	int opt, taken;
+	const char *path;
+	int status;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (opt == 'h') {
-			usage_reuse(stdout);
-			return 0;
-		} else if (opt == OPT_TOP) {
-			n = parse_number("reuse", "--top", optarg, 0, 1000000);
-			if (n < 0)
-				return 2;
-			c.top = n;
-		} else {
-			taken = parse_analysis_option("reuse", opt, optarg, &c.o);
-			if (taken < 0)
-				return 2;
-			if (!taken) {
-				usage_reuse(stderr);
-				return 2;
-			}
-		}
-	}
-	if (optind != argc - 1) {
-		usage_reuse(stderr);
-		return 2;
-	}
+	status = parse_analysis_command_line(&(struct analysis_command_line){
+		"reuse", "h", options, usage_reuse, parse_reuse_option, &c }, argc, argv, &c.o,
+		&path);
+	if (status >= 0)
+		return status;
 	return run_analysis(&(struct analysis_runner){ "reuse", create_reuse, &c,
 						       print_reuse_header, print_reuse,
 						       plot_distances },
-			    argv[optind], &c.o);
+			    path, &c.o);
 }

@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_options.h"
+#include "analysis_command.h"
+#include "cmd_util.h"
 #include "commands.h"
 
 static const unsigned int percents[] = { 0, 25, 50, 75, 90, 99, 100 };
@@ -33,40 +33,14 @@ void usage_wss(FILE *out)
 	fputs(filter_options_usage, out);
 }
 
-/* "100ms", "1.5s", "250us", "10000ns": nanoseconds, at least 1; 0 having said why not. */
-static uint64_t parse_duration(const char *text)
-{
-	static const struct { const char *name; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	double value, ns;
-	char *end;
-
-	errno = 0;
-	value = strtod(text, &end);
-	if (end == text || errno || !(text[0] >= '0' && text[0] <= '9') || !isfinite(value))
-		goto bad;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].name))
-			continue;
-		ns = value * units[i].ns;
-		if (ns < 1 || ns > 1e18) {
-			fprintf(stderr, "vmtrace wss: --window '%s': from 1 ns to 1e9 s\n", text);
-			return 0;
-		}
-		return (uint64_t)ns;
-	}
-bad:
-	fprintf(stderr, "vmtrace wss: --window '%s': not a number and a unit (ns, us, ms, s)\n",
-		text);
-	return 0;
-}
-
 struct wss_run {
-	struct vmt_analysis *all;
-	struct vmt_analysis *per_process;	/* NULL without --per-process */
+	struct analysis_options o;
+	bool series;
 	uint64_t window_ns;
 	uint64_t first_ns;			/* the pass's first reference */
+	/* For the plot */
+	const struct vmt_analysis *all;
+	const struct vmt_analysis *per_process;	/* NULL without --per-process */
 };
 
 static int create_wss(void *ctx, uint32_t pid, struct vmt_analysis **analysis)
@@ -141,13 +115,19 @@ static unsigned int nr_reports(const struct wss_run *run)
 }
 
 /* WSS in MiB over time, a line for all and one a process; gnuplot's blocks. */
-static int plot_wss(const struct wss_run *run, const char *path)
+static int plot_wss(void *ctx, const struct vmt_analysis *all,
+		    const struct vmt_analysis *per_process)
 {
+	struct wss_run *run = ctx;
 	char *data = NULL, script[512], who[32];
 	size_t len = 0;
 	FILE *out = open_memstream(&data, &len);
-	unsigned int n = nr_reports(run);
+	unsigned int n;
 	int ret;
+
+	run->all = all;
+	run->per_process = per_process;
+	n = nr_reports(run);
 
 	if (!out) {
 		fprintf(stderr, "vmtrace wss: %s\n", strerror(ENOMEM));
@@ -175,9 +155,62 @@ static int plot_wss(const struct wss_run *run, const char *path)
 		 "set key outside right\nset grid\n"
 		 "plot for [i=0:%u] DATA index i using 1:2 with steps title columnheader(1)\n",
 		 run->window_ns / 1e9, n - 1);
-	ret = plot_with_gnuplot("wss", path, script, data);
+	ret = plot_with_gnuplot("wss", run->o.plot, script, data);
 	free(data);
 	return ret;
+}
+
+static void print_wss_header(void *ctx, const char *path, const struct vmt_analyze_stats *stats)
+{
+	struct wss_run *run = ctx;
+
+	run->first_ns = stats->first_ns;
+	if (run->o.csv) {
+		printf("%swindow_start_s,pages,bytes\n", run->o.per_process ? "process," : "");
+		return;
+	}
+	analysis_print_header(stdout, path, &run->o, stats);
+	printf("# window: %.6g s\n", run->window_ns / 1e9);
+}
+
+/* One process's percentiles and series (@pid NULL: all together). */
+static void print_wss(void *ctx, const struct vmt_analysis *a, const char *pid)
+{
+	const struct wss_run *run = ctx;
+	char title[48];
+
+	if (run->o.csv) {
+		print_series(run, run->o.per_process ? (pid ? pid : "all") : NULL, a, true);
+		return;
+	}
+	snprintf(title, sizeof(title), "%s%s", pid ? "pid " : "", pid ? pid : "all");
+	printf("%s", pid ? "\n" : "");
+	print_percentiles(title, a);
+	if (run->series) {
+		printf("# %s: <window start (s)> <pages> <bytes>\n", title);
+		print_series(run, NULL, a, false);
+	}
+}
+
+static int parse_wss_option(void *ctx, int opt, const char *arg)
+{
+	struct wss_run *run = ctx;
+	int err;
+
+	switch (opt) {
+	case WSS_OPT_WINDOW:
+		err = parse_duration(arg, false, &run->window_ns);
+		if (err == -ERANGE)
+			fprintf(stderr, "vmtrace wss: --window '%s': from 1 ns to 1e9 s\n", arg);
+		else if (err)
+			fprintf(stderr, "vmtrace wss: --window '%s': not a number and a unit (ns, us, ms, s)\n",
+				arg);
+		return err ? -1 : 1;
+	case WSS_OPT_SERIES:
+		run->series = true;
+		return 1;
+	}
+	return 0;
 }
 
 int cmd_wss(int argc, char **argv)
@@ -188,86 +221,20 @@ int cmd_wss(int argc, char **argv)
 		ANALYSIS_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct analysis_options o = { 0 };
 	struct wss_run run = { 0 };
-	struct vmt_analysis *analyses[2];
-	struct vmt_analyze_stats stats;
-	struct vmt_trace *t;
-	bool series = false;
-	char who[32];
-	int opt, taken, ret = 1;
+	const char *path;
+	int status;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (opt == 'h') {
-			usage_wss(stdout);
-			return 0;
-		}
-		if (opt == WSS_OPT_WINDOW) {
-			run.window_ns = parse_duration(optarg);
-			if (!run.window_ns)
-				return 2;
-			continue;
-		}
-		if (opt == WSS_OPT_SERIES) {
-			series = true;
-			continue;
-		}
-		taken = parse_analysis_option("wss", opt, optarg, &o);
-		if (taken < 0)
-			return 2;
-		if (!taken) {
-			usage_wss(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage_wss(stderr);
-		return 2;
-	}
+	status = parse_analysis_command_line(&(struct analysis_command_line){
+		"wss", "h", options, usage_wss, parse_wss_option, &run }, argc, argv, &run.o,
+		&path);
+	if (status >= 0)
+		return status;
 	if (!run.window_ns) {
 		fprintf(stderr, "vmtrace wss: --window T is needed (e.g. --window 100ms)\n");
 		return 2;
 	}
-	t = analysis_open("wss", argv[optind], &o);
-	if (!t)
-		return 1;
-	if (vmt_wss_create(&run.all, run.window_ns) ||
-	    (o.per_process && vmt_per_process_create(&run.per_process, create_wss, &run))) {
-		fprintf(stderr, "vmtrace wss: %s\n", strerror(ENOMEM));
-		goto out;
-	}
-	analyses[0] = run.all;
-	analyses[1] = run.per_process;
-	if (analysis_run("wss", t, &o, analyses, run.per_process ? 2 : 1, &stats))
-		goto out;
-	run.first_ns = stats.first_ns;
-	if (o.csv) {
-		printf("%swindow_start_s,pages,bytes\n", o.per_process ? "process," : "");
-		for (unsigned int i = 0; i < nr_reports(&run); i++) {
-			const struct vmt_analysis *a = nth(&run, i, who);
-
-			print_series(&run, o.per_process ? who : NULL, a, true);
-		}
-	} else {
-		analysis_print_header(stdout, argv[optind], &o, &stats);
-		printf("# window: %.6g s\n", run.window_ns / 1e9);
-		for (unsigned int i = 0; i < nr_reports(&run); i++) {
-			const struct vmt_analysis *a = nth(&run, i, who);
-			char title[48];
-
-			snprintf(title, sizeof(title), "%s%s", i ? "pid " : "", who);
-			printf("%s", i ? "\n" : "");
-			print_percentiles(title, a);
-			if (series) {
-				printf("# %s: <window start (s)> <pages> <bytes>\n", title);
-				print_series(&run, NULL, a, false);
-			}
-		}
-	}
-	ret = o.plot ? plot_wss(&run, o.plot) : 0;
-out:
-	vmt_analysis_destroy(run.all);
-	vmt_analysis_destroy(run.per_process);
-	vmt_trace_close(t);
-	return ret;
+	return run_analysis(&(struct analysis_runner){ "wss", create_wss, &run, print_wss_header,
+						       print_wss, plot_wss },
+			    path, &run.o);
 }

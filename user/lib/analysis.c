@@ -100,20 +100,26 @@ int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
 		stats = &own;
 	memset(stats, 0, sizeof(*stats));
 	if (options->space > VMT_REF_PHYSICAL || options->unit > VMT_REF_LINE ||
-	    options->addr_lo > options->addr_hi)
+	    options->addr_lo > options->addr_hi) {
+		stats->analysis_error = true;
 		return -EINVAL;
+	}
 	ret = vmt_trace_cursor_create(trace, VMT_ORDER_TIME, &cursor);
 	if (ret)
 		return ret;
 	while ((ret = vmt_trace_cursor_next(cursor, &rec, &stream)) == 1) {
 		ret = vmt_analyze_record(rec, options, analyses, nr_analyses, stats);
-		if (ret)
+		if (ret) {
+			stats->analysis_error = true;
 			break;
+		}
 	}
 	vmt_trace_cursor_free(cursor);
-	for (i = 0; !ret && i < nr_analyses; i++)
+	for (i = 0; !ret && i < nr_analyses; i++) {
 		if (analyses[i]->ops->finish)
 			ret = analyses[i]->ops->finish(analyses[i]);
+		stats->analysis_error = ret != 0;
+	}
 	return ret;
 }
 

@@ -69,13 +69,6 @@ static int interleave_reference(struct vmt_analysis *a, const struct vmt_ref *re
 	return 0;
 }
 
-static int by_value(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int interleave_finish(struct vmt_analysis *a)
 {
 	struct interleave *il = to_interleave(a);
@@ -101,7 +94,7 @@ static int interleave_finish(struct vmt_analysis *a)
 		sorted[n++] = length;
 		counts[vmt_value_bucket(length)] += runs;
 	}
-	qsort(sorted, n, sizeof(*sorted), by_value);
+	qsort(sorted, n, sizeof(*sorted), vmt_compare_u64);
 	r->median = 0;
 	for (i = 0; i < n; i++) {
 		seen += *vmt_u64_map_get(&il->lengths, sorted[i]);

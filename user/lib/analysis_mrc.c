@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
+#include "internal/analysis_util.h"
 #include "internal/grow_array.h"
 #include "internal/stack_distance.h"
 #include "internal/u64_map.h"
@@ -447,13 +448,6 @@ static const struct vmt_analysis_ops mrc_ops = {
 	.destroy = mrc_destroy,
 };
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The sizes, ascending and each once, and a FIFO and a CLOCK simulation of each asked. */
 static int mrc_setup_sizes(struct mrc *m, const struct vmt_mrc_options *o)
 {
@@ -466,7 +460,7 @@ static int mrc_setup_sizes(struct mrc *m, const struct vmt_mrc_options *o)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < n; i++)
 		m->sizes[i] = o->sizes ? o->sizes[i] : UINT64_C(1) << i;
-	qsort(m->sizes, n, sizeof(*m->sizes), compare_u64);
+	qsort(m->sizes, n, sizeof(*m->sizes), vmt_compare_u64);
 	for (unsigned int i = 0; i < n; i++) {
 		if (!m->sizes[i] || m->sizes[i] > UINT32_MAX)
 			return -EINVAL;

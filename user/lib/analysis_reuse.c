@@ -17,8 +17,13 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
+#include "internal/analysis_util.h"
 #include "internal/grow_array.h"
 #include "internal/stack_distance.h"
+
+/* The public histogram's buckets are analysis_util.h's. */
+_Static_assert(VMT_REUSE_EXACT == VMT_VALUE_EXACT_BELOW && VMT_REUSE_BUCKETS == VMT_VALUE_BUCKETS,
+	       "reuse histograms bucket as vmt_value_bucket()");
 
 struct unit_state {
 	uint64_t last;		/* the reference number of its last reference */
@@ -48,19 +53,6 @@ static struct reuse *to_reuse(const struct vmt_analysis *a)
 	return (struct reuse *)a;
 }
 
-/* The bucket of @value: itself below VMT_REUSE_EXACT, then one a power of two. */
-static unsigned int bucket_of(uint64_t value)
-{
-	if (value < VMT_REUSE_EXACT)
-		return value;
-	return VMT_REUSE_EXACT - 4 + (63 - __builtin_clzll(value));
-}
-
-static uint64_t bucket_low(unsigned int b)
-{
-	return b < VMT_REUSE_EXACT ? b : UINT64_C(1) << (b - VMT_REUSE_EXACT + 4);
-}
-
 static int reuse_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 {
 	struct reuse *r = to_reuse(a);
@@ -86,7 +78,7 @@ static int reuse_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 		u = &r->units[id];
 		time = r->references - u->last - 1;
 		r->distances[distance]++;
-		r->times[bucket_of(time)]++;
+		r->times[vmt_value_bucket(time)]++;
 		r->time_sum += time;
 		if (time > r->time_max)
 			r->time_max = time;
@@ -105,8 +97,8 @@ static void histogram_finish(struct vmt_reuse_histogram *h)
 
 	h->nr_buckets = 0;
 	for (unsigned int b = 0; b < VMT_REUSE_BUCKETS; b++) {
-		h->buckets[b].low = bucket_low(b);
-		h->buckets[b].high = b + 1 < VMT_REUSE_BUCKETS ? bucket_low(b + 1) - 1 : UINT64_MAX;
+		h->buckets[b].low = vmt_value_bucket_low(b);
+		h->buckets[b].high = vmt_value_bucket_high(b);
 		if (h->buckets[b].count)
 			h->nr_buckets = b + 1;
 		seen += h->buckets[b].count;
@@ -159,7 +151,7 @@ static int reuse_finish(struct vmt_analysis *a)
 	for (uint64_t i = 0; i < r->distances_room; i++) {
 		if (!r->distances[i])
 			continue;
-		d->buckets[bucket_of(i)].count += r->distances[i];
+		d->buckets[vmt_value_bucket(i)].count += r->distances[i];
 		sum += (long double)i * r->distances[i];
 		d->max = i;
 	}

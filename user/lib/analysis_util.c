@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* What HMTT's analyses share: see internal/analysis_util.h. */
+/* What the analyses share: see internal/analysis_util.h. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -18,14 +18,8 @@ int vmt_value_hist_compact(const uint64_t counts[VMT_VALUE_BUCKETS],
 	for (i = 0; i < VMT_VALUE_BUCKETS; i++) {
 		if (!counts[i])
 			continue;
-		if (i < VMT_VALUE_EXACT_BELOW) {
-			b[n].lo = b[n].hi = i;
-		} else {
-			unsigned int k = i - VMT_VALUE_EXACT_BELOW + 4;
-
-			b[n].lo = UINT64_C(1) << k;
-			b[n].hi = k == 63 ? UINT64_MAX : (UINT64_C(1) << (k + 1)) - 1;
-		}
+		b[n].lo = vmt_value_bucket_low(i);
+		b[n].hi = vmt_value_bucket_high(i);
 		b[n++].count = counts[i];
 	}
 	*out = b;
@@ -38,6 +32,13 @@ int vmt_analysis_no_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 	(void)a;
 	(void)ref;
 	return 0;
+}
+
+int vmt_compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 int vmt_u64_maps_init(struct vmt_u64_map *a, struct vmt_u64_map *b)

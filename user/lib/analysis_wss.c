@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
+#include "internal/analysis_util.h"
 #include "internal/u64_map.h"
 
 struct wss {
@@ -130,13 +131,6 @@ const struct vmt_wss_window *vmt_wss_windows(const struct vmt_analysis *analysis
 	return wss->windows;
 }
 
-static int by_value(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /*
  * The nearest-rank percentile of @zeros windows of size 0 and @n sorted
  * sizes after them: the smallest size that at least @p percent of the
@@ -187,8 +181,8 @@ int vmt_wss_summarize(const struct vmt_analysis *analysis, const unsigned int *p
 		total_units += units[w];
 		total_bytes += bytes[w];
 	}
-	qsort(units, wss->nr, sizeof(*units), by_value);
-	qsort(bytes, wss->nr, sizeof(*bytes), by_value);
+	qsort(units, wss->nr, sizeof(*units), vmt_compare_u64);
+	qsort(bytes, wss->nr, sizeof(*bytes), vmt_compare_u64);
 	for (i = 0; i < nr_percents; i++) {
 		summary->percent[i] = percents[i];
 		summary->units[i] = nearest_rank(units, wss->nr, zeros, percents[i]);

@@ -24,8 +24,11 @@ static int alloc_slots(struct vmt_u64_map *map, size_t slots)
 	map->keys = malloc(slots * sizeof(*map->keys));
 	map->values = malloc(slots * sizeof(*map->values));
 	if (!map->keys || !map->values) {
+		/* NULL, not freed memory, for vmt_u64_map_free() after a failed init. */
 		free(map->keys);
 		free(map->values);
+		map->keys = NULL;
+		map->values = NULL;
 		return -ENOMEM;
 	}
 	memset(map->keys, 0xff, slots * sizeof(*map->keys));

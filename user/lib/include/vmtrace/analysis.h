@@ -125,13 +125,20 @@ struct vmt_analyze_stats {
 	uint64_t out_of_range;	/* references outside the address range, passed over */
 	uint64_t first_ns;	/* time of the first reference (0: none) */
 	uint64_t last_ns;	/* and of the last */
+	/*
+	 * On an error: true when an analysis returned it (or @options were
+	 * bad), false when reading the trace failed (then
+	 * vmt_trace_error_message() may say more).
+	 */
+	bool analysis_error;
 };
 
 /*
  * One pass over @trace in time order, through its filter, handing every
  * reference (and record, to those that want them) to each of the
  * @nr_analyses @analyses, then finish() to each. @stats may be NULL.
- * Return: 0, the first error an analysis returned, or the reader's.
+ * Return: 0, the first error an analysis returned, or the reader's
+ * (@stats->analysis_error tells which).
  */
 int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
 		struct vmt_analysis *const *analyses, unsigned int nr_analyses,

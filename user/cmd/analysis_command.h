@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * analysis_options.c: what every analysis command (mrc, reuse, wss,
- * heatmap...) shares: the filters, the unit and space, per process, --csv
- * and --plot; opening the trace, running the pass, the header line, and
- * numbers and plots as people read them.
+ * analysis_command.c: what every analysis command (mrc, reuse, wss,
+ * heatmap, hmtt, reduce) shares: the filters, the unit and space, per
+ * process, --csv and --plot; reading the command line, opening the trace,
+ * running the pass (with --per-process an analysis for each process too),
+ * the header line, and numbers and plots as people read them.
  */
-#ifndef VMTRACE_CMD_ANALYSIS_OPTIONS_H
-#define VMTRACE_CMD_ANALYSIS_OPTIONS_H
+#ifndef VMTRACE_CMD_ANALYSIS_COMMAND_H
+#define VMTRACE_CMD_ANALYSIS_COMMAND_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +50,27 @@ struct analysis_options {
 
 /* 1: @opt was an analysis option, taken; 0: not one; -1: a bad value (said). */
 int parse_analysis_option(const char *cmd, int opt, const char *arg, struct analysis_options *o);
+
+/* An analysis command's line: its options and what to do with them. */
+struct analysis_command_line {
+	const char *cmd;
+	const char *short_options;	/* getopt's; 'h' (when in it) prints the usage */
+	const struct option *options;	/* the command's own, then ANALYSIS_LONG_OPTIONS */
+	void (*usage)(FILE *out);
+	/* The command's own options: 1 taken, 0 not one of them, -1 a bad value (said). */
+	int (*parse)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+/*
+ * getopt_long() over @argv: each option offered to @l->parse, then to
+ * parse_analysis_option(); -h prints the usage on stdout, an unknown
+ * option or anything but one TRACE prints it on stderr.
+ * Return: -1 to go on with the TRACE in *@path; else the exit status, 0
+ * after -h, 2 after a bad option.
+ */
+int parse_analysis_command_line(const struct analysis_command_line *l, int argc, char **argv,
+				struct analysis_options *o, const char **path);
 /* The trace at @path with the filters applied; NULL having said why not. */
 struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analysis_options *o);
 /*
@@ -57,6 +80,31 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
 int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats);
+
+/*
+ * The body of a command with one analysis (mrc, reuse, wss): open the
+ * trace, make the analysis of all processes (and with --per-process one for
+ * each process too), run the pass, and print each result.
+ */
+struct analysis_runner {
+	const char *cmd;
+	/* Makes the analysis of all processes (@pid 0), or of one. */
+	vmt_analysis_create_fn create;
+	void *ctx;
+	/* After the pass: once, before the results. */
+	void (*print_header)(void *ctx, const char *path, const struct vmt_analyze_stats *stats);
+	/* Each result: all together first (@pid NULL), then each process's. */
+	void (*print)(void *ctx, const struct vmt_analysis *analysis, const char *pid);
+	/*
+	 * --plot: from all together's and (with --per-process, else NULL)
+	 * each process's; 0, or 1 having said why not.
+	 */
+	int (*plot)(void *ctx, const struct vmt_analysis *all,
+		    const struct vmt_analysis *per_process);
+};
+
+/* 0, or 1 having said what went wrong. */
+int run_analysis(const struct analysis_runner *r, const char *path, struct analysis_options *o);
 /*
  * The first lines of a table: the trace, what was counted, in which unit,
  * the settings it was traced with (N and the policy) and its reduction.

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What every analysis command shares: see analysis_options.h. */
+/* What every analysis command shares: see analysis_command.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analysis_options.h"
+#include "analysis_command.h"
 #include "cmd_util.h"
 
 const char analysis_options_usage[] =
@@ -97,6 +97,34 @@ int parse_analysis_option(const char *cmd, int opt, const char *arg, struct anal
 	return 0;
 }
 
+int parse_analysis_command_line(const struct analysis_command_line *l, int argc, char **argv,
+				struct analysis_options *o, const char **path)
+{
+	int opt, taken;
+
+	while ((opt = getopt_long(argc, argv, l->short_options, l->options, NULL)) != -1) {
+		if (opt == 'h') {
+			l->usage(stdout);
+			return 0;
+		}
+		taken = l->parse(l->ctx, opt, optarg);
+		if (!taken)
+			taken = parse_analysis_option(l->cmd, opt, optarg, o);
+		if (taken < 0)
+			return 2;
+		if (!taken) {
+			l->usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		l->usage(stderr);
+		return 2;
+	}
+	*path = argv[optind];
+	return -1;
+}
+
 struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analysis_options *o)
 {
 	struct vmt_trace *t = open_or_say(cmd, path, 0);
@@ -119,8 +147,10 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 	int err = vmt_analyze(t, &o->ref, analyses, n, stats);
 
 	if (err) {
+		/* An analysis's error is an errno alone; the reader's message says more. */
 		fprintf(stderr, "vmtrace %s: %s\n", cmd,
-			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
+			stats->analysis_error || err == -ENOMEM ? strerror(-err) :
+			vmt_trace_error_message(t));
 		return 1;
 	}
 	if (!stats->references) {
@@ -132,6 +162,44 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 		return 1;
 	}
 	return 0;
+}
+
+int run_analysis(const struct analysis_runner *r, const char *path, struct analysis_options *o)
+{
+	struct vmt_analysis *analyses[2] = { NULL, NULL };
+	unsigned int n = o->per_process ? 2 : 1;
+	struct vmt_analyze_stats stats;
+	struct vmt_trace *t;
+	int ret = 1, err;
+
+	t = analysis_open(r->cmd, path, o);
+	if (!t)
+		return 1;
+	err = r->create(r->ctx, 0, &analyses[0]);
+	if (!err && o->per_process)
+		err = vmt_per_process_create(&analyses[1], r->create, r->ctx);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: %s\n", r->cmd, strerror(-err));
+		goto out;
+	}
+	if (analysis_run(r->cmd, t, o, analyses, n, &stats))
+		goto out;
+	r->print_header(r->ctx, path, &stats);
+	r->print(r->ctx, analyses[0], NULL);
+	for (unsigned int i = 0; o->per_process && i < vmt_per_process_count(analyses[1]); i++) {
+		uint32_t pid;
+		struct vmt_analysis *sub = vmt_per_process_get(analyses[1], i, &pid);
+		char name[16];
+
+		snprintf(name, sizeof(name), "%u", pid);
+		r->print(r->ctx, sub, name);
+	}
+	ret = o->plot ? r->plot(r->ctx, analyses[0], analyses[1]) : 0;
+out:
+	vmt_analysis_destroy(analyses[0]);
+	vmt_analysis_destroy(analyses[1]);
+	vmt_trace_close(t);
+	return ret;
 }
 
 void analysis_print_header(FILE *out, const char *path, const struct analysis_options *o,

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
-#include "analysis_options.h"
+#include "analysis_command.h"
 #include "cmd_util.h"
 #include "commands.h"
 #include "filter_options.h"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of tests/vm/host/dma-events.sh, on a VM with an NVMe disk:
 # direct reads of known sizes give DMA map and unmap events for the disk's
-# controller whose sizes and count match the I/O.
+# controller whose sizes and count match the I/O; and `vmtrace hmtt`'s DMA
+# section counts the bytes the device wrote to memory as dd moved them, and
+# every device's as the trace's map records add up.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
@@ -22,4 +24,18 @@ expect_eq "$(calls unmap)" $ios "unmap calls"
 expect_eq "$(bytes unmap)" $((ios * 131072)) "bytes unmapped"
 grep -E ' op=map_(page|sg) ' d.txt | grep -v ' dir=from_device ' && fail "a read mapped for another direction"
 grep -qE ' op=map_(page|sg) .* phys=0x0 ' d.txt && fail "a map without its physical address"
+# hmtt: the device writes memory for a read (from_device); all devices' map
+# records, as dump prints them, against the DMA section's totals.
+vmtrace hmtt --section dma --csv d.vmt >h.csv || fail "hmtt --section dma failed"
+# The first table's last row: the whole trace's (one interval, or "all").
+total=$(awk -F, 'NR > 1 && $0 == "" { exit } NR > 1 { r = $4 " " $5 } END { print r }' h.csv)
+want=$(vmtrace dump d.vmt | awk '/ op=map_(page|sg) / {
+	size = $0; sub(/.* size=/, "", size); sub(/ .*/, "", size)
+	if (/ dir=(to_device|bidirectional) /) r += size
+	if (/ dir=(from_device|bidirectional) /) w += size
+} END { print r + 0, w + 0 }')
+expect_eq "$total" "$want" "hmtt's DMA read and write bytes against the map records"
+writes=$(cut -d' ' -f2 <<<"$total")
+[ "$writes" -ge $((ios * 131072)) ] || fail "hmtt: $writes bytes written by devices, dd read $((ios * 131072))"
+echo "hmtt: DMA read and write bytes $total (dd: $((ios * 131072)) read from $dev)"
 echo "dma: $ios reads of 128 KiB on $dev: $ios map and unmap calls, $((ios * 128)) KiB each way"

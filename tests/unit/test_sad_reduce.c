@@ -314,7 +314,7 @@ static void test_sad_exact_at_and_above_r(void **state)
 
 			check_reduction(&g, rs[i], false, 0, &global);
 			check_reduction(&g, rs[i], true, 0, &per);
-			/* For docs/ANALYSIS-reduce.md: what the tests measure. */
+			/* For docs/analysis/reduce.md: what the tests measure. */
 			print_message("  %-7s R=%-3llu %5zu records: ratio %6.2fx, per process %6.2fx\n",
 				      pattern_names[p], (unsigned long long)rs[i], g.n, global, per);
 		}

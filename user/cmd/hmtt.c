@@ -9,7 +9,7 @@
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
  * on physical addresses.
- * docs/ANALYSIS-hmtt.md defines each.
+ * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * HMTT's DMA traffic against the CPU's references (vmtrace/analysis.h;
- * docs/ANALYSIS-hmtt.md defines what it counts).
+ * docs/analysis/hmtt.md defines what it counts).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * HMTT's interleaving: runs of one process's references in the merged
- * stream (vmtrace/analysis.h; docs/ANALYSIS-hmtt.md).
+ * stream (vmtrace/analysis.h; docs/analysis/hmtt.md).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * HMTT's stream coverage rate, after Mohan et al. (vmtrace/analysis.h;
- * docs/ANALYSIS-hmtt.md).
+ * docs/analysis/hmtt.md).
  */
 #include <errno.h>
 #include <stdlib.h>

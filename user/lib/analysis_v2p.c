@@ -2,7 +2,7 @@
 /*
  * HMTT's virtual-to-physical analysis: how often pages and frames were
  * mapped, and how often virtually adjacent pages are physically adjacent
- * (vmtrace/analysis.h; docs/ANALYSIS-hmtt.md).
+ * (vmtrace/analysis.h; docs/analysis/hmtt.md).
  */
 #include <errno.h>
 #include <stdlib.h>

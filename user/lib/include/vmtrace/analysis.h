@@ -268,7 +268,7 @@ const uint64_t *vmt_heatmap_counts(const struct vmt_analysis *analysis, unsigned
  * and Wilson, "Trace reduction for virtual memory simulations" (SIGMETRICS
  * '99): a trace with fewer references whose LRU simulation takes exactly
  * the faults of the original's for every memory of at least R units. The
- * rule and why it holds are in sad_reduce.c and docs/ANALYSIS-reduce.md.
+ * rule and why it holds are in sad_reduce.c and docs/analysis/reduce.md.
  *
  * The analysis writes the reduced trace as it goes, to a writer the caller
  * made and closes: every record the pass sees, in time order, but the
@@ -438,7 +438,7 @@ const struct vmt_reuse_unit *vmt_reuse_top(const struct vmt_analysis *analysis, 
  * trace monitoring system", SIGMETRICS 2008), which traced the memory bus
  * and so saw the devices' DMA, the page tables' mappings, every process's
  * references merged, and the streams a prefetcher could follow. Each is an
- * analysis for vmt_analyze(); docs/ANALYSIS-hmtt.md defines what they count.
+ * analysis for vmt_analyze(); docs/analysis/hmtt.md defines what they count.
  */
 
 /* A range of values and how many fell in it: [lo, hi]. */

@@ -7,6 +7,8 @@
 # and N=512 under FIFO, and N=64 under CLOCK; then the LRU and FIFO curves
 # `vmtrace mrc` computes from each trace, printed as
 #   curve TRACE POLICY PAGES REFERENCES FAULTS
+# and the N=0 trace reduced by `vmtrace reduce --sad R` for a few R:
+#   reduce R REFERENCES KEPT
 set -euo pipefail
 . /opt/vmtrace/tests/vm/lib.sh
 insmod /opt/vmtrace/lib/vmtrace.ko
@@ -27,6 +29,11 @@ trace() {  # trace NAME record-options...
 }
 
 trace n0 -n 0
+refs() { vmtrace stats "$1" | awk '$1 == "reference" { print $2 }'; }
+for r in 16 64 256 1024; do
+	vmtrace reduce --sad $r n0.vmt -o sad.vmt >/dev/null
+	echo "reduce $r $(refs n0.vmt) $(refs sad.vmt)"
+done
 trace fifo64 -n 64 --policy fifo
 trace fifo512 -n 512 --policy fifo
 trace clock64 -n 64 --policy clock

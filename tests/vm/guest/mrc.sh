@@ -9,7 +9,8 @@
 # (--addr), must be those of the program's sequence, computed here by brute
 # force at every size from 1 page to past the footprint. And on the whole
 # trace (code, stack and libc pages too) the curves must be a brute-force
-# simulation's of the references `vmtrace dump` prints.
+# simulation's of the references `vmtrace dump` prints, and those of the
+# trace `vmtrace reduce --sad 8` makes, at 8 pages and more, the same.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
@@ -112,5 +113,12 @@ for line in open(sys.argv[4]):
 bad += check(sys.argv[3], refs, "the whole trace against its dump")
 sys.exit(1 if bad else 0)
 PY
+# SAD: the trace reduced for memories of 8 pages or more keeps LRU's
+# faults at every such size.
+vmtrace reduce --sad 8 $dir/n0.vmt -o $dir/sad8.vmt >/dev/null || fail "reduce failed"
+lru() { vmtrace mrc "$1" --policy lru --sizes "$(seq -s, 8 96)" --csv | cut -d, -f2,4; }
+expect_eq "$(lru $dir/sad8.vmt)" "$(lru $dir/n0.vmt)" "LRU faults of the SAD-reduced trace at 8 to 96 pages"
+echo "reduce --sad 8: $(vmtrace stats $dir/sad8.vmt | awk '$1 == "reference" { print $2 }') of" \
+	"$(vmtrace stats $dir/n0.vmt | awk '$1 == "reference" { print $2 }') references kept"
 rmmod vmtrace
 echo "mrc: ok"

@@ -13,13 +13,13 @@ ok() { passed=$((passed + 1)); }
 
 "$synth" mixed 20000 >"$tmp/raw" && "$bin" convert "$tmp/raw" -o "$tmp/t.vmt" >/dev/null 2>&1 ||
 	{ echo "reduce: FAIL: no input trace"; exit 1; }
-"$bin" info "$tmp/t.vmt" | grep -qx 'session: settings not recorded (older trace)' && ok ||
+"$bin" info "$tmp/t.vmt" | grep -qx 'session: settings not recorded (a converted or older trace)' && ok ||
 	fail "info of a converted trace: no 'settings not recorded' line"
 
 for pp in "" --per-process; do
 	if "$bin" reduce --sad 64 $pp "$tmp/t.vmt" -o "$tmp/r.vmt" >"$tmp/out" 2>"$tmp/err" &&
 	   grep -q 'references kept, reduction ratio [0-9.]*x' "$tmp/out" &&
-	   grep -q '^# settings not recorded (older trace)' "$tmp/out"; then ok
+	   grep -q '^# settings not recorded (a converted or older trace)' "$tmp/out"; then ok
 	else fail "reduce --sad 64 $pp: $(cat "$tmp/err" "$tmp/out")"; fi
 	"$bin" info "$tmp/r.vmt" | grep -q "^reduction: SAD-reduced with R=64${pp:+ (per process)}:" &&
 		ok || fail "info $pp: no reduction line"

@@ -79,7 +79,7 @@ const char *describe_session(int err, const struct vmt_trace_session *s, char *b
 	int len;
 
 	if (err == -ENOENT)
-		snprintf(buf, size, "settings not recorded (older trace)");
+		snprintf(buf, size, "settings not recorded (a converted or older trace)");
 	else if (err)
 		snprintf(buf, size, "settings unreadable: %s", strerror(-err));
 	else if (!(s->flags & VMT_CONFIG_PROTECT))

@@ -26,7 +26,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench demo man install clean
+	checkpatch fuzz bench bench-analyses demo man install clean
 
 all: tools bpf module
 
@@ -37,6 +37,7 @@ help:
 	@echo 'make check-quick    unit tests and one VM smoke test on 6.1'
 	@echo 'make check-vm       VM tests: KERNELS="6.1 6.12 debug" TESTS=capture,protect (default all)'
 	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
+	@echo 'make bench-analyses the analyses'"'"' speed alone (on the host, no VM)'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
@@ -92,11 +93,12 @@ $(BUILD)/bin/vmt-%: tests/vm/progs/%.c tests/vm/progs/prog.h include/vmtrace_mar
 	@mkdir -p $(dir $@)
 	$(CC) -Iinclude -Iinclude/uapi $(CFLAGS) -o $@ $<
 
-# Host-side benchmark helpers (tests/bench/NAME.c -> vmt-NAME).
+# Host-side benchmark helpers (tests/bench/NAME.c -> vmt-NAME), with
+# libvmtrace for those that read traces.
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/bench/*.c))
-$(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h
+$(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/lib/libvmtrace.a -lzstd -llzma -lz -lm
 
 # vmtrace(1), made by the command from its own help text (vmtrace.c).
 $(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
@@ -212,6 +214,10 @@ check-quick:
 
 bench: tools test-modules
 	@scripts/bench
+
+# The analyses' section of docs/BENCHMARKS.md alone: on the host, no VM.
+bench-analyses: tools
+	@scripts/bench-analyses
 
 demo: setup
 	@$(MAKE) -s tools test-modules TEST_KERNELS=6.1

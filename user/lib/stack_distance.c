@@ -18,9 +18,9 @@
  * walks of log2(times) steps each.
  *
  * When time reaches the tree's end, the units are renumbered in the order
- * of their last times (a unit's new time is its 1s prefix sum, 1...units),
- * and the tree restarts at twice the units: it grows with the units seen,
- * not with the trace's length, and renumbering costs O(n log n) once every
+ * of their last times (1...units, found by one scan of the times in
+ * order), and the tree restarts at twice the units: it grows with the units
+ * seen, not with the trace's length, and renumbering costs O(n) once every
  * n or more references.
  */
 #include <errno.h>
@@ -73,13 +73,16 @@ void vmt_stack_distance_free(struct vmt_stack_distance *sd)
 /*
  * Times 1..@live for the @live units whose 1s the tree holds, in the order
  * of their last times, and a tree of 2 * @live + 2 times (at least the
- * first size) with 1s at 1..@live. A unit whose 1 was just taken out (the
- * one being referenced) gets a meaningless time, which its caller replaces.
+ * first size) with 1s at 1..@live. The unit being referenced, whose 1 was
+ * just taken out, has its last time cleared (0) by the caller, which gives
+ * it a new one. Linear in the times: each unit is written at its last time
+ * in a table of times (reusing the old tree's memory, which the prefix sums
+ * are not needed for), and a scan of that table in order gives the new times.
  */
 static int renumber(struct vmt_stack_distance *sd, uint32_t live)
 {
 	uint64_t times = 2 * (uint64_t)live + 2;
-	uint32_t *tree;
+	uint32_t *tree, *owner = sd->tree, rank = 0;
 	uint32_t i;
 
 	if (times < INITIAL_TIMES)
@@ -89,8 +92,14 @@ static int renumber(struct vmt_stack_distance *sd, uint32_t live)
 	tree = malloc((times + 1) * sizeof(*tree));
 	if (!tree)
 		return -ENOMEM;
+	/* owner[t]: 1 + the unit whose last time is t, 0 for none. */
+	memset(owner, 0, (sd->times + 1) * sizeof(*owner));
 	for (i = 0; i < sd->units; i++)
-		sd->last[i] = tree_prefix(sd->tree, sd->last[i]);
+		if (sd->last[i])
+			owner[sd->last[i]] = i + 1;
+	for (uint64_t t = 1; t <= sd->times; t++)
+		if (owner[t])
+			sd->last[owner[t] - 1] = ++rank;
 	/* A Fenwick node t sums the times (t - lowbit(t), t]: here, how many are <= live. */
 	tree[0] = 0;
 	for (uint64_t t = 1; t <= times; t++) {
@@ -138,6 +147,8 @@ int vmt_stack_distance_access(struct vmt_stack_distance *sd, uint64_t key, uint6
 	}
 	*id = *slot;
 	if (sd->now == sd->times) {
+		if (!added)
+			sd->last[*id] = 0;	/* its 1 is out: no time to renumber */
 		err = renumber(sd, live);
 		if (err)
 			return err;

@@ -21,17 +21,11 @@ static size_t hash(uint64_t key)
 
 static int alloc_slots(struct vmt_u64_map *map, size_t slots)
 {
-	map->keys = malloc(slots * sizeof(*map->keys));
-	map->values = malloc(slots * sizeof(*map->values));
-	if (!map->keys || !map->values) {
-		/* NULL, not freed memory, for vmt_u64_map_free() after a failed init. */
-		free(map->keys);
-		free(map->values);
-		map->keys = NULL;
-		map->values = NULL;
+	map->slots = malloc(slots * sizeof(*map->slots));
+	if (!map->slots)
 		return -ENOMEM;
-	}
-	memset(map->keys, 0xff, slots * sizeof(*map->keys));
+	/* Every key VMT_U64_MAP_EMPTY (all ones): every slot free. */
+	memset(map->slots, 0xff, slots * sizeof(*map->slots));
 	map->mask = slots - 1;
 	return 0;
 }
@@ -44,8 +38,7 @@ int vmt_u64_map_init(struct vmt_u64_map *map)
 
 void vmt_u64_map_free(struct vmt_u64_map *map)
 {
-	free(map->keys);
-	free(map->values);
+	free(map->slots);
 	memset(map, 0, sizeof(*map));
 }
 
@@ -54,7 +47,7 @@ static size_t find(const struct vmt_u64_map *map, uint64_t key)
 {
 	size_t i = hash(key) & map->mask;
 
-	while (map->keys[i] != key && map->keys[i] != VMT_U64_MAP_EMPTY)
+	while (map->slots[i].key != key && map->slots[i].key != VMT_U64_MAP_EMPTY)
 		i = (i + 1) & map->mask;
 	return i;
 }
@@ -66,7 +59,7 @@ uint64_t *vmt_u64_map_get(struct vmt_u64_map *map, uint64_t key)
 	if (key == VMT_U64_MAP_EMPTY)
 		return map->has_empty_key ? &map->empty_key_value : NULL;
 	i = find(map, key);
-	return map->keys[i] == key ? &map->values[i] : NULL;
+	return map->slots[i].key == key ? &map->slots[i].value : NULL;
 }
 
 static int grow(struct vmt_u64_map *map)
@@ -79,14 +72,12 @@ static int grow(struct vmt_u64_map *map)
 		return -ENOMEM;
 	}
 	for (i = 0; i <= old.mask; i++) {
-		if (old.keys[i] == VMT_U64_MAP_EMPTY)
+		if (old.slots[i].key == VMT_U64_MAP_EMPTY)
 			continue;
-		j = find(map, old.keys[i]);
-		map->keys[j] = old.keys[i];
-		map->values[j] = old.values[i];
+		j = find(map, old.slots[i].key);
+		map->slots[j] = old.slots[i];
 	}
-	free(old.keys);
-	free(old.values);
+	free(old.slots);
 	return 0;
 }
 
@@ -105,19 +96,19 @@ uint64_t *vmt_u64_map_put(struct vmt_u64_map *map, uint64_t key, bool *added)
 		return &map->empty_key_value;
 	}
 	i = find(map, key);
-	if (map->keys[i] == key)
-		return &map->values[i];
+	if (map->slots[i].key == key)
+		return &map->slots[i].value;
 	/* At most half full: probes stay short. */
 	if ((map->count + 1) * 2 > map->mask + 1) {
 		if (grow(map))
 			return NULL;
 		i = find(map, key);
 	}
-	map->keys[i] = key;
-	map->values[i] = 0;
+	map->slots[i].key = key;
+	map->slots[i].value = 0;
 	map->count++;
 	*added = true;
-	return &map->values[i];
+	return &map->slots[i].value;
 }
 
 int vmt_u64_map_next(const struct vmt_u64_map *map, size_t *pos, uint64_t *key, uint64_t *value)
@@ -125,9 +116,9 @@ int vmt_u64_map_next(const struct vmt_u64_map *map, size_t *pos, uint64_t *key, 
 	while (*pos <= map->mask) {
 		size_t i = (*pos)++;
 
-		if (map->keys[i] != VMT_U64_MAP_EMPTY) {
-			*key = map->keys[i];
-			*value = map->values[i];
+		if (map->slots[i].key != VMT_U64_MAP_EMPTY) {
+			*key = map->slots[i].key;
+			*value = map->slots[i].value;
 			return 1;
 		}
 	}

@@ -3,6 +3,8 @@
  * A hash map from u64 keys to u64 values, open addressing with linear
  * probing, grown to stay at most half full: the analyses' table of the
  * units (pages, frames, lines) they have seen. Entries are never removed.
+ * A key and its value sit side by side: a lookup in a table larger than
+ * the caches costs one cache miss, not two.
  */
 #ifndef VMTRACE_INTERNAL_U64_MAP_H
 #define VMTRACE_INTERNAL_U64_MAP_H
@@ -11,9 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct vmt_u64_slot {
+	uint64_t key;		/* VMT_U64_MAP_EMPTY: a free slot */
+	uint64_t value;
+};
+
 struct vmt_u64_map {
-	uint64_t *keys;		/* VMT_U64_MAP_EMPTY: a free slot */
-	uint64_t *values;
+	struct vmt_u64_slot *slots;
 	size_t mask;		/* slots - 1 */
 	size_t count;		/* keys held, the empty key's included */
 	bool has_empty_key;	/* the key VMT_U64_MAP_EMPTY is held ... */

@@ -37,7 +37,7 @@ help:
 	@echo 'make check-quick    unit tests and one VM smoke test on 6.1'
 	@echo 'make check-vm       VM tests: KERNELS="6.1 6.12 debug" TESTS=capture,protect (default all)'
 	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
-	@echo 'make bench-analyses the analyses'"'"' speed alone (on the host, no VM)'
+	@echo 'make bench-analyses the analyses'"'"' speed alone (traces recorded in the 6.1 VM and synthetic)'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
@@ -216,7 +216,7 @@ bench: tools test-modules
 	@scripts/bench
 
 # The analyses' section of docs/BENCHMARKS.md alone: on the host, no VM.
-bench-analyses: tools
+bench-analyses: tools test-modules
 	@scripts/bench-analyses
 
 demo: setup

@@ -91,6 +91,20 @@ echo "5,2,3,2,1.6667,2,2" | diff -u - "$tmp/out" >"$tmp/diff" && pass ||
 "$bin" hmtt "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" && grep -q '65,536' "$tmp/out" &&
 	grep -q 'stream coverage rate' "$tmp/out" && pass || fail "hmtt TRACE: $(cat "$tmp/err")"
 
+# --per-process: each process's dma, v2p and scr tables are those of the
+# same sections run on that process alone (--pid); interleave is all's.
+"$bin" hmtt --csv --per-process --section dma,v2p,scr "$tmp/t.vmt" >"$tmp/per" 2>"$tmp/err"
+for pid in 1 2; do
+	"$bin" hmtt --csv --section dma,v2p,scr --pid $pid "$tmp/t.vmt" >"$tmp/alone" 2>/dev/null
+	# The tables after the one-row table of this pid, up to the next pid's.
+	awk -v pid=$pid 'prev == "pid" { on = ($0 == pid); skip = 1 } { prev = $0 }
+		/^pid$/ { on = 0 } on && !skip { print } { skip = 0 }' "$tmp/per" |
+		sed -e '1{/^$/d}' -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$tmp/got"
+	diff -u "$tmp/alone" "$tmp/got" >"$tmp/diff" && pass ||
+		fail "--per-process's pid $pid against --pid $pid: $(cat "$tmp/diff")"
+done
+grep -qx pid "$tmp/per" || fail "--per-process printed no process"
+
 # Bad input.
 trace nodma "ref 0 1 0x10 0" "ref 10 1 0x11 0"
 trace empty "dma 0 0 1 4096"

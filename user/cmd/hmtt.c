@@ -53,8 +53,11 @@ static const char hmtt_usage[] =
 	"  --space virtual|physical  dma and interleave: which references count\n"
 	"                     (physical: those with a frame); scr measures both\n"
 	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines\n"
+	"  --per-process      dma, v2p and scr of each process too (after all of them), in\n"
+	"                     the order of their first references; interleave is all's\n"
 	"  --csv              comma-separated values, a header line a table, tables apart\n"
-	"                     by an empty line\n";
+	"                     by an empty line; with --per-process, each process's tables\n"
+	"                     come after a table 'pid' of one row, its pid\n";
 
 void usage_hmtt(FILE *out)
 {
@@ -315,31 +318,72 @@ static void print_scr(const struct analysis_options *o, struct vmt_analysis *con
 	}
 }
 
-/* The analyses the sections need, in @a (by enum section bit: dma, v2p, interleave, scr x2). */
+/* The analysis of one section, made for vmt_analyze() or, per process, for a pid. */
+struct hmtt_maker {
+	unsigned int section;	/* a SECTION_* bit */
+	enum vmt_ref_space space;	/* scr's */
+	uint64_t window_ns;
+	enum vmt_ref_unit unit;
+	unsigned int scr_window;
+};
+
+static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
+{
+	const struct hmtt_maker *m = ctx;
+
+	(void)pid;
+	switch (m->section) {
+	case SECTION_DMA:
+		return vmt_dma_traffic_create(a, m->window_ns);
+	case SECTION_V2P:
+		return vmt_v2p_create(a);
+	case SECTION_INTERLEAVE:
+		return vmt_interleave_create(a);
+	default:
+		return vmt_scr_create(a, m->space, m->unit, m->scr_window);
+	}
+}
+
+/*
+ * The analyses the sections need: one of each for all the processes, and
+ * with --per-process one per process of each but interleave's (through
+ * vmt_per_process_create(), in @per[]). scr has two: virtual and physical.
+ */
+enum { HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR_VIRTUAL, HMTT_SCR_PHYSICAL, HMTT_KINDS };
+
 struct hmtt_analyses {
-	struct vmt_analysis *dma, *v2p, *interleave, *scr[2];
-	struct vmt_analysis *list[5];
+	struct hmtt_maker makers[HMTT_KINDS];
+	struct vmt_analysis *all[HMTT_KINDS], *per[HMTT_KINDS];
+	struct vmt_analysis *list[2 * HMTT_KINDS];
 	unsigned int n;
 };
 
 static int hmtt_create(struct hmtt_analyses *h, unsigned int sections, uint64_t window_ns,
 		       const struct analysis_options *o, unsigned int scr_window)
 {
+	static const unsigned int kind_sections[HMTT_KINDS] = {
+		SECTION_DMA, SECTION_V2P, SECTION_INTERLEAVE, SECTION_SCR, SECTION_SCR,
+	};
 	int err = 0;
 
 	memset(h, 0, sizeof(*h));
-	if (sections & SECTION_DMA && !(err = vmt_dma_traffic_create(&h->dma, window_ns)))
-		h->list[h->n++] = h->dma;
-	if (!err && sections & SECTION_V2P && !(err = vmt_v2p_create(&h->v2p)))
-		h->list[h->n++] = h->v2p;
-	if (!err && sections & SECTION_INTERLEAVE && !(err = vmt_interleave_create(&h->interleave)))
-		h->list[h->n++] = h->interleave;
-	if (!err && sections & SECTION_SCR &&
-	    !(err = vmt_scr_create(&h->scr[0], VMT_REF_VIRTUAL, o->ref.unit, scr_window))) {
-		h->list[h->n++] = h->scr[0];
-		err = vmt_scr_create(&h->scr[1], VMT_REF_PHYSICAL, o->ref.unit, scr_window);
+	for (unsigned int k = 0; k < HMTT_KINDS && !err; k++) {
+		struct hmtt_maker *m = &h->makers[k];
+
+		if (!(sections & kind_sections[k]))
+			continue;
+		*m = (struct hmtt_maker){ kind_sections[k],
+			k == HMTT_SCR_PHYSICAL ? VMT_REF_PHYSICAL : VMT_REF_VIRTUAL,
+			window_ns, o->ref.unit, scr_window };
+		err = hmtt_make(m, 0, &h->all[k]);
+		if (err)
+			break;
+		h->list[h->n++] = h->all[k];
+		if (!o->per_process || k == HMTT_INTERLEAVE)
+			continue;
+		err = vmt_per_process_create(&h->per[k], hmtt_make, m);
 		if (!err)
-			h->list[h->n++] = h->scr[1];
+			h->list[h->n++] = h->per[k];
 	}
 	return err;
 }
@@ -348,6 +392,46 @@ static void hmtt_destroy(struct hmtt_analyses *h)
 {
 	for (unsigned int i = 0; i < h->n; i++)
 		vmt_analysis_destroy(h->list[i]);
+}
+
+
+/* The sections asked for, of one process or all of them (@a by HMTT_*). */
+static void print_sections(const struct analysis_options *o, unsigned int sections,
+			   struct vmt_analysis *const *a, unsigned int scr_window, bool *first)
+{
+	if (sections & SECTION_DMA && vmt_dma_traffic_records(a[HMTT_DMA]))
+		print_dma(o, a[HMTT_DMA], first);
+	if (sections & SECTION_V2P)
+		print_v2p(o, a[HMTT_V2P], first);
+	if (sections & SECTION_INTERLEAVE && a[HMTT_INTERLEAVE])
+		print_interleave(o, a[HMTT_INTERLEAVE], first);
+	if (sections & SECTION_SCR)
+		print_scr(o, &a[HMTT_SCR_VIRTUAL], scr_window, first);
+}
+
+/* --per-process: each process's sections, in the order of its first reference. */
+static void print_processes(const struct analysis_options *o, unsigned int sections,
+			    const struct hmtt_analyses *h, unsigned int scr_window, bool *first)
+{
+	const struct vmt_analysis *any = NULL;
+	unsigned int k, i;
+	char title[64];
+	uint32_t pid;
+
+	for (k = 0; k < HMTT_KINDS && !any; k++)
+		any = h->per[k];
+	for (i = 0; any && i < vmt_per_process_count(any); i++) {
+		struct vmt_analysis *a[HMTT_KINDS] = { NULL };
+
+		for (k = 0; k < HMTT_KINDS; k++)
+			if (h->per[k])
+				a[k] = vmt_per_process_get(h->per[k], i, &pid);
+		snprintf(title, sizeof(title), "==== process %u ====", pid);
+		print_title(o, first, title);
+		if (o->csv)
+			printf("pid\n%u\n", pid);
+		print_sections(o, sections & ~SECTION_INTERLEAVE, a, scr_window, first);
+	}
 }
 
 struct hmtt_command {
@@ -376,9 +460,8 @@ static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 			return -1;
 		c->scr_window = (unsigned int)n;
 		return 1;
-	case ANALYSIS_OPT_PER_PROCESS:
 	case ANALYSIS_OPT_PLOT:
-		fprintf(stderr, "vmtrace %s: --per-process and --plot are not hmtt's options\n", CMD);
+		fprintf(stderr, "vmtrace %s: --plot is not one of hmtt's options\n", CMD);
 		usage_hmtt(stderr);
 		return -1;
 	}
@@ -424,7 +507,7 @@ int cmd_hmtt(int argc, char **argv)
 	}
 	if (analysis_run(CMD, t, &o, h.list, h.n, &stats))
 		goto out;
-	if (h.dma && !vmt_dma_traffic_records(h.dma)) {
+	if (h.all[HMTT_DMA] && !vmt_dma_traffic_records(h.all[HMTT_DMA])) {
 		fprintf(stderr, "vmtrace %s: %s: no DMA records%s (record with -e dma)\n", CMD,
 			path, o.filter.used ? " pass the filters" : " in the trace");
 		/* Asked for alone, the section has nothing to show: an error. */
@@ -436,14 +519,8 @@ int cmd_hmtt(int argc, char **argv)
 		analysis_print_header(stdout, path, &o, &stats);
 		first = false;
 	}
-	if (sections & SECTION_DMA)
-		print_dma(&o, h.dma, &first);
-	if (sections & SECTION_V2P)
-		print_v2p(&o, h.v2p, &first);
-	if (sections & SECTION_INTERLEAVE)
-		print_interleave(&o, h.interleave, &first);
-	if (sections & SECTION_SCR)
-		print_scr(&o, h.scr, scr_window, &first);
+	print_sections(&o, sections, h.all, scr_window, &first);
+	print_processes(&o, sections, &h, scr_window, &first);
 	status = 0;
 out:
 	hmtt_destroy(&h);

@@ -206,16 +206,11 @@ static int per_process_record(struct vmt_analysis *a, const struct vmt_record *r
 			return err;
 		return sub->ops->record ? sub->ops->record(sub, rec) : 0;
 	}
-	for (i = 0; i < pp->nr; i++) {
-		if (slot && *slot != i)
-			continue;
-		if (pp->subs[i]->ops->record) {
-			err = pp->subs[i]->ops->record(pp->subs[i], rec);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
+	/* Another process's, or from before this one's first reference: not its. */
+	if (!slot)
+		return 0;
+	i = *slot;
+	return pp->subs[i]->ops->record ? pp->subs[i]->ops->record(pp->subs[i], rec) : 0;
 }
 
 static int per_process_finish(struct vmt_analysis *a)

@@ -150,9 +150,10 @@ void vmt_analysis_destroy(struct vmt_analysis *analysis);
 /*
  * Per process: an analysis that runs one analysis of its own for each pid,
  * made by @create(@ctx, pid, &analysis) at the pid's first reference, and
- * hands it that pid's references (and records) alone. Other records of a
- * process with no analysis yet (a DMA mapping, a switch, a task's birth)
- * go to every process's analysis made so far.
+ * hands it that pid's references and records alone. A record of a process
+ * that has no analysis yet goes to none: one from before the process's
+ * first reference (which a --pid filter would keep), or of a process that
+ * never references.
  */
 typedef int (*vmt_analysis_create_fn)(void *ctx, uint32_t pid, struct vmt_analysis **analysis);
 

@@ -38,11 +38,11 @@ VMT_COMMAND(export);
 VMT_COMMAND(seek);
 VMT_COMMAND(stats);
 VMT_COMMAND(report);
-VMT_COMMAND(wss);
-VMT_COMMAND(heatmap);
-VMT_COMMAND(reduce);
 VMT_COMMAND(mrc);
 VMT_COMMAND(reuse);
+VMT_COMMAND(wss);
+VMT_COMMAND(heatmap);
 VMT_COMMAND(hmtt);
+VMT_COMMAND(reduce);
 
 #endif

@@ -56,7 +56,7 @@ static const struct vmt_command commands[] = {
 	  usage_seek, cmd_seek },
 	{ "stats", "counts per process, CPU and record type; lost records; time span",
 	  usage_stats, cmd_stats },
-	{ "report", "processes, footprints, fault rates over time, top pages, the analyses in a line",
+	{ "report", "processes, footprints, fault rates, top pages, a line from each analysis",
 	  usage_report, cmd_report },
 	{ "mrc", "miss-ratio curves: faults against memory size under LRU, FIFO, CLOCK, OPT",
 	  usage_mrc, cmd_mrc },

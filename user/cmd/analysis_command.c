@@ -301,3 +301,32 @@ out:
 	unlink(data_path);
 	return ret;
 }
+
+int plot_begin(const char *cmd, struct plot *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->data = open_memstream(&p->data_text, &p->data_len);
+	p->script = p->data ? open_memstream(&p->script_text, &p->script_len) : NULL;
+	if (p->script)
+		return 0;
+	if (p->data)
+		fclose(p->data);
+	free(p->data_text);
+	fprintf(stderr, "vmtrace %s: --plot: %s\n", cmd, strerror(ENOMEM));
+	return 1;
+}
+
+int plot_end(const char *cmd, struct plot *p, const char *path)
+{
+	/* The texts are whole, and their pointers set, once the streams are closed. */
+	bool data_ok = fclose(p->data) == 0, script_ok = fclose(p->script) == 0;
+	int ret = 1;
+
+	if (data_ok && script_ok)
+		ret = plot_with_gnuplot(cmd, path, p->script_text, p->data_text);
+	else
+		fprintf(stderr, "vmtrace %s: --plot: %s\n", cmd, strerror(ENOMEM));
+	free(p->data_text);
+	free(p->script_text);
+	return ret;
+}

@@ -122,4 +122,16 @@ const char *fmt_bytes(double bytes, char buf[32]);
  */
 int plot_with_gnuplot(const char *cmd, const char *path, const char *script, const char *data);
 
+/* A picture being written: gnuplot's data and its script, each in memory. */
+struct plot {
+	FILE *data, *script;
+	char *data_text, *script_text;
+	size_t data_len, script_len;
+};
+
+/* Open both streams: 0, or 1 having said why not (and nothing to end). */
+int plot_begin(const char *cmd, struct plot *p);
+/* Close them and draw @path with plot_with_gnuplot(); frees them. 0, or 1 having said why not. */
+int plot_end(const char *cmd, struct plot *p, const char *path);
+
 #endif

@@ -133,36 +133,20 @@ static int plot_heatmap(const struct vmt_analysis *h, const char *path, const ch
 {
 	unsigned int nr_segs;
 	const struct vmt_heatmap_segment *segs = vmt_heatmap_segments(h, &nr_segs);
-	char *data = NULL, *script = NULL;
-	size_t data_len = 0, script_len = 0;
-	FILE *d = open_memstream(&data, &data_len);
-	FILE *s = open_memstream(&script, &script_len);
-	int ret = 1;
+	struct plot p;
 
-	if (!d || !s) {
-		fprintf(stderr, "vmtrace heatmap: %s\n", strerror(ENOMEM));
-		goto out;
-	}
-	print_cells(d, h, " ", true);
-	fprintf(s, "set title '%s'\nset xlabel 'time (s)'\nset ylabel 'address'\n"
-		"set cblabel '1 + log10(references); 0: none'\nset autoscale fix\nset ytics (", title);
+	if (plot_begin("heatmap", &p))
+		return 1;
+	print_cells(p.data, h, " ", true);
+	fprintf(p.script, "set title '%s'\nset xlabel 'time (s)'\nset ylabel 'address'\n"
+		"set cblabel '1 + log10(references); 0: none'\nset autoscale fix\nset ytics (",
+		title);
 	for (unsigned int i = 0; i < nr_segs; i++)
-		fprintf(s, "%s'0x%llx' %u", i ? ", " : "", (unsigned long long)segs[i].start,
+		fprintf(p.script, "%s'0x%llx' %u", i ? ", " : "", (unsigned long long)segs[i].start,
 			segs[i].first_row);
-	fprintf(s, ")\nset yrange [] reverse\nset palette rgb 21,22,23\n"
+	fprintf(p.script, ")\nset yrange [] reverse\nset palette rgb 21,22,23\n"
 		"plot DATA using 1:2:($3 > 0 ? log10($3) + 1 : 0) with image notitle\n");
-	fclose(d);
-	fclose(s);
-	d = s = NULL;
-	ret = plot_with_gnuplot("heatmap", path, script, data);
-out:
-	if (d)
-		fclose(d);
-	if (s)
-		fclose(s);
-	free(data);
-	free(script);
-	return ret;
+	return plot_end("heatmap", &p, path);
 }
 
 struct heatmap_run {

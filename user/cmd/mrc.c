@@ -156,43 +156,27 @@ static int plot_curves(void *ctx, const struct vmt_analysis *a,
 		       const struct vmt_analysis *per_process)
 {
 	const struct mrc_command *c = ctx;
-	char *data = NULL, *script = NULL;
-	size_t data_len = 0, script_len = 0;
-	FILE *d = open_memstream(&data, &data_len), *s = open_memstream(&script, &script_len);
 	unsigned int block = 0;
 	uint64_t faults;
-	int ret = 1;
+	struct plot p;
 
 	(void)per_process;
-	if (!d || !s) {
-		fprintf(stderr, "vmtrace mrc: --plot: out of memory\n");
-		goto out;
-	}
-	fprintf(s, "set logscale x 2\nset xlabel 'memory (%s)'\nset ylabel 'miss ratio'\n"
+	if (plot_begin("mrc", &p))
+		return 1;
+	fprintf(p.script, "set logscale x 2\nset xlabel 'memory (%s)'\nset ylabel 'miss ratio'\n"
 		"set yrange [0:1.02]\nset key top right\nset grid\nplot", c->unit);
-	for (unsigned int p = 0; p < VMT_MRC_NR_POLICIES; p++) {
-		if (vmt_mrc_faults(a, p, 0, &faults))
+	for (unsigned int pol = 0; pol < VMT_MRC_NR_POLICIES; pol++) {
+		if (vmt_mrc_faults(a, pol, 0, &faults))
 			continue;
-		for (unsigned int i = 0; !vmt_mrc_faults(a, p, i, &faults); i++)
-			fprintf(d, "%llu %.6f\n", (unsigned long long)vmt_mrc_size(a, i),
+		for (unsigned int i = 0; !vmt_mrc_faults(a, pol, i, &faults); i++)
+			fprintf(p.data, "%llu %.6f\n", (unsigned long long)vmt_mrc_size(a, i),
 				(double)faults / vmt_mrc_references(a));
-		fprintf(d, "\n\n");
-		fprintf(s, "%s DATA index %u with linespoints title '%s'", block ? "," : "",
-			block, vmt_mrc_policy_name(p));
+		fprintf(p.data, "\n\n");
+		fprintf(p.script, "%s DATA index %u with linespoints title '%s'",
+			block ? "," : "", block, vmt_mrc_policy_name(pol));
 		block++;
 	}
-	fclose(d);
-	fclose(s);
-	d = s = NULL;
-	ret = plot_with_gnuplot("mrc", c->o.plot, script, data);
-out:
-	if (d)
-		fclose(d);
-	if (s)
-		fclose(s);
-	free(data);
-	free(script);
-	return ret;
+	return plot_end("mrc", &p, c->o.plot);
 }
 
 static void print_mrc_header(void *ctx, const char *path, const struct vmt_analyze_stats *stats)

@@ -100,6 +100,23 @@ $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h $(BUILD)/lib/li
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/lib/libvmtrace.a -lzstd -llzma -lz -lm
 
+# The babeltrace2 plugin (user/bt2): source.vmtrace.trace, libvmtrace linked
+# in (built position-independent for it) and none of its symbols exported.
+BT2_SRCS := $(wildcard user/bt2/*.c)
+BT2_PLUGIN := $(BUILD)/babeltrace2/babeltrace-plugin-vmtrace.so
+$(BUILD)/pic/%.o: %.c $(LIB_HDRS) $(wildcard user/bt2/*.h) user/cmd/record_names.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/lib/libvmtrace-pic.a: $(patsubst %.c,$(BUILD)/pic/%.o,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BT2_PLUGIN): $(patsubst %.c,$(BUILD)/pic/%.o,$(BT2_SRCS)) $(BUILD)/lib/libvmtrace-pic.a
+	@mkdir -p $(dir $@)
+	$(CC) -shared -pthread -Wl,--exclude-libs,ALL -Wl,-z,defs -o $@ $^ \
+		-lbabeltrace2 -lzstd -llzma -lz -lm
+
 # vmtrace(1), made by the command from its own help text (vmtrace.c).
 $(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
 	@mkdir -p $(dir $@)
@@ -108,16 +125,19 @@ $(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
 
 man: $(BUILD)/man/vmtrace.1
 
-tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(TEST_PROGS) $(BENCH_PROGS)
+tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(BT2_PLUGIN) $(TEST_PROGS) $(BENCH_PROGS)
 
-# The command, its man page, and the marker header with the uapi header it
-# includes (<linux/vmtrace.h>).
+# The command, its man page, the marker header with the uapi header it
+# includes (<linux/vmtrace.h>), and the babeltrace2 plugin where babeltrace2
+# looks for plugins: its system directory (it searches no other prefix).
 PREFIX ?= /usr/local
-install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1
+BT2_PLUGINDIR ?= $(shell pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins
+install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(BT2_PLUGIN)
 	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
 	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
 	install -D -m 644 include/vmtrace_marker.h $(DESTDIR)$(PREFIX)/include/vmtrace_marker.h
 	install -D -m 644 include/uapi/linux/vmtrace.h $(DESTDIR)$(PREFIX)/include/linux/vmtrace.h
+	install -D -m 644 $(BT2_PLUGIN) $(DESTDIR)$(BT2_PLUGINDIR)/$(notdir $(BT2_PLUGIN))
 
 # ---- BPF programs -----------------------------------------------------------
 

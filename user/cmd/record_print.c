@@ -9,18 +9,8 @@
 
 #include <vmtrace/trace.h>
 
+#include "record_names.h"
 #include "record_print.h"
-
-static const char *const access_names[] = { "?", "R", "W", "?", "X" };
-static const char *const cause_names[] = { "protection", "demand", "cow", "other" };
-static const char *const vma_causes[] = {
-	"dump", "exec", "mmap", "munmap", "mremap", "mprotect", "brk",
-};
-static const char *const vma_kinds[] = { "anon", "file", "heap", "stack", "special" };
-static const char *const dma_ops[] = {
-	"map_page", "unmap_page", "map_sg", "unmap_sg", "alloc", "free",
-};
-static const char *const dma_dirs[] = { "bidirectional", "to_device", "from_device", "none" };
 
 #define NAME(table, i)	((i) < sizeof(table) / sizeof(table[0]) ? table[i] : "?")
 

@@ -42,7 +42,8 @@ help:
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
 	@echo 'make install        vmtrace, its man page and vmtrace_marker.h into'
-	@echo '                    $$(DESTDIR)$$(PREFIX)/{bin,share/man/man1,include} (PREFIX=$(PREFIX))'
+	@echo '                    $$(DESTDIR)$$(PREFIX)/{bin,share/man/man1,include} (PREFIX=$(PREFIX)),'
+	@echo '                    the babeltrace2 plugin into $$(DESTDIR)$$(BT2_PLUGINDIR)'
 	@echo 'make vm-images      build the test VM images'
 
 # ---- The module ------------------------------------------------------------
@@ -177,8 +178,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 
 # The cmocka suites, then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
-# hmtt.sh, report.sh) and `make install` into a scratch root (tests/unit/install.sh).
-check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+# hmtt.sh, report.sh), the babeltrace2 plugin read by babeltrace2 (babeltrace2.sh)
+# and `make install` into a scratch root (tests/unit/install.sh).
+check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
+		$(BT2_PLUGIN)
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
@@ -186,6 +189,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)

@@ -49,6 +49,15 @@ struct vmt_source_iter {
 
 /* ---- The component ----------------------------------------------------- */
 
+/* "PATH: " before libvmtrace's @message, unless it names the file already. */
+static const char *path_prefix(const char *path, const char *message, char *buf, size_t size)
+{
+	if (!strncmp(message, path, strlen(path)))
+		return "";
+	snprintf(buf, size, "%s: ", path);
+	return buf;
+}
+
 static int source_error(bt_self_component_source *self, const char *what, const char *path,
 			int err)
 {
@@ -158,9 +167,11 @@ static int build_trace(bt_self_component_source *self, struct vmt_source *src)
 		goto out;
 	ret = vmt_trace_open(&trace, src->path, 0, &err);
 	if (ret) {
+		char buf[512];
+
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			bt_self_component_source_as_self_component(self), "%s: %s", src->path,
-			err.message);
+			bt_self_component_source_as_self_component(self), "%s%s",
+			path_prefix(src->path, err.message, buf, sizeof(buf)), err.message);
 		goto out;
 	}
 	ret = find_cpus(src, trace);
@@ -288,8 +299,10 @@ iter_initialize(bt_self_message_iterator *self,
 	it->source = bt_self_component_get_data(bt_self_message_iterator_borrow_component(self));
 	ret = vmt_trace_open(&it->trace, it->source->path, 0, &err);
 	if (ret) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self, "%s: %s",
-			it->source->path, err.message);
+		char buf[512];
+
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self, "%s%s",
+			path_prefix(it->source->path, err.message, buf, sizeof(buf)), err.message);
 		free(it);
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}

@@ -18,6 +18,7 @@
 
 #include "analysis_command.h"
 #include "commands.h"
+#include "heatmap.h"
 
 enum { HEATMAP_OPT_RESOLUTION = 0x300, HEATMAP_OPT_RAW };
 
@@ -129,13 +130,14 @@ static void print_cells(FILE *out, const struct vmt_analysis *h, const char *sep
 }
 
 /* The image: rows by index, the segments' first addresses as tics. */
-static int plot_heatmap(const struct vmt_analysis *h, const char *path, const char *title)
+int heatmap_plot(const char *cmd, const struct vmt_analysis *h, const char *path,
+		 const char *title)
 {
 	unsigned int nr_segs;
 	const struct vmt_heatmap_segment *segs = vmt_heatmap_segments(h, &nr_segs);
 	struct plot p;
 
-	if (plot_begin("heatmap", &p))
+	if (plot_begin(cmd, &p))
 		return 1;
 	print_cells(p.data, h, " ", true);
 	fprintf(p.script, "set title '%s'\nset xlabel 'time (s)'\nset ylabel 'address'\n"
@@ -146,7 +148,7 @@ static int plot_heatmap(const struct vmt_analysis *h, const char *path, const ch
 			segs[i].first_row);
 	fprintf(p.script, ")\nset yrange [] reverse\nset palette rgb 21,22,23\n"
 		"plot DATA using 1:2:($3 > 0 ? log10($3) + 1 : 0) with image notitle\n");
-	return plot_end("heatmap", &p, path);
+	return plot_end(cmd, &p, path);
 }
 
 struct heatmap_run {
@@ -165,7 +167,7 @@ static int create_heatmap(void *ctx, uint32_t pid, struct vmt_analysis **analysi
 }
 
 /* Without --per-process, virtual space: the busiest process's heatmap alone. */
-static unsigned int busiest(const struct vmt_analysis *pp)
+unsigned int heatmap_busiest(const struct vmt_analysis *pp)
 {
 	unsigned int best = 0;
 	uint32_t pid;
@@ -194,7 +196,7 @@ static int report(const struct analysis_options *o, bool raw, const struct vmt_a
 		printf("# %s\n", title);
 		print_grid(h);
 	}
-	return o->plot ? plot_heatmap(h, o->plot, title) : 0;
+	return o->plot ? heatmap_plot("heatmap", h, o->plot, title) : 0;
 }
 
 static int parse_heatmap_option(void *ctx, int opt, const char *arg)
@@ -251,7 +253,7 @@ int cmd_heatmap(int argc, char **argv)
 		goto out;
 	if (run.per_process_space && !o.per_process) {
 		/* Count the busiest process alone: the others' second pass is skipped. */
-		chosen = busiest(run.analysis);
+		chosen = heatmap_busiest(run.analysis);
 		vmt_per_process_get(run.analysis, chosen, &pid);
 		one_pid = o.filter.filter;
 		one_pid.pids = &pid;

@@ -16,6 +16,7 @@
 #include "cmd_util.h"
 #include "commands.h"
 #include "filter_options.h"
+#include "report.h"
 
 static const char *const type_names[VMT_SUMMARY_TYPES] = {
 	[VMT_REC_NONE] = "none", [VMT_REC_LOST] = "lost", [VMT_REC_REFERENCE] = "reference",
@@ -148,9 +149,11 @@ int cmd_stats(int argc, char **argv)
 }
 
 static const char report_usage[] =
-	"usage: vmtrace report [--buckets N] [--top N] FILE\n"
+	"usage: vmtrace report [--buckets N] [--top N] [--html PAGE] FILE\n"
 	"  --buckets N      time slices of the reference rate (default 10)\n"
-	"  --top N          the most referenced pages to list (default 10)\n";
+	"  --top N          the most referenced pages to list (default 10)\n"
+	"  --html PAGE      write the report as one self-contained HTML page, with\n"
+	"                   gnuplot's pictures of the analyses, instead of the text\n";
 
 static void print_rates(const struct vmt_trace_summary *s)
 {
@@ -171,33 +174,39 @@ static void print_rates(const struct vmt_trace_summary *s)
 	}
 }
 
-/*
- * With VMA records in the trace: which mapping (binary, library, heap,
- * stack, anonymous memory) each reference fell in.
- */
-static int print_attribution(struct vmt_trace *t, const char *path)
+int report_attribute(struct vmt_trace *t, const char *path, struct vmt_trace_attribution **a)
 {
-	struct vmt_trace_attribution *a;
+	uint32_t i;
 	int err;
 
-	uint32_t i;
-
+	*a = NULL;
 	for (i = 0; i < vmt_trace_nr_streams(t); i++)
 		if (vmt_trace_stream(t, i)->kind == VMT_STREAM_RECORDS &&
 		    vmt_trace_stream(t, i)->record_type == VMT_REC_VMA)
 			break;
 	if (i == vmt_trace_nr_streams(t))
 		return 0;
-	err = vmt_trace_attribute(t, &a);
+	err = vmt_trace_attribute(t, a);
 	if (err) {
 		fprintf(stderr, "vmtrace report: %s: %s\n", path,
 			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
 		return 1;
 	}
+	return 0;
+}
+
+static int print_attribution(struct vmt_trace *t, const char *path)
+{
+	struct vmt_trace_attribution *a;
+
+	if (report_attribute(t, path, &a))
+		return 1;
+	if (!a)
+		return 0;
 	printf("\nreferences by mapping: %llu of %llu attributed (%.2f%%)\n",
 	       (unsigned long long)a->attributed, (unsigned long long)a->references,
 	       a->references ? 100.0 * (double)a->attributed / (double)a->references : 0.0);
-	for (i = 0; i < a->nr_mappings && i < 20 && a->mappings[i].references; i++)
+	for (uint32_t i = 0; i < a->nr_mappings && i < 20 && a->mappings[i].references; i++)
 		printf("  %12llu  %s\n", (unsigned long long)a->mappings[i].references,
 		       a->mappings[i].name);
 	vmt_trace_attribution_free(a);
@@ -209,9 +218,23 @@ static int print_attribution(struct vmt_trace *t, const char *path)
  * others (a trace of every context switch names every task that ran) on
  * one line.
  */
+uint64_t report_silent_processes(const struct vmt_trace_summary *s, uint64_t *records)
+{
+	uint64_t n = 0;
+
+	*records = 0;
+	for (uint32_t i = 0; i < s->nr_processes; i++) {
+		if (!s->processes[i].references) {
+			n++;
+			*records += s->processes[i].records;
+		}
+	}
+	return n;
+}
+
 static void print_processes(const struct vmt_trace_summary *s)
 {
-	uint64_t others = 0, other_records = 0;
+	uint64_t other_records, others = report_silent_processes(s, &other_records);
 
 	printf("\nprocesses (footprint: distinct 4 KiB pages referenced):\n");
 	printf("  %-8s %-16s %12s %10s %10s %12s %10s  %s\n", "pid", "name", "references",
@@ -219,11 +242,8 @@ static void print_processes(const struct vmt_trace_summary *s)
 	for (uint32_t i = 0; i < s->nr_processes; i++) {
 		const struct vmt_trace_process *p = &s->processes[i];
 
-		if (!p->references) {
-			others++;
-			other_records += p->records;
+		if (!p->references)
 			continue;
-		}
 		printf("  %-8u %-16s %12llu %10llu %10llu %6llu pages %10.3f  %s\n", p->pid,
 		       p->comm[0] ? p->comm : "-", (unsigned long long)p->references,
 		       (unsigned long long)p->writes, (unsigned long long)p->evictions,
@@ -235,8 +255,12 @@ static void print_processes(const struct vmt_trace_summary *s)
 		       (unsigned long long)others, (unsigned long long)other_records);
 }
 
-/* The memory sizes report gives LRU's fault counts at, in pages. */
-static const uint64_t report_sizes[] = { 64, 512, 4096, 32768 };
+const uint64_t report_sizes[REPORT_NR_SIZES] = { 64, 512, 4096, 32768 };
+
+bool report_shows_size(unsigned int i, uint64_t footprint)
+{
+	return !i || report_sizes[i] <= 2 * footprint;
+}
 
 enum { REPORT_MRC, REPORT_REUSE, REPORT_WSS, REPORT_DMA, REPORT_ANALYSES };
 
@@ -251,7 +275,7 @@ static int print_analyses(struct vmt_trace *t, const char *path,
 	struct vmt_mrc_options mo = {
 		.policies = 1u << VMT_MRC_LRU,
 		.sizes = report_sizes,
-		.nr_sizes = sizeof(report_sizes) / sizeof(report_sizes[0]),
+		.nr_sizes = REPORT_NR_SIZES,
 	};
 	static const unsigned int peak = 100;
 	struct vmt_analysis *a[REPORT_ANALYSES] = { NULL };
@@ -279,7 +303,7 @@ static int print_analyses(struct vmt_trace *t, const char *path,
 	printf("\nanalyses (pages of 4 KiB, 2 MiB where huge; mrc, reuse, wss, hmtt say more):\n");
 	printf("  LRU faults:");
 	for (unsigned int i = 0; i < mo.nr_sizes; i++) {
-		if (i && vmt_mrc_size(a[REPORT_MRC], i) > 2 * vmt_mrc_footprint(a[REPORT_MRC]))
+		if (!report_shows_size(i, vmt_mrc_footprint(a[REPORT_MRC])))
 			break;
 		if (!vmt_mrc_faults(a[REPORT_MRC], VMT_MRC_LRU, i, &faults))
 			printf("%s %s at %llu pages", i ? "," : "", fmt_count(faults, n),
@@ -315,15 +339,21 @@ int cmd_report(int argc, char **argv)
 	static const struct option options[] = {
 		{ "buckets", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmt_trace_summary_options o = { 0 };
+	const char *html = NULL;
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
 	long long n;
 	int opt, status;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if (opt == 'H') {
+			html = optarg;
+			continue;
+		}
 		if (opt != 'b' && opt != 't') {
 			usage_report(stderr);
 			return 2;
@@ -344,6 +374,10 @@ int cmd_report(int argc, char **argv)
 	s = summarize_or_say("report", argv[optind], &o, NULL, &t);
 	if (!s)
 		return 1;
+	if (html) {
+		status = report_html(t, argv[optind], s, html);
+		goto out;
+	}
 	printf("%s: %llu records over %.3f s, %llu references, %llu evictions, %llu lost\n",
 	       argv[optind], (unsigned long long)s->records, span_seconds(s),
 	       (unsigned long long)s->by_type[VMT_REC_REFERENCE],
@@ -363,6 +397,7 @@ int cmd_report(int argc, char **argv)
 	status = print_attribution(t, argv[optind]);
 	if (!status && s->by_type[VMT_REC_REFERENCE])
 		status = print_analyses(t, argv[optind], s);
+out:
 	vmt_trace_summary_free(s);
 	vmt_trace_close(t);
 	return status;

@@ -178,9 +178,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 
 # The cmocka suites, then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
-# hmtt.sh, report.sh), report --html in headless Chromium (report-html.sh), the
-# babeltrace2 plugin read by babeltrace2 (babeltrace2.sh) and `make install` into a
-# scratch root (tests/unit/install.sh).
+# hmtt.sh, report.sh), export's formats read back by python3 (export.sh), report
+# --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
+# babeltrace2 (babeltrace2.sh) and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
 		$(BT2_PLUGIN)
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
@@ -190,6 +190,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/export.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/report-html.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
 	@MAKE="$(MAKE)" tests/unit/install.sh

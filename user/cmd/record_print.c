@@ -14,18 +14,34 @@
 
 #define NAME(table, i)	((i) < sizeof(table) / sizeof(table[0]) ? table[i] : "?")
 
-/* " KEY=\"...\"": @len bytes at @p, quoted. */
-static void print_bytes(FILE *out, const char *key, const unsigned char *p, uint32_t len)
+const char *access_name(unsigned int access) { return NAME(access_names, access); }
+const char *fault_cause_name(unsigned int cause) { return NAME(cause_names, cause); }
+const char *vma_cause_name(unsigned int cause) { return NAME(vma_causes, cause); }
+const char *vma_kind_name(unsigned int kind) { return NAME(vma_kinds, kind); }
+const char *dma_op_name(unsigned int op) { return NAME(dma_ops, op); }
+const char *dma_dir_name(unsigned int dir) { return NAME(dma_dirs, dir); }
+
+void print_escaped(FILE *out, const void *bytes, uint32_t len, const char *quote)
 {
-	fprintf(out, " %s=\"", key);
+	const unsigned char *p = bytes;
+
 	for (uint32_t i = 0; i < len; i++) {
-		if (p[i] == '"' || p[i] == '\\')
-			fprintf(out, "\\%c", p[i]);
+		if (p[i] == '"')
+			fputs(quote, out);
+		else if (p[i] == '\\')
+			fputs("\\\\", out);
 		else if (p[i] < 0x20 || p[i] >= 0x7f)
 			fprintf(out, "\\x%02x", p[i]);
 		else
 			fputc(p[i], out);
 	}
+}
+
+/* " KEY=\"...\"": @len bytes at @p, quoted. */
+static void print_bytes(FILE *out, const char *key, const unsigned char *p, uint32_t len)
+{
+	fprintf(out, " %s=\"", key);
+	print_escaped(out, p, len, "\\\"");
 	fputc('"', out);
 }
 
@@ -41,13 +57,18 @@ static void print_data(FILE *out, const char *key, const struct vmt_record *rec,
 		fprintf(out, " %s=?", key);
 }
 
-static void print_comm(FILE *out, const char *comm)
+uint32_t comm_len(const char *comm)
 {
 	uint32_t len = 0;
 
 	while (len < VMT_COMM_LEN && comm[len])
 		len++;
-	print_bytes(out, "comm", (const unsigned char *)comm, len);
+	return len;
+}
+
+static void print_comm(FILE *out, const char *comm)
+{
+	print_bytes(out, "comm", (const unsigned char *)comm, comm_len(comm));
 }
 
 static void print_vma(FILE *out, const struct vmt_record *rec, const void *data)

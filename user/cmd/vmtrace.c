@@ -50,7 +50,7 @@ static const struct vmt_command commands[] = {
 	  usage_dump, cmd_dump },
 	{ "verify", "check every frame of a trace file; --repair rebuilds its directory",
 	  usage_verify, cmd_verify },
-	{ "export", "write a trace file's records back out as raw records",
+	{ "export", "a trace's records as raw records, CSV, Dinero's din or Perfetto's JSON",
 	  usage_export, cmd_export },
 	{ "seek", "reach entries by index or time; show the frames each seek decoded",
 	  usage_seek, cmd_seek },

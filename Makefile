@@ -26,7 +26,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses demo man install clean
+	checkpatch fuzz bench bench-analyses demo man lib install deb clean
 
 all: tools bpf module
 
@@ -41,8 +41,9 @@ help:
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
-	@echo 'make install        vmtrace, its man page and vmtrace_marker.h into'
-	@echo '                    $$(DESTDIR)$$(PREFIX)/{bin,share/man/man1,include} (PREFIX=$(PREFIX))'
+	@echo 'make install        vmtrace, its man page, vmtrace_marker.h and libvmtrace (.so, .a,'
+	@echo '                    headers, libvmtrace.pc) under $$(DESTDIR)$$(PREFIX) (PREFIX=$(PREFIX))'
+	@echo 'make deb            Debian packages vmtrace and vmtrace-dkms, into build/deb/'
 	@echo 'make vm-images      build the test VM images'
 
 # ---- The module ------------------------------------------------------------
@@ -79,6 +80,21 @@ $(BUILD)/lib/libvmtrace-asan.a: $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+# libvmtrace.so.0: position-independent objects, and only the public headers'
+# functions exported (user/lib/libvmtrace.map).
+VERSION := 0.1.0
+SONAME := libvmtrace.so.0
+$(BUILD)/pic/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/lib/libvmtrace.so.$(VERSION): $(patsubst %.c,$(BUILD)/pic/%.o,$(LIB_SRCS)) user/lib/libvmtrace.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=user/lib/libvmtrace.map \
+		-Wl,-z,defs $(LDFLAGS) -o $@ $(filter %.o,$^) -lzstd -llzma -lz -lm
+
+lib: $(BUILD)/lib/libvmtrace.a $(BUILD)/lib/libvmtrace.so.$(VERSION)
+
 CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard user/cmd/*.c))
 $(CMD_OBJS): CPPFLAGS += -I$(BUILD)/bpf
 $(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
@@ -108,16 +124,27 @@ $(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
 
 man: $(BUILD)/man/vmtrace.1
 
-tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(TEST_PROGS) $(BENCH_PROGS)
+tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(TEST_PROGS) $(BENCH_PROGS)
 
-# The command, its man page, and the marker header with the uapi header it
-# includes (<linux/vmtrace.h>).
+# The command, its man page, the marker header with the uapi header it
+# includes (<linux/vmtrace.h>), and libvmtrace: static, shared, its public
+# headers and libvmtrace.pc. LIBDIR: Debian's rules give the multiarch one.
 PREFIX ?= /usr/local
-install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1
+LIBDIR ?= $(PREFIX)/lib
+INSTALL_LIB := $(DESTDIR)$(LIBDIR)
+install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib
 	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
 	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
 	install -D -m 644 include/vmtrace_marker.h $(DESTDIR)$(PREFIX)/include/vmtrace_marker.h
 	install -D -m 644 include/uapi/linux/vmtrace.h $(DESTDIR)$(PREFIX)/include/linux/vmtrace.h
+	install -d $(DESTDIR)$(PREFIX)/include/vmtrace $(INSTALL_LIB)/pkgconfig
+	install -m 644 user/lib/include/vmtrace/*.h $(DESTDIR)$(PREFIX)/include/vmtrace/
+	install -m 644 $(BUILD)/lib/libvmtrace.a $(INSTALL_LIB)/
+	install -m 644 $(BUILD)/lib/libvmtrace.so.$(VERSION) $(INSTALL_LIB)/
+	ln -sf libvmtrace.so.$(VERSION) $(INSTALL_LIB)/$(SONAME)
+	ln -sf $(SONAME) $(INSTALL_LIB)/libvmtrace.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		user/lib/libvmtrace.pc.in >$(INSTALL_LIB)/pkgconfig/libvmtrace.pc
 
 # ---- BPF programs -----------------------------------------------------------
 

@@ -16,6 +16,9 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CPPFLAGS := -D_GNU_SOURCE -Iinclude/uapi -Iuser/lib/include
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+# A distribution's flags after ours (debian/rules: dpkg-buildflags' hardening).
+CPPFLAGS += $(EXTRA_CPPFLAGS)
+CFLAGS += $(EXTRA_CFLAGS)
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRCS := $(wildcard user/lib/*.c)
@@ -26,7 +29,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses demo man lib install deb clean
+	checkpatch fuzz bench bench-analyses demo man lib install install-dkms deb clean
 
 all: tools bpf module
 
@@ -82,7 +85,8 @@ $(BUILD)/lib/libvmtrace-asan.a: $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 
 # libvmtrace.so.0: position-independent objects, and only the public headers'
 # functions exported (user/lib/libvmtrace.map).
-VERSION := 0.1.0
+# The version: debian/changelog's first entry, without the Debian revision.
+VERSION := $(shell awk -F'[()-]' 'NR == 1 { print $$2 }' debian/changelog)
 SONAME := libvmtrace.so.0
 $(BUILD)/pic/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -101,7 +105,7 @@ $(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_P
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -pthread -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
@@ -145,6 +149,27 @@ install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib
 	ln -sf $(SONAME) $(INSTALL_LIB)/libvmtrace.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		user/lib/libvmtrace.pc.in >$(INSTALL_LIB)/pkgconfig/libvmtrace.pc
+
+# The module's sources and dkms.conf into $(DESTDIR)/usr/src/vmtrace-$(VERSION),
+# where `dkms add vmtrace/$(VERSION)` finds them (the vmtrace-dkms package).
+DKMS_SRC := $(DESTDIR)/usr/src/vmtrace-$(VERSION)
+install-dkms:
+	install -d $(DKMS_SRC)
+	install -m 644 Kbuild $(DKMS_SRC)/
+	find include/uapi kernel module -name '*.[ch]' -exec install -D -m 644 {} $(DKMS_SRC)/{} \;
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+
+# Debian packages vmtrace and vmtrace-dkms (debian/) into $(BUILD)/deb, then
+# lintian on them (debian/source/lintian-overrides and docs/PACKAGING.md
+# explain what it still says).
+DEB_CHANGES = $(BUILD)/deb/vmtrace_$(shell dpkg-parsechangelog -S Version)_amd64
+deb:
+	@mkdir -p $(BUILD)/deb
+	VMTRACE_CACHE=$${VMTRACE_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/vmtrace} \
+	dpkg-buildpackage -b -us -uc \
+		--buildinfo-option=-u$(CURDIR)/$(BUILD)/deb --changes-option=-u$(CURDIR)/$(BUILD)/deb \
+		--buildinfo-file=$(DEB_CHANGES).buildinfo --changes-file=$(DEB_CHANGES).changes
+	lintian $(DEB_CHANGES).changes
 
 # ---- BPF programs -----------------------------------------------------------
 

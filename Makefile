@@ -29,7 +29,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses demo man lib install install-dkms deb clean
+	checkpatch fuzz bench bench-analyses demo man lib install install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -47,6 +47,7 @@ help:
 	@echo 'make install        vmtrace, its man page, vmtrace_marker.h and libvmtrace (.so, .a,'
 	@echo '                    headers, libvmtrace.pc) under $$(DESTDIR)$$(PREFIX) (PREFIX=$(PREFIX))'
 	@echo 'make deb            Debian packages vmtrace and vmtrace-dkms, into build/deb/'
+	@echo '                    (docs/PACKAGING.md); make check-deb tests them and DKMS'
 	@echo 'make vm-images      build the test VM images'
 
 # ---- The module ------------------------------------------------------------
@@ -162,6 +163,11 @@ install-dkms:
 # Debian packages vmtrace and vmtrace-dkms (debian/) into $(BUILD)/deb, then
 # lintian on them (debian/source/lintian-overrides and docs/PACKAGING.md
 # explain what it still says).
+# make check-deb: the packages' contents, lintian's tags explained and DKMS
+# building the packaged module for each kernel with headers (tests/deb.sh).
+check-deb:
+	@tests/deb.sh
+
 DEB_CHANGES = $(BUILD)/deb/vmtrace_$(shell dpkg-parsechangelog -S Version)_amd64
 deb:
 	@mkdir -p $(BUILD)/deb

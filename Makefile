@@ -16,6 +16,9 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CPPFLAGS := -D_GNU_SOURCE -Iinclude/uapi -Iuser/lib/include
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+# A distribution's flags after ours (debian/rules: dpkg-buildflags' hardening).
+CPPFLAGS += $(EXTRA_CPPFLAGS)
+CFLAGS += $(EXTRA_CFLAGS)
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 LIB_SRCS := $(wildcard user/lib/*.c)
@@ -26,7 +29,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses demo man install clean
+	checkpatch fuzz bench bench-analyses demo man lib install install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -41,9 +44,11 @@ help:
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
-	@echo 'make install        vmtrace, its man page and vmtrace_marker.h into'
-	@echo '                    $$(DESTDIR)$$(PREFIX)/{bin,share/man/man1,include} (PREFIX=$(PREFIX)),'
+	@echo 'make install        vmtrace, its man page, vmtrace_marker.h and libvmtrace (.so, .a,'
+	@echo '                    headers, libvmtrace.pc) under $$(DESTDIR)$$(PREFIX) (PREFIX=$(PREFIX)),'
 	@echo '                    the babeltrace2 plugin into $$(DESTDIR)$$(BT2_PLUGINDIR)'
+	@echo 'make deb            Debian packages vmtrace and vmtrace-dkms, into build/deb/'
+	@echo '                    (docs/PACKAGING.md); make check-deb tests them and DKMS'
 	@echo 'make vm-images      build the test VM images'
 
 # ---- The module ------------------------------------------------------------
@@ -80,13 +85,29 @@ $(BUILD)/lib/libvmtrace-asan.a: $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+# libvmtrace.so.0: position-independent objects, and only the public headers'
+# functions exported (user/lib/libvmtrace.map).
+# The version: debian/changelog's first entry, without the Debian revision.
+VERSION := $(shell awk -F'[()-]' 'NR == 1 { print $$2 }' debian/changelog)
+SONAME := libvmtrace.so.0
+$(BUILD)/pic/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/lib/libvmtrace.so.$(VERSION): $(patsubst %.c,$(BUILD)/pic/%.o,$(LIB_SRCS)) user/lib/libvmtrace.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=user/lib/libvmtrace.map \
+		-Wl,-z,defs $(LDFLAGS) -o $@ $(filter %.o,$^) -lzstd -llzma -lz -lm
+
+lib: $(BUILD)/lib/libvmtrace.a $(BUILD)/lib/libvmtrace.so.$(VERSION)
+
 CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard user/cmd/*.c))
 $(CMD_OBJS): CPPFLAGS += -I$(BUILD)/bpf
 $(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -pthread -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
@@ -126,19 +147,57 @@ $(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
 
 man: $(BUILD)/man/vmtrace.1
 
-tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(BT2_PLUGIN) $(TEST_PROGS) $(BENCH_PROGS)
+tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(TEST_PROGS) $(BENCH_PROGS)
 
 # The command, its man page, the marker header with the uapi header it
-# includes (<linux/vmtrace.h>), and the babeltrace2 plugin where babeltrace2
-# looks for plugins: its system directory (it searches no other prefix).
+# includes (<linux/vmtrace.h>); libvmtrace: static, shared, its public
+# headers and libvmtrace.pc (LIBDIR: Debian's rules give the multiarch one);
+# and the babeltrace2 plugin where babeltrace2 looks for plugins: its system
+# directory (it searches no other prefix).
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INSTALL_LIB := $(DESTDIR)$(LIBDIR)
 BT2_PLUGINDIR ?= $(shell pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins
-install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 $(BT2_PLUGIN)
+install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN)
 	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
 	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
 	install -D -m 644 include/vmtrace_marker.h $(DESTDIR)$(PREFIX)/include/vmtrace_marker.h
 	install -D -m 644 include/uapi/linux/vmtrace.h $(DESTDIR)$(PREFIX)/include/linux/vmtrace.h
 	install -D -m 644 $(BT2_PLUGIN) $(DESTDIR)$(BT2_PLUGINDIR)/$(notdir $(BT2_PLUGIN))
+	install -d $(DESTDIR)$(PREFIX)/include/vmtrace $(INSTALL_LIB)/pkgconfig
+	install -m 644 user/lib/include/vmtrace/*.h $(DESTDIR)$(PREFIX)/include/vmtrace/
+	install -m 644 $(BUILD)/lib/libvmtrace.a $(INSTALL_LIB)/
+	install -m 644 $(BUILD)/lib/libvmtrace.so.$(VERSION) $(INSTALL_LIB)/
+	ln -sf libvmtrace.so.$(VERSION) $(INSTALL_LIB)/$(SONAME)
+	ln -sf $(SONAME) $(INSTALL_LIB)/libvmtrace.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		user/lib/libvmtrace.pc.in >$(INSTALL_LIB)/pkgconfig/libvmtrace.pc
+
+# The module's sources and dkms.conf into $(DESTDIR)/usr/src/vmtrace-$(VERSION),
+# where `dkms add vmtrace/$(VERSION)` finds them (the vmtrace-dkms package).
+DKMS_SRC := $(DESTDIR)/usr/src/vmtrace-$(VERSION)
+install-dkms:
+	install -d $(DKMS_SRC)
+	install -m 644 Kbuild $(DKMS_SRC)/
+	find include/uapi kernel module -name '*.[ch]' -exec install -D -m 644 {} $(DKMS_SRC)/{} \;
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+
+# Debian packages vmtrace and vmtrace-dkms (debian/) into $(BUILD)/deb, then
+# lintian on them (debian/source/lintian-overrides and docs/PACKAGING.md
+# explain what it still says).
+# make check-deb: the packages' contents, lintian's tags explained and DKMS
+# building the packaged module for each kernel with headers (tests/deb.sh).
+check-deb:
+	@tests/deb.sh
+
+DEB_CHANGES = $(BUILD)/deb/vmtrace_$(shell dpkg-parsechangelog -S Version)_amd64
+deb:
+	@mkdir -p $(BUILD)/deb
+	VMTRACE_CACHE=$${VMTRACE_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/vmtrace} \
+	dpkg-buildpackage -b -us -uc \
+		--buildinfo-option=-u$(CURDIR)/$(BUILD)/deb --changes-option=-u$(CURDIR)/$(BUILD)/deb \
+		--buildinfo-file=$(DEB_CHANGES).buildinfo --changes-file=$(DEB_CHANGES).changes
+	lintian $(DEB_CHANGES).changes
 
 # ---- BPF programs -----------------------------------------------------------
 
@@ -180,7 +239,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
 # hmtt.sh, report.sh), export's formats read back by python3 (export.sh), report
 # --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
-# babeltrace2 (babeltrace2.sh) and `make install` into a scratch root (install.sh).
+# babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
+# (modprobe.sh) and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
 		$(BT2_PLUGIN)
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
@@ -193,6 +253,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/export.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/report-html.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
+	@tests/unit/modprobe.sh $(BUILD)/bin/vmtrace
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)

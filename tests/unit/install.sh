@@ -7,7 +7,14 @@
 #   `vmtrace help` lists, a section of that name holding each line of the
 #   command's --help;
 # - vmtrace_marker.h and the <linux/vmtrace.h> it includes into
-#   TMP/usr/include, where a program that calls vmt_marker() compiles.
+#   TMP/usr/include, where a program that calls vmt_marker() compiles;
+# - libvmtrace into TMP/usr/lib (libvmtrace.so.0, its soname, libvmtrace.so,
+#   libvmtrace.a, pkgconfig/libvmtrace.pc) and its headers: a program built
+#   with `pkg-config --cflags --libs [--static] libvmtrace` against TMP reads
+#   a trace, and its number of records and sum of their times are python3's
+#   from the raw records the trace was converted from; `nm -D` of the shared
+#   library lists exactly the functions the installed public headers declare
+#   (as gcc -aux-info lists them), no internal one.
 # Runs make from the tree's top; MAKE names it (make check-unit sets it).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,6 +66,83 @@ done
 printf '#include <vmtrace_marker.h>\nint main(void) { return vmt_marker(1, "x") ? 1 : 0; }\n' >"$tmp/marker.c"
 ${CC:-cc} -Wall -Werror -I"$root/usr/include" -o "$tmp/marker" "$tmp/marker.c" 2>"$tmp/cc.err" ||
 	fail "a program with the installed vmtrace_marker.h: $(cat "$tmp/cc.err")"
+
+# libvmtrace through pkg-config, on a trace converted from raw records.
+libdir=$root/usr/lib
+[ -f "$libdir/libvmtrace.so.0" ] && [ -f "$libdir/libvmtrace.a" ] ||
+	fail "no libvmtrace.so.0 or libvmtrace.a in $libdir"
+readelf -d "$libdir/libvmtrace.so" 2>/dev/null | grep -q 'Library soname: \[libvmtrace.so.0\]' ||
+	fail "libvmtrace.so's soname is not libvmtrace.so.0"
+"$top/build/bin/vmt-synth" mixed 3000 7 >"$tmp/t.raw" &&
+	"$bin" convert "$tmp/t.raw" -o "$tmp/t.vmt" >/dev/null 2>&1 || fail "cannot make a trace"
+want=$(python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+t = [struct.unpack_from("<Q", d, o)[0] for o in range(0, len(d), 64)]
+print(len(t), sum(t) % (1 << 64))' "$tmp/t.raw")
+cat >"$tmp/reader.c" <<'EOF'
+#include <inttypes.h>
+#include <stdio.h>
+#include <vmtrace/trace.h>
+int main(int argc, char **argv)
+{
+	struct vmt_trace *trace;
+	struct vmt_trace_error err;
+	struct vmt_trace_cursor *cursor;
+	const struct vmt_record *r;
+	uint32_t stream;
+	uint64_t n = 0, sum = 0;
+	int ret;
+
+	if (argc != 2 || vmt_trace_open(&trace, argv[1], 0, &err) ||
+	    vmt_trace_cursor_create(trace, VMT_ORDER_TIME, &cursor))
+		return 1;
+	while ((ret = vmt_trace_cursor_next(cursor, &r, &stream)) > 0) {
+		n++;
+		sum += r->hdr.time_ns;
+	}
+	printf("%" PRIu64 " %" PRIu64 "\n", n, sum);
+	vmt_trace_cursor_free(cursor);
+	vmt_trace_close(trace);
+	return ret < 0;
+}
+EOF
+export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
+for how in shared static; do
+	opt=
+	[ $how = static ] && opt=--static
+	if ! flags=$(pkg-config --cflags --libs $opt libvmtrace 2>&1); then
+		fail "pkg-config libvmtrace: $flags"
+		continue
+	fi
+	[ $how = static ] && flags="-static $flags"
+	# shellcheck disable=SC2086
+	if ! ${CC:-cc} -std=c11 -Wall -Werror -o "$tmp/reader-$how" "$tmp/reader.c" $flags \
+		2>"$tmp/cc.err"; then
+		fail "a $how program built with pkg-config libvmtrace: $(cat "$tmp/cc.err")"
+		continue
+	fi
+	got=$(LD_LIBRARY_PATH=$libdir "$tmp/reader-$how" "$tmp/t.vmt" 2>&1) ||
+		fail "the $how reader on a trace: $got"
+	[ "$got" = "$want" ] || fail "the $how reader got '$got' (records, sum of times), python3 '$want'"
+done
+LD_LIBRARY_PATH=$libdir ldd "$tmp/reader-shared" 2>/dev/null |
+	grep -q "libvmtrace.so.0 => $libdir/libvmtrace.so.0" ||
+	fail "the shared reader does not load $libdir/libvmtrace.so.0"
+
+# Exported: exactly the functions the installed public headers declare.
+printf '#include <vmtrace/%s.h>\n' trace vmtrace analysis >"$tmp/pub.c"
+${CC:-cc} -I"$root/usr/include" -aux-info "$tmp/aux" -fsyntax-only "$tmp/pub.c" ||
+	fail "gcc -aux-info on the installed headers"
+grep -F "$root/usr/include/vmtrace/" "$tmp/aux" | grep -v ' static ' |
+	grep -o '\bvmt_[a-z0-9_]* (' | tr -d ' (' | sort -u >"$tmp/public"
+nm -D --defined-only "$libdir/libvmtrace.so" |
+	awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u >"$tmp/exported"
+leaked=$(comm -13 "$tmp/public" "$tmp/exported" | tr '\n' ' ')
+unexported=$(comm -23 "$tmp/public" "$tmp/exported" | tr '\n' ' ')
+[ -z "$leaked" ] || fail "libvmtrace.so exports what no public header declares: $leaked"
+[ -z "$unexported" ] || fail "libvmtrace.so does not export: $unexported"
+[ -s "$tmp/public" ] || fail "no function found in the installed public headers"
+echo "install: libvmtrace: $(wc -l <"$tmp/exported") functions exported of $(wc -l <"$tmp/public") public; programs built with pkg-config (shared, static) read '$want' (records, sum of times) as python3"
 
 echo "install: vmtrace, vmtrace(1) and vmtrace_marker.h installed; man vmtrace has $passed of ${#commands[@]} commands with their --help, $failed failures"
 [ $failed -eq 0 ]

@@ -5,8 +5,10 @@
  * target exits, or 100 ms pass, and drains every ring each time it wakes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,8 @@ const char collect_options_usage[] =
 	"                   task and vma also dump the targets' tasks and mappings\n"
 	"                   at start\n"
 	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
-	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n";
+	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n"
+	"  Without /dev/vmtrace, runs 'modprobe vmtrace' (the module, e.g. from vmtrace-dkms)\n";
 
 struct collector {
 	const char *cmd;
@@ -248,12 +251,57 @@ static void say_cannot_open(const char *cmd, int err)
 			snprintf(u.release, sizeof(u.release), "$(uname -r)");
 		fprintf(stderr, "vmtrace %s: the vmtrace module is not loaded; load it as root with\n"
 			"    insmod build/module/%s/vmtrace.ko    (from the source tree, after 'make module')\n"
-			"or  modprobe vmtrace                      (where it is installed)\n",
+			"or  install it for every kernel with the vmtrace-dkms package (docs/PACKAGING.md)\n",
 			cmd, u.release);
 	} else if (err == -EACCES || err == -EPERM) {
 		fprintf(stderr, "vmtrace %s: %s is root's only (mode 0600): run as root\n", cmd,
 			VMT_DEVICE_PATH);
 	}
+}
+
+extern char **environ;
+
+/*
+ * /dev/vmtrace is missing: `modprobe vmtrace` (from PATH; vmtrace-dkms or
+ * `make install` of the module puts it under /lib/modules), then up to a
+ * second for the node to appear. 0 once it opens (fd in *fd), or -1 with
+ * what failed said; modprobe says why on its own stderr.
+ */
+static int load_module(const char *cmd, int *fd)
+{
+	char *argv[] = { "modprobe", "vmtrace", NULL };
+	struct timespec tick = { .tv_nsec = 20 * 1000 * 1000 };
+	int err, status;
+	pid_t pid;
+
+	fflush(NULL);
+	err = posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: %s is missing and 'modprobe vmtrace' cannot run: %s%s\n",
+			cmd, VMT_DEVICE_PATH, strerror(err),
+			err == ENOENT ? " (no modprobe on PATH: Debian's kmod package has it)" : "");
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "vmtrace %s: waiting for modprobe: %s\n", cmd, strerror(errno));
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "vmtrace %s: %s is missing and 'modprobe vmtrace' failed (%s %d)\n",
+			cmd, VMT_DEVICE_PATH, WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return -1;
+	}
+	for (int i = 0; i < 50; i++) {
+		*fd = vmt_device_open();
+		if (*fd >= 0 || (*fd != -ENOENT && *fd != -ENODEV && *fd != -ENXIO))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	fprintf(stderr, "vmtrace %s: 'modprobe vmtrace' succeeded but %s did not appear\n", cmd,
+		VMT_DEVICE_PATH);
+	return -1;
 }
 
 struct collector *collector_open(const char *cmd, struct collect_options *o)
@@ -277,6 +325,12 @@ struct collector *collector_open(const char *cmd, struct collect_options *o)
 		c->nr_pidfds++;
 	}
 	c->fd = vmt_device_open();
+	if ((c->fd == -ENOENT || c->fd == -ENODEV || c->fd == -ENXIO) &&
+	    load_module(cmd, &c->fd)) {
+		say_cannot_open(cmd, -ENOENT);
+		collector_close(c);
+		return NULL;
+	}
 	if (c->fd < 0) {
 		say_cannot_open(cmd, c->fd);
 		collector_close(c);

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/deb.sh (make check-deb): the Debian packages on the host, no VM.
+# - `make deb` builds vmtrace and vmtrace-dkms into build/deb/;
+# - dpkg-deb -c: vmtrace holds the command, its man page, libvmtrace (.so.0
+#   and its links, .a, libvmtrace.pc) and the headers; vmtrace-dkms holds
+#   dkms.conf, Kbuild and every source the Kbuild's vmtrace-y names;
+# - its dkms.conf names the package's upstream version and AUTOINSTALL=yes;
+# - each tag lintian gives is explained in docs/PACKAGING.md;
+# - DKMS (in scratch trees: --dkmstree, --sourcetree) adds the package's
+#   source and builds vmtrace.ko for every kernel with headers under
+#   /lib/modules; modinfo says each is vmtrace, for that kernel's release.
+# The module is not loaded: installing into the test guest is the VM tests'.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+fail() { echo "deb: FAIL: $*"; failed=$((failed + 1)); }
+
+cd "$top" || exit 1
+rm -f build/deb/*.deb
+if ! make -s deb >"$tmp/make.log" 2>&1; then
+	tail -30 "$tmp/make.log"
+	echo "deb: FAIL: make deb"
+	exit 1
+fi
+version=$(dpkg-parsechangelog -S Version)
+upstream=${version%-*}
+tools=build/deb/vmtrace_${version}_amd64.deb
+dkms_deb=build/deb/vmtrace-dkms_${version}_all.deb
+[ -f "$tools" ] && [ -f "$dkms_deb" ] || { echo "deb: FAIL: no $tools or $dkms_deb"; exit 1; }
+
+# contents DEB: its paths, links as "PATH -> TARGET".
+contents() { dpkg-deb -c "$1" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +\./, ""); print }'; }
+contents "$tools" >"$tmp/tools"
+lib=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+for f in /usr/bin/vmtrace /usr/share/man/man1/vmtrace.1.gz /usr/include/vmtrace_marker.h \
+	/usr/include/linux/vmtrace.h /usr/include/vmtrace/trace.h /usr/include/vmtrace/vmtrace.h \
+	/usr/include/vmtrace/analysis.h "$lib/libvmtrace.a" "$lib/libvmtrace.so.$upstream" \
+	"$lib/libvmtrace.so.0 -> libvmtrace.so.$upstream" "$lib/libvmtrace.so -> libvmtrace.so.0" \
+	"$lib/pkgconfig/libvmtrace.pc"; do
+	grep -qxF "$f" "$tmp/tools" || fail "$tools lacks $f"
+done
+
+src=/usr/src/vmtrace-$upstream
+contents "$dkms_deb" >"$tmp/dkms"
+sources=$(sed -n '/^vmtrace-y/,/[^\\]$/p' Kbuild | tr ' \\\t' '\n\n\n' | sed -n 's/\.o$/.c/p')
+[ "$(echo "$sources" | wc -l)" -ge 10 ] || fail "cannot read vmtrace-y from Kbuild"
+for f in dkms.conf Kbuild include/uapi/linux/vmtrace.h $sources; do
+	grep -qxF "$src/$f" "$tmp/dkms" || fail "$dkms_deb lacks $src/$f"
+done
+dpkg-deb -x "$dkms_deb" "$tmp/root"
+conf=$tmp/root$src/dkms.conf
+# dkms.conf is shell: read it with the shell, as dkms does.
+# shellcheck disable=SC1090
+got=$(kernel_source_dir=K dkms_tree=T bash -c '. "$1"; echo "$PACKAGE_NAME $PACKAGE_VERSION $AUTOINSTALL ${BUILT_MODULE_NAME[0]}"' _ "$conf")
+[ "$got" = "vmtrace $upstream yes vmtrace" ] ||
+	fail "dkms.conf: name, version, autoinstall, module '$got', not 'vmtrace $upstream yes vmtrace'"
+
+# Every lintian tag named in docs/PACKAGING.md.
+sed -n 's/^[EWIXP]: [^:]*: \([a-z0-9-]*\).*/\1/p' "$tmp/make.log" | sort -u >"$tmp/tags"
+while read -r tag; do
+	grep -q "\`$tag\`" docs/PACKAGING.md || fail "lintian's $tag is not explained in docs/PACKAGING.md"
+done <"$tmp/tags"
+grep -q '^E: ' "$tmp/make.log" && fail "lintian errors: $(grep '^E: ' "$tmp/make.log")"
+
+# DKMS, for each kernel whose headers are installed.
+mkdir -p "$tmp/dkms-tree"
+dk=(--dkmstree "$tmp/dkms-tree" --sourcetree "$tmp/root/usr/src")
+dkms add "vmtrace/$upstream" "${dk[@]}" >"$tmp/dkms.log" 2>&1 || fail "dkms add: $(cat "$tmp/dkms.log")"
+built=0
+for build in /lib/modules/*/build; do
+	[ -r "$build/include/generated/utsrelease.h" ] || continue
+	kver=$(basename "$(dirname "$build")")
+	if ! dkms build "vmtrace/$upstream" -k "$kver" "${dk[@]}" >"$tmp/dkms.log" 2>&1; then
+		fail "dkms build for $kver: $(tail -20 "$tmp/dkms.log")"
+		continue
+	fi
+	ko=$(find "$tmp/dkms-tree/vmtrace/$upstream/$kver" -name 'vmtrace.ko*' | head -1)
+	name=$(modinfo -F name "$ko" 2>&1)
+	magic=$(modinfo -F vermagic "$ko" 2>&1)
+	[ "$name" = vmtrace ] && [ "${magic%% *}" = "$kver" ] ||
+		{ fail "dkms built '$ko' named '$name' for '$magic', not vmtrace for $kver"; continue; }
+	echo "deb: dkms built vmtrace.ko for $kver"
+	built=$((built + 1))
+done
+[ $built -gt 0 ] || fail "no kernel headers under /lib/modules/*/build to build against"
+
+echo "deb: $(basename "$tools") and $(basename "$dkms_deb") built, contents checked, lintian tags: $(tr '\n' ' ' <"$tmp/tags"); dkms built the module for $built kernels; $failed failures"
+[ $failed -eq 0 ]

@@ -142,9 +142,12 @@ static void vmt_rings_lay_out(struct vmt_cpu_ring **cpus, size_t stride, u32 fla
 		/*
 		 * A reader may have the control page mapped: its constant
 		 * fields are written again below with the same values, never
-		 * cleared, so that it never reads them zero.
+		 * cleared, so that it never reads them zero. From head to the end
+		 * (through a char pointer: the fields after head, not head alone,
+		 * which FORTIFY_SOURCE would take the memset for).
 		 */
-		memset(&meta->head, 0, sizeof(*meta) - offsetof(struct vmt_ring_meta, head));
+		memset((char *)meta + offsetof(struct vmt_ring_meta, head), 0,
+		       sizeof(*meta) - offsetof(struct vmt_ring_meta, head));
 		memset(cr->mem + PAGE_SIZE, 0, stride - PAGE_SIZE);
 		cr->faults = 0;
 		/* Geometry was checked by vmt_settings_check(): cannot fail. */
@@ -228,12 +231,6 @@ void vmt_rings_free(void)
 {
 	vmt_rings_release(vmt_rings.cpus);
 	vmt_rings.cpus = NULL;
-}
-
-/* Whether a configure allocated the set. Context: the session's lock held. */
-bool vmt_rings_allocated(void)
-{
-	return vmt_rings.cpus;
 }
 
 /**

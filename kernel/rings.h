@@ -50,7 +50,6 @@ extern struct vmt_ring_set vmt_rings;
 int vmt_rings_configure(u32 ring_records, u32 config_flags);
 void vmt_rings_reset(u32 config_flags);
 void vmt_rings_free(void);
-bool vmt_rings_allocated(void);
 void vmt_rings_count(struct vmt_status *status);
 u32 vmt_rings_lost_per_cpu(u64 *lost, u32 max);
 __poll_t vmt_rings_poll(struct file *file, poll_table *wait, bool off);

@@ -342,18 +342,12 @@ out_unlock:
 	return t;
 }
 
-/**
- * vmt_target_get_mm() - a reference on @t's address space, if it has one
- * still in use
- * @t:		a target slot
- *
+/*
+ * A reference on @t's address space, if it has one still in use, or NULL.
  * A slot's mm is dropped (vmt_target_drop()) under the slot's lock only:
  * taken under it, the reference is to a live mm_struct.
- *
- * Context: process context; any locks.
- * Return: the mm, mmget() once, or NULL.
  */
-struct mm_struct *vmt_target_get_mm(struct vmt_target *t)
+static struct mm_struct *vmt_target_get_mm(struct vmt_target *t)
 {
 	struct mm_struct *mm;
 

@@ -83,6 +83,5 @@ bool vmt_targets_traces_process(struct task_struct *task);
 struct vmt_target *vmt_target_lookup(struct mm_struct *mm);
 struct vmt_target *vmt_target_slot(u32 i);
 struct vmt_target *vmt_target_add(struct mm_struct *mm, pid_t tgid);
-struct mm_struct *vmt_target_get_mm(struct vmt_target *t);
 
 #endif /* _VMTRACE_TARGETS_H */

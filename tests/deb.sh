@@ -10,7 +10,8 @@
 # - DKMS (in scratch trees: --dkmstree, --sourcetree) adds the package's
 #   source and builds vmtrace.ko for every kernel with headers under
 #   /lib/modules; modinfo says each is vmtrace, for that kernel's release.
-# The module is not loaded: installing into the test guest is the VM tests'.
+# The module is not loaded here: tests/vm/host/deb-install.sh installs the
+# packages in the test guest, and traces with the module DKMS built.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)

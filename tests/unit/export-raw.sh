@@ -9,7 +9,8 @@
 # and on one without (`vmt-synth mixed 20000 7`): the first export is the raw
 # file convert was given, the second the first, and dump and stats of the
 # converted trace are the original's (names included); dump-raw of the export
-# prints what dump prints; a --type filter keeps each record's data with it.
+# prints what dump prints; a --type filter keeps each record's data with it;
+# data the trace cannot give back is an error.
 set -uo pipefail
 bin=$1 synth=$2
 here=$(dirname "$0")
@@ -98,6 +99,25 @@ done
 "$bin" convert "$tmp/f.raw" -o "$tmp/f.vmt" >/dev/null 2>&1 &&
 	cmp -s <("$bin" dump "$tmp/f.vmt") <("$bin" dump --type marker,exec "$tmp/a.vmt") && ok ||
 	fail "convert of the filtered export: dump is not dump --type marker,exec"
+# data the trace cannot give back (a byte of the data stream's frame
+# flipped) is an error that says which record's, not a record without it
+python3 - "$tmp/a.vmt" "$tmp/bad.vmt" "$("$bin" info "$tmp/a.vmt" | awk '$2 == "data" { print $1 }')" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.index(b'VMTF')
+while struct.unpack_from('<I', b, i + 4)[0] != int(sys.argv[3]):
+    i = b.index(b'VMTF', i + 4)
+b[i + 64 + 2] ^= 0xff
+open(sys.argv[2], 'wb').write(b)
+EOF
+"$bin" export --format raw "$tmp/bad.vmt" -o "$tmp/bad.raw" 2>"$tmp/err"
+status=$?
+if [ "$status" -eq 1 ] &&
+	grep -q 'the task record (type 12) at 100 ns on CPU 0: its 13 bytes of data at offset 0: .*checksum' "$tmp/err"; then
+	ok
+else
+	fail "export of a trace whose data frame is damaged: exit $status, $(cat "$tmp/err")"
+fi
 
 "$synth" mixed 20000 7 >"$tmp/r0.raw" || { echo "export-raw: FAIL: vmt-synth"; exit 1; }
 round_trip "no events"

@@ -111,7 +111,9 @@ static int write_raw(void *ctx, const struct vmt_record *rec)
 			      : len == -ENOSPC ? "more than a record can carry"
 					       : vmt_trace_error_message(x->trace);
 			fprintf(stderr,
-				"vmtrace export: the record of type %u at %llu ns on CPU %u: its %u bytes of data at offset %llu: %s\n",
+				"vmtrace export: the %s record (type %u) at %llu ns on CPU %u: its %u bytes of data at offset %llu: %s\n",
+				vmt_record_type_name(rec->hdr.type) ? vmt_record_type_name(rec->hdr.type)
+								    : "unknown",
 				rec->hdr.type, (unsigned long long)rec->hdr.time_ns,
 				rec->hdr.cpu, rec->hdr.data_len,
 				(unsigned long long)rec->raw[VMT_DATA_OFF_WORD], why);

@@ -25,8 +25,8 @@ for t in synth hand; do
 	python3 "$here/export/check.py" "$bin" "$tmp/$t.vmt" "$tmp/$t" && ok || fail "$t.vmt's exports"
 done
 
-# raw is as it was: the records, in written order (without their
-# variable-size data, which it has never written back: a trace without any)
+# raw is the records, in written order (data and the round trip through
+# convert: export-raw.sh)
 "$bin" export --format raw "$tmp/synth.vmt" -o "$tmp/back.raw" &&
 	cmp -s <("$bin" dump-raw "$tmp/back.raw") <("$bin" dump "$tmp/synth.vmt") && ok ||
 	fail "export --format raw, dump-raw: not dump's lines"

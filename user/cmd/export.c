@@ -2,7 +2,8 @@
 /*
  * vmtrace export --format raw|csv|din|perfetto [options] FILE: a trace
  * file's records in other tools' formats, written as they are read (memory
- * does not grow with the trace). raw is here; the others have a file each
+ * does not grow with the trace). raw, the kernel's ring records that convert
+ * turns back into the same trace, is here; the others have a file each
  * (export_csv.c, export_din.c, export_perfetto.c).
  */
 #include <errno.h>
@@ -76,15 +77,69 @@ int64_t export_check_output(FILE *out, int64_t ret)
 	return ret;
 }
 
-static int write_raw(void *out, const struct vmt_record *rec)
+/* A record with the most data, and the DATA records that carry it. */
+#define RAW_MAX_RECORDS (1 + (VMT_MAX_DATA_LEN + VMT_DATA_CHUNK - 1) / VMT_DATA_CHUNK)
+
+struct raw_export {
+	struct vmt_trace *trace;
+	FILE *out;
+};
+
+/*
+ * @rec as the kernel's ring carries it (include/uapi/linux/vmtrace.h,
+ * vmt_ring_write_data() in kernel/ring.c): data_off 0, and its data, when it
+ * has some, in the DATA records right after it, each with @rec's header but
+ * its own type and length (VMT_DATA_CHUNK bytes, fewer in the last), zero
+ * past the length. The trace writer's assembler takes them back apart, so
+ * convert makes the same trace of them and record-raw writes the same bytes.
+ */
+static int write_raw(void *ctx, const struct vmt_record *rec)
 {
-	return fwrite(rec, sizeof(*rec), 1, out) == 1 ? 0 : EXPORT_WRITE_ERROR;
+	static uint8_t data[VMT_MAX_DATA_LEN];
+	static struct vmt_record ring[RAW_MAX_RECORDS];
+	struct raw_export *x = ctx;
+	const char *why;
+	size_t n = 1;
+	int len;
+
+	ring[0] = *rec;
+	if (rec->hdr.data_len) {
+		len = vmt_trace_record_data(x->trace, rec, data, sizeof(data));
+		if (len < 0) {
+			why = len == -ENOENT   ? "the trace has no data stream"
+			      : len == -ERANGE ? "past the data stream's end"
+			      : len == -ENOSPC ? "more than a record can carry"
+					       : vmt_trace_error_message(x->trace);
+			fprintf(stderr,
+				"vmtrace export: the %s record (type %u) at %llu ns on CPU %u: its %u bytes of data at offset %llu: %s\n",
+				vmt_record_type_name(rec->hdr.type) ? vmt_record_type_name(rec->hdr.type)
+								    : "unknown",
+				rec->hdr.type, (unsigned long long)rec->hdr.time_ns,
+				rec->hdr.cpu, rec->hdr.data_len,
+				(unsigned long long)rec->raw[VMT_DATA_OFF_WORD], why);
+			return EXPORT_SAID;
+		}
+		ring[0].raw[VMT_DATA_OFF_WORD] = 0;
+		for (uint32_t off = 0; off < (uint32_t)len; off += VMT_DATA_CHUNK, n++) {
+			uint32_t chunk = (uint32_t)len - off < VMT_DATA_CHUNK ? (uint32_t)len - off
+									   : VMT_DATA_CHUNK;
+
+			memset(&ring[n], 0, sizeof(ring[n]));
+			ring[n].hdr = rec->hdr;
+			ring[n].hdr.type = VMT_REC_DATA;
+			ring[n].hdr.data_len = chunk;
+			memcpy(ring[n].data.bytes, data + off, chunk);
+		}
+	}
+	return fwrite(ring, sizeof(ring[0]), n, x->out) == n ? 0 : EXPORT_WRITE_ERROR;
 }
 
 static int64_t export_raw(struct vmt_trace *t, FILE *out, const struct export_options *o)
 {
+	struct raw_export x = { .trace = t, .out = out };
+
 	(void)o;
-	return export_each(t, VMT_ORDER_WRITTEN, write_raw, out);
+	return export_each(t, VMT_ORDER_WRITTEN, write_raw, &x);
 }
 
 static const struct export_format {
@@ -101,9 +156,13 @@ static const char export_usage[] =
 	"usage: vmtrace export --format FORMAT [options] [filter options] FILE [-o OUT]\n"
 	"  the records (those the filter options pass) in another tool's format, written\n"
 	"  as they are read; OUT is standard output when -o is left out, where it can be\n"
-	"  --format raw       every record, in the order they were written, as raw 64-byte\n"
-	"                     records (the format record-raw writes); -o needed\n"
-	"    --stream ID      that stream's entries only, as they are (no filter options)\n"
+	"  --format raw       every record, in the order they were written, as the kernel's\n"
+	"                     rings carry them: 64-byte records, a record's variable-size\n"
+	"                     data (names, paths, marker texts) in the DATA records right\n"
+	"                     after it (the format record-raw writes and convert reads:\n"
+	"                     convert makes the same trace of it); -o needed\n"
+	"    --stream ID      that stream's entries only, as the trace stores them (no\n"
+	"                     filter options; records keep data_off, no DATA records)\n"
 	"  --format csv       for pandas, DuckDB, sqlite3 and spreadsheets: one CSV file a\n"
 	"                     record type, -o DIR holding TYPE.csv (ref.csv, switch.csv...)\n"
 	"                     for each type there is; with --type naming one type, that\n"

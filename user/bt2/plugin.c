@@ -5,8 +5,11 @@
  *
  * One babeltrace2 trace a file, one stream a CPU, every stream on one clock
  * class: "monotonic", 1 GHz, the records' ktime_get_mono_fast_ns() values as
- * they are, its origin not the Unix epoch (unless clock-offset-ns says where
- * the epoch is), so that trimming and muxing by time work. The message
+ * they are. Its origin is the Unix epoch, at the offset the collector
+ * measured when tracing started (the session's realtime_offset_ns, as LTTng
+ * measures its own), so that its events merge by time with other traces of
+ * the machine (LTTng's); clock-offset-ns sets another offset, and 0 makes
+ * the origin the clock's own zero, as for a trace without that measure. The message
  * iterator reads the records merged by time (a libvmtrace cursor), so every
  * stream's events come in time order; seeking to a time starts the cursor
  * there (a time filter) instead of reading what comes before.
@@ -16,6 +19,7 @@
  * babeltrace.support-info query), clock-offset-ns (signed integer).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,7 @@
 struct vmt_source {
 	char *path;
 	int64_t clock_offset_ns;	/* the clock's origin from its own zero */
+	bool clock_offset_given;	/* by the clock-offset-ns parameter */
 	bt_trace *trace;
 	struct vmt_bt2_classes classes;
 	uint32_t nr_cpus;	/* highest CPU with records + 1 */
@@ -85,6 +90,7 @@ static int read_params(bt_self_component_source *self, struct vmt_source *src,
 	src->path = strdup(bt_value_string_get(path));
 	if (!src->path)
 		return -ENOMEM;
+	src->clock_offset_given = offset != NULL;
 	if (offset && bt_value_is_signed_integer(offset))
 		src->clock_offset_ns = bt_value_integer_signed_get(offset);
 	else if (offset)
@@ -151,32 +157,37 @@ static int find_cpus(struct vmt_source *src, struct vmt_trace *trace)
 
 static int build_trace(bt_self_component_source *self, struct vmt_source *src)
 {
-	bt_trace_class *tc = bt_trace_class_create(
-		bt_self_component_source_as_self_component(self));
-	bt_clock_class *cc = clock_class_create(self, src->clock_offset_ns);
+	bt_trace_class *tc = NULL;
+	bt_clock_class *cc = NULL;
 	struct vmt_trace_error err;
+	struct vmt_trace_session session;
 	struct vmt_trace *trace = NULL;
 	const char *base = strrchr(src->path, '/');
-	int ret = -ENOMEM;
+	int ret = vmt_trace_open(&trace, src->path, 0, &err);
 
-	if (!tc || !cc || vmt_bt2_classes_create(tc, cc, &src->classes))
-		goto out;
-	src->trace = bt_trace_create(tc);
-	if (!src->trace || bt_trace_set_name(src->trace, base ? base + 1 : src->path) ||
-	    bt_trace_set_environment_entry_string(src->trace, "tracer_name", "vmtrace"))
-		goto out;
-	ret = vmt_trace_open(&trace, src->path, 0, &err);
 	if (ret) {
 		char buf[512];
 
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 			bt_self_component_source_as_self_component(self), "%s%s",
 			path_prefix(src->path, err.message, buf, sizeof(buf)), err.message);
-		goto out;
+		return ret;
 	}
+	/* Without clock-offset-ns, the epoch is where the trace measured it. */
+	if (!src->clock_offset_given && !vmt_trace_session(trace, &session))
+		src->clock_offset_ns = session.realtime_offset_ns;
+	ret = -ENOMEM;
+	tc = bt_trace_class_create(bt_self_component_source_as_self_component(self));
+	cc = clock_class_create(self, src->clock_offset_ns);
+	if (!tc || !cc || vmt_bt2_classes_create(tc, cc, &src->classes))
+		goto out;
+	src->trace = bt_trace_create(tc);
+	if (!src->trace || bt_trace_set_name(src->trace, base ? base + 1 : src->path) ||
+	    bt_trace_set_environment_entry_string(src->trace, "tracer_name", "vmtrace"))
+		goto out;
 	ret = find_cpus(src, trace);
-	vmt_trace_close(trace);
 out:
+	vmt_trace_close(trace);
 	bt_clock_class_put_ref(cc);
 	bt_trace_class_put_ref(tc);
 	return ret;
@@ -472,7 +483,8 @@ BT_PLUGIN_SOURCE_COMPONENT_CLASS_DESCRIPTION(trace,
 	"Read a vmtrace trace file: one stream a CPU, one event class a record type.");
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_HELP(trace,
 	"Parameters: inputs=[\"FILE.vmt\"], clock-offset-ns=NS (the clock's origin is then the "
-	"Unix epoch, NS before the trace's zero). See docs/babeltrace2.md.");
+	"Unix epoch, NS before the trace's zero; by default, the offset the trace measured "
+	"when it started; 0: the trace's own zero). See docs/babeltrace2.md.");
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_INITIALIZE_METHOD(trace, source_initialize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_FINALIZE_METHOD(trace, source_finalize);
 BT_PLUGIN_SOURCE_COMPONENT_CLASS_QUERY_METHOD(trace, source_query);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,6 +553,37 @@ out:
 	return exit_status;
 }
 
+static int64_t timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/*
+ * CLOCK_REALTIME less CLOCK_MONOTONIC, as LTTng measures its clocks' offset:
+ * the realtime clock read between two monotonic reads, of 5 tries the one
+ * with the narrowest window, against the window's middle. 0 if the clocks
+ * cannot be read.
+ */
+static int64_t realtime_offset_ns(void)
+{
+	int64_t best = 0, narrowest = INT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		struct timespec m1, r, m2;
+		int64_t window;
+
+		if (clock_gettime(CLOCK_MONOTONIC, &m1) || clock_gettime(CLOCK_REALTIME, &r) ||
+		    clock_gettime(CLOCK_MONOTONIC, &m2))
+			return 0;
+		window = timespec_ns(&m2) - timespec_ns(&m1);
+		if (window < narrowest) {
+			narrowest = window;
+			best = timespec_ns(&r) - (timespec_ns(&m1) + window / 2);
+		}
+	}
+	return best;
+}
+
 void collector_session(const struct collector *c, struct vmt_trace_session *session)
 {
 	struct timespec now;
@@ -569,7 +601,8 @@ void collector_session(const struct collector *c, struct vmt_trace_session *sess
 		session->session_flags |= VMT_SESSION_TARGETS_COMMAND;
 	/* The records' clock, ktime_get_mono_fast_ns(), is CLOCK_MONOTONIC's. */
 	if (!clock_gettime(CLOCK_MONOTONIC, &now))
-		session->start_time_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+		session->start_time_ns = timespec_ns(&now);
+	session->realtime_offset_ns = realtime_offset_ns();
 }
 
 uint64_t collector_records(const struct collector *c)

@@ -27,11 +27,11 @@ static void print_settings(struct vmt_trace *t)
 
 	printf("session: %s", describe_session(err, &s, text, sizeof(text)));
 	if (!err)
-		printf("; events 0x%x; %u pid%s%s%s; started at %llu ns\n", s.events, s.nr_pids,
-		       s.nr_pids == 1 ? "" : "s",
+		printf("; events 0x%x; %u pid%s%s%s; started at %llu ns; realtime offset %lld ns\n",
+		       s.events, s.nr_pids, s.nr_pids == 1 ? "" : "s",
 		       s.session_flags & VMT_SESSION_TARGETS_COMMAND ? " (a command)" : "",
 		       s.flags & VMT_CONFIG_SYSTEM_WIDE ? " (system-wide)" : "",
-		       (unsigned long long)s.start_time_ns);
+		       (unsigned long long)s.start_time_ns, (long long)s.realtime_offset_ns);
 	else
 		printf("\n");
 	if (!vmt_trace_reduction(t, &reduction))

@@ -497,7 +497,13 @@ struct vmt_trace_session {
 	__u64 start_time_ns;	/* CLOCK_MONOTONIC when tracing started (records' clock) */
 	__u32 session_flags;	/* VMT_SESSION_* */
 	__u32 reserved0;
-	__u64 reserved[6];	/* zero */
+	/*
+	 * CLOCK_REALTIME less CLOCK_MONOTONIC when tracing started: a record's
+	 * time plus it is nanoseconds since the Unix epoch (what LTTng calls
+	 * the clock's offset). 0: not measured (older traces).
+	 */
+	__s64 realtime_offset_ns;
+	__u64 reserved[5];	/* zero */
 };
 
 enum vmt_state {

@@ -440,6 +440,25 @@ void vmt_target_stale_soon(struct vmt_target *t, unsigned long start, unsigned l
 }
 
 /**
+ * vmt_target_stale_before_user() - protect [@start, @end) of current's
+ * target @t again before current returns to user space, but for the
+ * enabled set's pages (exact mode's pages, whose PTE lock was busy)
+ * @t:		current's target
+ * @start:	page-aligned
+ * @end:	page-aligned
+ *
+ * With no work slot free, the stale work protects the range, soon.
+ *
+ * Context: any but an interrupt, current a user thread; does not sleep.
+ */
+void vmt_target_stale_before_user(struct vmt_target *t, unsigned long start, unsigned long end)
+{
+	vmt_target_mark_stale(t, start, end);
+	if (!vmt_twork_queue(current))
+		vmt_stale_work_queue();
+}
+
+/**
  * vmt_task_attach() - trace @task's address space from its next return
  * to user space: protect it, unless it is a target already
  * @task:	current, after exec; or a new child that has not run yet

@@ -17,6 +17,7 @@ void vmt_target_admit(struct vmt_target *t, unsigned long addr, unsigned long ip
 void vmt_target_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 			      unsigned long start, unsigned long end);
 void vmt_target_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end);
+void vmt_target_stale_before_user(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_task_attach(struct task_struct *task);
 void vmt_admit_quiesce(void);
 

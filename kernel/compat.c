@@ -108,3 +108,22 @@ void vmt_flush_tlb_all_cpus(void)
 {
 	on_each_cpu(vmt_flush_this_cpu, NULL, 1);
 }
+
+/**
+ * vmt_flush_tlb_this_cpu() - this CPU may not use its TLB entry of the user
+ * page at @addr of the address space it runs
+ * @addr:	an address in the page
+ *
+ * flush_tlb_one_user() is not exported. invlpg drops the entry of the
+ * current PCID only: with page-table isolation the user's entries are kept
+ * under another PCID, so the whole TLB is flushed then.
+ *
+ * Context: interrupts off.
+ */
+void vmt_flush_tlb_this_cpu(unsigned long addr)
+{
+	if (boot_cpu_has(X86_FEATURE_PTI))
+		__flush_tlb_all();
+	else
+		asm volatile("invlpg (%0)" : : "r" (addr) : "memory");
+}

@@ -34,6 +34,7 @@ struct tracepoint *vmt_find_tracepoint(const char *name);
 void vmt_compat_init(void);
 void vmt_flush_tlb_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 void vmt_flush_tlb_all_cpus(void);
+void vmt_flush_tlb_this_cpu(unsigned long addr);
 
 /* vm_flags became read-only behind helpers in 6.3. */
 static inline void vmt_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags)

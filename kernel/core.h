@@ -43,6 +43,9 @@ __poll_t vmt_session_poll(struct file *file, poll_table *wait);
 int vmt_rings_geometry(struct vmt_geometry *geometry);
 int vmt_rings_mmap(struct vm_area_struct *vma);
 
+/* Exact mode's ranges and counters (VMT_IOC_EXACT): session.c, exact.c. */
+int vmt_session_exact(struct vmt_exact_arg *arg);
+
 /* A user marker: events.c. */
 int vmt_marker_emit(u32 id, const void *text, u32 len);
 

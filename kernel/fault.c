@@ -24,6 +24,7 @@
 #include "admit.h"
 #include "compat.h"
 #include "emit.h"
+#include "exact.h"
 #include "hooks.h"
 #include "pagemap.h"
 #include "protect.h"
@@ -112,6 +113,9 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 	 * record being written on this CPU.
 	 */
 	if (!vmt_session_tracing() || !in_task() || !vmt_targets_traces_task(current))
+		return;
+	/* An exact range's access: single-stepped and logged whole (exact.c). */
+	if (vmt_exact_fault(address, regs, error_code, kernel_mode))
 		return;
 
 	pte = vmt_pte_lookup_lockless(current->mm, address, &huge);

@@ -19,6 +19,7 @@ static struct vmt_hooks *const vmt_all_hooks[] = {
 	&vmt_admit_hooks,
 	&vmt_notify_hooks,
 	&vmt_dma_hooks,
+	&vmt_exact_hooks,
 };
 
 static void vmt_hooks_detach_probes(struct vmt_hooks *h, unsigned int n)

@@ -49,6 +49,7 @@ extern struct vmt_hooks vmt_vma_hooks;		/* vma.c */
 extern struct vmt_hooks vmt_admit_hooks;	/* admit.c */
 extern struct vmt_hooks vmt_notify_hooks;	/* notify.c */
 extern struct vmt_hooks vmt_dma_hooks;		/* dma.c */
+extern struct vmt_hooks vmt_exact_hooks;	/* exact.c */
 
 int vmt_hooks_attach(void);
 void vmt_hooks_detach(void);

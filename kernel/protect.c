@@ -100,14 +100,13 @@ static bool vmt_pmd_thp(pmd_t pmd)
  * Protect the huge PMD at @pmdp, if it maps a THP present. Takes its lock;
  * the cmpxchg keeps a Dirty or Accessed bit the hardware sets meanwhile.
  */
-static void vmt_protect_huge(pmd_t *pmdp, unsigned long addr, struct vmt_pte_walk *walk)
+static void __vmt_protect_huge(pmd_t *pmdp, unsigned long addr, struct vmt_pte_walk *walk)
 {
-	spinlock_t *ptl = pmd_lock(walk->mm, pmdp);
 	pmdval_t old = pmd_val(READ_ONCE(*pmdp)), new;
 
 	do {
 		if (!vmt_pmd_thp(__pmd(old)) || pmd_protnone(__pmd(old)))
-			goto out;
+			return;
 		new = (old & ~(_PAGE_PRESENT | _PAGE_DIRTY | _PAGE_ACCESSED)) | _PAGE_PROTNONE;
 		new = flip_protnone_guard(old, new, PHYSICAL_PMD_PAGE_MASK);
 	} while (!try_cmpxchg(&pmdp->pmd, &old, new));
@@ -116,7 +115,13 @@ static void vmt_protect_huge(pmd_t *pmdp, unsigned long addr, struct vmt_pte_wal
 	walk->last = vmt_huge_pte(__pmd(old), addr & HPAGE_PMD_MASK);
 	walk->last_huge = true;
 	walk->huge_changed++;
-out:
+}
+
+static void vmt_protect_huge(pmd_t *pmdp, unsigned long addr, struct vmt_pte_walk *walk)
+{
+	spinlock_t *ptl = pmd_lock(walk->mm, pmdp);
+
+	__vmt_protect_huge(pmdp, addr, walk);
 	spin_unlock(ptl);
 }
 
@@ -372,6 +377,55 @@ bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old, bool
 	*old = walk.last;
 	*huge = walk.last_huge;
 	return walk.changed || walk.huge_changed;
+}
+
+/**
+ * vmt_protect_page_atomic() - protect one page again without sleeping, for
+ * exact mode's debug trap and its scheduler probe
+ * @mm:		the address space, current's (its page tables are loaded)
+ * @addr:	an address in the page
+ *
+ * Context: interrupts off (the walk is lockless, as in GUP-fast). The page
+ * table's lock is only tried: its holder may be waiting for this CPU to
+ * answer a TLB-flush IPI. Flushes this CPU's TLB entry only: the caller
+ * keeps the address space's threads on this CPU.
+ *
+ * Return: true when nothing maps the page present any more (protected now,
+ * or already); false when the lock was busy (the caller protects it later).
+ */
+bool vmt_protect_page_atomic(struct mm_struct *mm, unsigned long addr)
+{
+	struct vmt_pte_walk walk = { .mm = mm };
+	pmd_t *pmdp = vmt_pmd_offset(mm, addr), pmd;
+	spinlock_t *ptl;	/* the PMD's or the PTE table's, only tried */
+	bool locked;
+
+	lockdep_assert_irqs_disabled();
+	if (!pmdp)
+		return true;
+	pmd = READ_ONCE(*pmdp);
+	if (vmt_pmd_thp(pmd)) {
+		ptl = pmd_lockptr(mm, pmdp);
+		if (!spin_trylock(ptl))
+			return false;
+		__vmt_protect_huge(pmdp, addr, &walk);
+		spin_unlock(ptl);
+	} else if (vmt_pmd_table(pmd)) {
+		/* Interrupts off: the table cannot be freed while it is looked at. */
+		ptl = pte_lockptr(mm, &pmd);
+		if (!spin_trylock(ptl))
+			return false;
+		/* Under the lock, the PMD must still point to that table. */
+		locked = pmd_same(READ_ONCE(*pmdp), pmd);
+		if (locked)
+			vmt_protect_pte(pte_offset_kernel(&pmd, addr), addr & PAGE_MASK, &walk);
+		spin_unlock(ptl);
+		if (!locked)
+			return false;
+	}
+	if (walk.changed || walk.huge_changed)
+		vmt_flush_tlb_this_cpu(addr);
+	return true;
 }
 
 /**

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "emit.h"
 #include "events.h"
+#include "exact.h"
 #include "hooks.h"
 #include "rings.h"
 #include "session.h"
@@ -121,6 +122,7 @@ static void __vmt_probes_quiesce(struct vmt_session *s)
 {
 	WRITE_ONCE(s->tracing, false);
 	tracepoint_synchronize_unregister();
+	vmt_exact_quiesce();
 	vmt_admit_quiesce();
 }
 
@@ -149,6 +151,7 @@ int vmt_session_start(void)
 	atomic64_set(&s->deferred, 0);
 	atomic64_set(&s->data_dropped, 0);
 	atomic64_set(&s->events_missed, 0);
+	vmt_exact_start();
 	s->dma_missed_base = vmt_dma_missed();
 	err = vmt_targets_prepare(&s->settings);
 	if (err)
@@ -254,6 +257,24 @@ u32 vmt_session_lost_per_cpu(u64 *lost, u32 max)
 __poll_t vmt_session_poll(struct file *file, poll_table *wait)
 {
 	return vmt_rings_poll(file, wait, READ_ONCE(vmt_session.state) == VMT_STATE_OFF);
+}
+
+/**
+ * vmt_session_exact() - VMT_IOC_EXACT: see vmt_exact_control(); under the
+ * session's lock, so that no start or stop runs meanwhile
+ * @arg:	the request; the counters are filled in
+ *
+ * Return: 0, -EINVAL or -ENOSPC.
+ */
+int vmt_session_exact(struct vmt_exact_arg *arg)
+{
+	struct vmt_session *s = &vmt_session;
+	int err;
+
+	mutex_lock(&s->lock);
+	err = vmt_exact_control(arg);
+	mutex_unlock(&s->lock);
+	return err;
 }
 
 /**

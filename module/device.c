@@ -120,6 +120,22 @@ static long vmt_ioctl_marker(const void __user *arg)
 	return vmt_marker_emit(m.id, text, m.len);
 }
 
+/* VMT_IOC_EXACT: exact mode's ranges; the counters are copied back whatever the op did. */
+static long vmt_ioctl_exact(void __user *arg)
+{
+	struct vmt_exact_arg e;
+	long err;
+
+	if (copy_from_user(&e, arg, sizeof(e)))
+		return -EFAULT;
+	if (e.reserved0 || !vmt_all_zero(e.reserved, ARRAY_SIZE(e.reserved)))
+		return -EINVAL;
+	err = vmt_session_exact(&e);
+	if (copy_to_user(arg, &e, sizeof(e)))
+		return -EFAULT;
+	return err;
+}
+
 /* write(): a marker, its id (4 bytes) and then its text. */
 static ssize_t vmt_dev_write(struct file *file, const char __user *buf, size_t count,
 			     loff_t *ppos)
@@ -156,6 +172,8 @@ static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return vmt_ioctl_geometry(uarg);
 	case VMT_IOC_MARKER:
 		return vmt_ioctl_marker(uarg);
+	case VMT_IOC_EXACT:
+		return vmt_ioctl_exact(uarg);
 	default:
 		return -ENOTTY;
 	}

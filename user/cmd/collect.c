@@ -4,8 +4,10 @@
  * (collect.h). It sleeps in poll() until a ring is a quarter full, a
  * target exits, or 100 ms pass, and drains every ring each time it wakes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -43,6 +45,12 @@ const char collect_options_usage[] =
 	"                   --protect), or all (all but switch-all and pagemap);\n"
 	"                   task and vma also dump the targets' tasks and mappings\n"
 	"                   at start\n"
+	"  --exact RANGE    exact mode: log every load and store of the target to RANGE,\n"
+	"                   with its size and value (implies --protect; the target's\n"
+	"                   threads are pinned to one CPU): START-END in hex, END\n"
+	"                   exclusive, or a mapping as /proc/PID/maps names it (a\n"
+	"                   file's path, [heap], [stack]) or an address in an anonymous\n"
+	"                   mapping; up to 16 times\n"
 	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
 	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n"
 	"  Without /dev/vmtrace, runs 'modprobe vmtrace' (the module, e.g. from vmtrace-dkms)\n";
@@ -61,6 +69,7 @@ struct collector {
 	struct vmt_config config;	/* as configured: pids_ptr points nowhere after */
 	bool command;			/* the target is a command vmtrace started */
 	bool finished;			/* status holds the counters at the end */
+	struct vmt_exact_arg exact;	/* exact mode's counters at the end */
 	struct vmt_record batch[DRAIN_BATCH];
 };
 
@@ -124,6 +133,32 @@ static int parse_events(const char *cmd, const char *arg, __u32 *events)
 	return 0;
 }
 
+/* --exact START-END (hex, with or without 0x), or a mapping: 0 or -1 said. */
+static int parse_exact(const char *cmd, const char *arg, struct collect_options *o)
+{
+	struct collect_exact *e = &o->exact[o->nr_exact];
+	unsigned long long start, end;
+	int used = 0;
+
+	if (o->nr_exact == VMT_EXACT_RANGES) {
+		fprintf(stderr, "vmtrace %s: more than %u --exact\n", cmd, VMT_EXACT_RANGES);
+		return -1;
+	}
+	*e = (struct collect_exact){ .mapping = arg };
+	if (sscanf(arg, "%llx-%llx%n", &start, &end, &used) == 2 && !arg[used]) {
+		if (start >= end) {
+			fprintf(stderr, "vmtrace %s: --exact %s: the range is empty\n", cmd, arg);
+			return -1;
+		}
+		*e = (struct collect_exact){ .start = start, .end = end };
+	} else if (!*arg) {
+		fprintf(stderr, "vmtrace %s: --exact needs START-END or a mapping\n", cmd);
+		return -1;
+	}
+	o->nr_exact++;
+	return 0;
+}
+
 int collect_parse_option(const char *cmd, int opt, const char *arg, struct collect_options *o)
 {
 	long n;
@@ -168,6 +203,8 @@ int collect_parse_option(const char *cmd, int opt, const char *arg, struct colle
 			return -1;
 		}
 		return 1;
+	case 'X':
+		return parse_exact(cmd, arg, o) ? -1 : 1;
 	case 'p':
 		n = parse_u32(cmd, "pid", arg, INT32_MAX);
 		if (n <= 0) {
@@ -202,6 +239,9 @@ int collect_check_options(const char *cmd, struct collect_options *o, bool have_
 			cmd);
 		return -1;
 	}
+	/* Exact pages are protected pages that never enter the enabled set. */
+	if (o->nr_exact)
+		o->config.flags |= VMT_CONFIG_PROTECT;
 	if (o->config.flags & VMT_CONFIG_PROTECT) {
 		o->config.enabled_pages = (__u32)o->enabled_pages;
 		o->config.policy = (__u32)o->policy;
@@ -456,6 +496,128 @@ static void print_pids(const char *cmd, const struct collect_options *o)
 	fputc('\n', stderr);
 }
 
+/*
+ * --exact MAPPING in process @pid: every mapping /proc/PID/maps names so,
+ * or the one holding the address MAPPING is, added as an exact range.
+ * Return: ranges added, or negative errno.
+ */
+static int exact_add_mapping(struct collector *c, __u32 pid, const char *mapping)
+{
+	unsigned long long start, end, addr = 0;
+	char path[64], line[4352], name[4096];
+	int added = 0, used = 0, err = 0;
+	bool by_addr;
+	FILE *f;
+
+	by_addr = sscanf(mapping, "%llx%n", &addr, &used) == 1 && !mapping[used];
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		name[0] = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4095[^\n]", &start, &end, name) < 2)
+			continue;
+		if (by_addr ? addr < start || addr >= end : strcmp(name, mapping))
+			continue;
+		struct vmt_exact_arg a = { .op = VMT_EXACT_ADD, .pid = pid, .start = start,
+					   .end = end };
+		err = vmt_device_exact(c->fd, &a);
+		added += !err;
+	}
+	fclose(f);
+	return err ? err : added;
+}
+
+/* Keep every thread of @pid on @cpu (threads it makes later inherit it). */
+static int pin_process(__u32 pid, const cpu_set_t *cpu)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.' &&
+		    sched_setaffinity((pid_t)atoi(d->d_name), sizeof(*cpu), cpu) && errno != ESRCH)
+			err = -errno;
+	closedir(dir);
+	return err;
+}
+
+/*
+ * Exact mode: the ranges of --exact for each target (@child, or the -p
+ * pids), replacing any a previous session left, and the targets pinned to
+ * one CPU, the first this process may use. Return: 0 or negative errno,
+ * @what saying what failed.
+ */
+static int exact_setup(struct collector *c, pid_t child, const char **what)
+{
+	const struct collect_options *o = c->options;
+	struct vmt_exact_arg clear = { .op = VMT_EXACT_CLEAR };
+	__u32 pids[VMT_MAX_PIDS];
+	unsigned int nr = child ? 1 : o->nr_pids, i, j;
+	cpu_set_t mine, one;
+	int err, cpu = 0;
+
+	*what = "exact ranges";
+	err = vmt_device_exact(c->fd, &clear);
+	if (err || !o->nr_exact)
+		return err;
+	if (child)
+		pids[0] = (__u32)child;
+	else
+		memcpy(pids, o->pids, sizeof(pids[0]) * nr);
+	if (o->config.flags & VMT_CONFIG_SYSTEM_WIDE) {
+		pids[0] = 0;
+		nr = 1;
+	}
+	*what = "pinning the target to one CPU";
+	if (sched_getaffinity(0, sizeof(mine), &mine))
+		return -errno;
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &mine))
+		cpu++;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	for (i = 0; i < nr && pids[i]; i++) {
+		err = pin_process(pids[i], &one);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < o->nr_exact; j++) {
+			const struct collect_exact *e = &o->exact[j];
+			struct vmt_exact_arg a = { .op = VMT_EXACT_ADD, .pid = pids[i],
+						   .start = e->start, .end = e->end };
+
+			*what = "exact ranges";
+			if (!e->mapping) {
+				err = vmt_device_exact(c->fd, &a);
+			} else if (child || !pids[i]) {
+				fprintf(stderr, "vmtrace %s: --exact %s: a mapping is looked up in "
+					"/proc/PID/maps of a -p PID; for a command, give START-END\n",
+					c->cmd, e->mapping);
+				err = -EINVAL;
+			} else {
+				err = exact_add_mapping(c, pids[i], e->mapping);
+				if (!err) {
+					fprintf(stderr, "vmtrace %s: --exact %s: no such mapping in "
+						"process %u\n", c->cmd, e->mapping, pids[i]);
+					err = -ENOENT;
+				}
+				err = err < 0 ? err : 0;
+			}
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 int collector_run(struct collector *c, char **command, const struct collect_sink *sink)
 {
 	struct vmt_config config = c->options->config;
@@ -495,6 +657,10 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 	}
 	c->config = config;
 	c->command = child != 0;
+	err = exact_setup(c, child, &failed);
+	if (err)
+		goto out;
+	failed = NULL;
 	err = map_rings(c);
 	if (err) {
 		failed = "mapping the rings";
@@ -536,6 +702,13 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 	}
 	if (!failed)
 		c->finished = vmt_device_status(c->fd, &c->status) == 0;
+	if (c->options->nr_exact) {
+		c->exact.op = VMT_EXACT_COUNTS;
+		vmt_device_exact(c->fd, &c->exact);
+		struct vmt_exact_arg clear = { .op = VMT_EXACT_CLEAR };
+
+		vmt_device_exact(c->fd, &clear);
+	}
 out:
 	if (release_fd >= 0)
 		spawn_abandon(child, release_fd);
@@ -658,6 +831,15 @@ void collector_print_counters(const struct collector *c, FILE *out)
 	if (status->missed)
 		fprintf(out, "[ %llu processes or address spaces not traced: over %u at once ]\n",
 			(unsigned long long)status->missed, VMT_MAX_TARGETS);
+	if (c->options->nr_exact)
+		fprintf(out, "[ exact: %llu accesses in %llu steps, %llu not decoded, %llu from the "
+			"kernel, %llu steps cancelled, %llu missed, %llu unpinned, %llu unsafe "
+			"switches ]\n",
+			(unsigned long long)c->exact.accesses, (unsigned long long)c->exact.steps,
+			(unsigned long long)c->exact.undecoded, (unsigned long long)c->exact.kernel,
+			(unsigned long long)c->exact.cancelled, (unsigned long long)c->exact.missed,
+			(unsigned long long)c->exact.unpinned,
+			(unsigned long long)c->exact.unsafe_switches);
 	if (status->data_dropped || status->events_missed)
 		fprintf(out, "[ events: %llu names or paths left out (too long), "
 			"%llu events not written whole ]\n",

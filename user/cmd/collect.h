@@ -27,16 +27,25 @@
 	{ "enabled-pages", required_argument, NULL, 'n' }, \
 	{ "policy", required_argument, NULL, 'L' }, \
 	{ "reprotect-ms", required_argument, NULL, 'R' }, \
-	{ "events", required_argument, NULL, 'e' }
+	{ "events", required_argument, NULL, 'e' }, \
+	{ "exact", required_argument, NULL, 'X' }
 #define COLLECT_SHORT_OPTIONS "ar:p:n:e:"
 
 /* Usage lines of those options. */
 extern const char collect_options_usage[];
 
+/* --exact: a range as numbers, or a mapping's name to find in /proc/PID/maps. */
+struct collect_exact {
+	__u64 start, end;
+	const char *mapping;	/* NULL: numbers */
+};
+
 struct collect_options {
 	struct vmt_config config;
 	__u32 pids[VMT_MAX_PIDS];	/* -p, in order */
 	unsigned int nr_pids;
+	struct collect_exact exact[VMT_EXACT_RANGES];
+	unsigned int nr_exact;
 	long enabled_pages, policy, reprotect_ms;
 	bool enabled_options;		/* -n, --policy or --reprotect-ms given */
 	bool quiet;			/* no "tracing ..." line */

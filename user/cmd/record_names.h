@@ -7,7 +7,7 @@
 #ifndef VMTRACE_CMD_RECORD_NAMES_H
 #define VMTRACE_CMD_RECORD_NAMES_H
 
-static const char *const access_names[] = { "?", "R", "W", "?", "X" };
+static const char *const access_names[] = { "?", "R", "W", "RW", "X" };
 static const char *const cause_names[] = { "protection", "demand", "cow", "other" };
 static const char *const vma_causes[] = {
 	"dump", "exec", "mmap", "munmap", "mremap", "mprotect", "brk",

@@ -90,6 +90,41 @@ static void print_vma(FILE *out, const struct vmt_record *rec, const void *data)
 		fprintf(out, " name_dropped=1");
 }
 
+/*
+ * An exact access: its value as the little-endian number for sizes up to 8,
+ * its bytes in memory order (hex) beyond; "-" when not decoded (size 0), "?"
+ * when a wide value's data could not be had.
+ */
+static void print_exact(FILE *out, const struct vmt_record *rec, const void *data)
+{
+	const struct vmt_exact *e = &rec->exact;
+	const unsigned char *bytes = e->size > sizeof(e->value) ? data : e->value;
+	unsigned long long v = 0;
+
+	fprintf(out, " addr=0x%llx size=%u access=%s value=", (unsigned long long)e->addr, e->size,
+		NAME(access_names, e->access));
+	if (!e->size) {
+		fputc('-', out);
+	} else if (!bytes || (e->size > sizeof(e->value) && rec->hdr.data_len < e->size)) {
+		fputc('?', out);
+	} else if (e->size <= 8) {
+		for (unsigned int i = e->size; i-- > 0;)
+			v = v << 8 | bytes[i];
+		fprintf(out, "0x%llx", v);
+	} else {
+		for (unsigned int i = 0; i < e->size; i++)
+			fprintf(out, "%02x", bytes[i]);
+	}
+	fprintf(out, " ip=0x%llx mode=%s", (unsigned long long)e->ip,
+		e->kernel_mode ? "kernel" : "user");
+	if (e->flags & VMT_EXACT_STRING)
+		fputs(" string=1", out);
+	if (e->flags & VMT_EXACT_SPLIT)
+		fputs(" split=1", out);
+	if (e->flags & VMT_EXACT_STACK)
+		fputs(" stack=1", out);
+}
+
 void print_record(FILE *out, const struct vmt_record *rec, const void *data)
 {
 	const char *type = vmt_record_type_name(rec->hdr.type);
@@ -163,6 +198,9 @@ void print_record(FILE *out, const struct vmt_record *rec, const void *data)
 			(unsigned long long)rec->pagemap.pfn, rec->pagemap.huge ? " huge=1" : "");
 		if (rec->pagemap.op)
 			fprintf(out, " event=%u", rec->pagemap.notify_event);
+		break;
+	case VMT_REC_EXACT:
+		print_exact(out, rec, data);
 		break;
 	case VMT_REC_MARKER:
 		fprintf(out, " id=%u", rec->marker.id);

@@ -54,6 +54,11 @@ int vmt_device_geometry(int fd, struct vmt_geometry *geometry)
 	return vmt_ioctl(fd, VMT_IOC_GEOMETRY, geometry);
 }
 
+int vmt_device_exact(int fd, struct vmt_exact_arg *arg)
+{
+	return vmt_ioctl(fd, VMT_IOC_EXACT, arg);
+}
+
 int vmt_ring_map(int fd, const struct vmt_geometry *geometry, unsigned int cpu,
 		 struct vmt_ring_view *view)
 {

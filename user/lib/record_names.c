@@ -18,6 +18,7 @@ static const char *const type_names[VMT_REC_TYPES] = {
 	[VMT_REC_TASK] = "task",
 	[VMT_REC_DMA] = "dma",
 	[VMT_REC_PAGEMAP] = "pagemap",
+	[VMT_REC_EXACT] = "exact",
 };
 
 const char *vmt_record_type_name(unsigned int type)

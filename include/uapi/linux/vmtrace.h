@@ -41,7 +41,8 @@ enum vmt_record_type {
 	VMT_REC_TASK		= 12,	/* a task present when tracing started */
 	VMT_REC_DMA		= 13,	/* a DMA mapping made or removed */
 	VMT_REC_PAGEMAP		= 14,	/* a virtual page's frame, logged or gone */
-	VMT_REC_TYPES		= 15,	/* one more than the highest type */
+	VMT_REC_EXACT		= 15,	/* one access to an exact range (exact mode) */
+	VMT_REC_TYPES		= 16,	/* one more than the highest type */
 };
 
 /* Common to all records: 24 bytes. */
@@ -83,6 +84,8 @@ struct vmt_lost {
 #define VMT_ACCESS_READ		0x1
 #define VMT_ACCESS_WRITE	0x2
 #define VMT_ACCESS_EXEC		0x4
+/* VMT_REC_EXACT only: a read-modify-write (locked or not) of one operand. */
+#define VMT_ACCESS_RMW		(VMT_ACCESS_READ | VMT_ACCESS_WRITE)
 
 enum vmt_fault_cause {
 	VMT_CAUSE_PROTECTION	= 0,	/* a page vmtrace protected */
@@ -320,6 +323,39 @@ struct vmt_marker {
 	__u64 data_off;
 };
 
+/*
+ * VMT_REC_EXACT: one access of one instruction to an exact range, logged
+ * once the instruction has run (exact mode: the page is present for that
+ * instruction alone, which runs single-stepped). @value is what the access
+ * read or wrote, as the bytes in memory were after it (a load leaves them
+ * as they were; a read-modify-write's is the value written), for sizes up
+ * to 16; a wider access (AVX) has its value as the record's data instead.
+ * A string instruction (rep movs...) gives a record per iteration and
+ * operand; an access across a page end, one for each page's part
+ * (VMT_EXACT_SPLIT). An instruction the module cannot decode is logged with
+ * @size 0: the faulting address, and the access the fault's error code
+ * says.
+ */
+struct vmt_exact {
+	__u64 addr;		/* the access's first byte */
+	__u64 ip;		/* the instruction; 0 for a kernel-mode access */
+	__u16 size;		/* bytes accessed; 0: not decoded */
+	__u8 access;		/* VMT_ACCESS_READ, _WRITE, _RMW or _EXEC */
+	__u8 kernel_mode;	/* 1: the kernel's access (a system call's copy) */
+	__u8 flags;		/* VMT_EXACT_* */
+	__u8 reserved[3];
+	/*
+	 * Little-endian, zero past @size. Last, as a record with data keeps
+	 * its data_off in the payload's last 8 bytes (VMT_DATA_OFF_WORD):
+	 * those of a wide access's @value, which is in the data instead.
+	 */
+	__u8 value[16];
+};
+
+#define VMT_EXACT_STRING	0x1	/* an iteration of a string instruction */
+#define VMT_EXACT_SPLIT		0x2	/* one page's part of an access across a page end */
+#define VMT_EXACT_STACK		0x4	/* an implicit stack access (push, pop, call, ret) */
+
 struct vmt_record {
 	struct vmt_record_header hdr;
 	union {
@@ -336,6 +372,7 @@ struct vmt_record {
 		struct vmt_dma dma;
 		struct vmt_marker marker;
 		struct vmt_pagemap pagemap;
+		struct vmt_exact exact;
 		__u64 raw[5];
 	};
 };
@@ -576,6 +613,61 @@ struct vmt_marker_arg {
 };
 
 #define VMT_IOC_MARKER		_IOW(VMT_IOC_MAGIC, 0x06, struct vmt_marker_arg)
+
+/*
+ * VMT_IOC_EXACT: exact mode's ranges and counters. With page protection
+ * (VMT_CONFIG_PROTECT) on, every load and store of a traced process to a
+ * byte range added here is logged, with its size and value
+ * (VMT_REC_EXACT); its pages are never in the enabled set. A range covers
+ * whatever is mapped in it, pages mapped later included. Ranges may be
+ * added and removed before start and while tracing; start keeps them, and
+ * the module's unload forgets them.
+ *
+ * The accesses of other threads of the process to a page while it is
+ * present for one thread's step would not be seen: the process's threads
+ * must run on one CPU (vmtrace record --exact pins them: steps of threads
+ * allowed on more CPUs are counted in @unpinned), and a thread switched out
+ * in the middle of its step has the page protected again first (a switch
+ * that finds the page table's lock held counts in @unsafe_switches).
+ *
+ * @op:		VMT_EXACT_ADD, VMT_EXACT_REMOVE (a range added before, the
+ *		same @pid, @start and @end), VMT_EXACT_CLEAR (every range) or
+ *		VMT_EXACT_COUNTS (fills in the counters only)
+ * @pid:	the process (thread group id) whose accesses are exact; 0:
+ *		every traced process
+ * @start:	the range's first byte
+ * @end:	one past its last byte
+ *
+ * -EINVAL for an unknown @op, an empty range, nonzero reserved fields or a
+ * range to remove that was not added; -ENOSPC with VMT_EXACT_RANGES ranges
+ * set already.
+ */
+#define VMT_EXACT_ADD		1
+#define VMT_EXACT_REMOVE	2
+#define VMT_EXACT_CLEAR		3
+#define VMT_EXACT_COUNTS	4
+#define VMT_EXACT_RANGES	16
+
+struct vmt_exact_arg {
+	__u32 op;
+	__u32 pid;
+	__u64 start;
+	__u64 end;
+	/* Filled in by every op: the counters since the last start. */
+	__u64 accesses;		/* VMT_REC_EXACT records written */
+	__u64 steps;		/* instructions single-stepped */
+	__u64 undecoded;	/* accesses of instructions not decoded (size 0) */
+	__u64 cancelled;	/* steps a signal cancelled before the instruction ran */
+	__u64 kernel;		/* kernel-mode accesses logged */
+	__u64 unsafe_switches;	/* see above */
+	__u64 missed;		/* faults that found no step slot free: not logged */
+	__u64 unpinned;		/* steps of threads allowed on more than one CPU */
+	__u32 nr_ranges;	/* ranges set */
+	__u32 reserved0;
+	__u64 reserved[3];
+};
+
+#define VMT_IOC_EXACT		_IOWR(VMT_IOC_MAGIC, 0x07, struct vmt_exact_arg)
 
 /* ---- BPF maps ----------------------------------------------------------- */
 

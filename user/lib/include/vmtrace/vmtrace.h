@@ -32,6 +32,8 @@ int vmt_device_start(int fd);
 int vmt_device_stop(int fd);
 int vmt_device_status(int fd, struct vmt_status *status);
 int vmt_device_geometry(int fd, struct vmt_geometry *geometry);
+/* VMT_IOC_EXACT: exact mode's ranges; fills in @arg's counters. */
+int vmt_device_exact(int fd, struct vmt_exact_arg *arg);
 
 /* ---- Reading one per-CPU ring ---------------------------------------- */
 

@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exact mode: every load and store of a traced process to chosen byte
+ * ranges, with its size and value, by faulting and single-stepping, as
+ * mmiotrace does for MMIO (arch/x86/mm/kmmio.c), but per task and for user
+ * pages.
+ *
+ * The pages of an exact range are protnone, as every page of a target is
+ * with protection, and never enter the enabled set. When a thread faults on
+ * one (the fault probe, interrupts off, before the fault is handled), the
+ * module decodes the instruction (exact_insn.c), notes the accesses it will
+ * make (their addresses from the registers before it runs), and sets the
+ * trap flag in the thread's user registers. The fault handler maps the page
+ * back (the NUMA-hinting path), the instruction runs, and the CPU raises a
+ * debug trap after it: the die notifier logs each access with the bytes
+ * memory holds then, protects the page again and flushes this CPU's TLB
+ * entry, and gives the thread its trap flag back as it was. A thread that
+ * single-steps already (ptrace, its own TF) still gets its SIGTRAP.
+ *
+ * Per thread, a step slot holds what the trap needs, from the fault to the
+ * trap: the slots are preallocated and found by hashing the task, as the
+ * admission's task_works are (admit.c). Only the thread itself claims and
+ * releases its slot; stop waits until none is in use.
+ *
+ * Other threads: while a page is present for one thread's step, the
+ * process's other threads could reach it unseen. The process's threads are
+ * kept on one CPU (vmtrace record --exact pins them), so none runs while
+ * the stepping thread does; and when the stepping thread is switched out
+ * between its fault and its trap, the scheduler probe protects its pages
+ * again (the instruction then faults again when the thread comes back).
+ *
+ * A signal delivered between the fault and the trap means the instruction
+ * has not run: the step is cancelled (the trap flag taken back, the pages
+ * protected again) and the instruction faults anew after the handler.
+ * Kernel-mode accesses (a system call copying into the page) cannot be
+ * stepped: the first of a call is logged with size 0, and the page is
+ * protected again when the call returns (admit.c's calls).
+ *
+ * Locks: the range table's raw spinlock, taken with interrupts off. The
+ * trap and the scheduler's probe only try the PTE table's lock
+ * (vmt_protect_page_atomic()): its holder may be waiting for this CPU to
+ * answer a TLB-flush IPI. When the lock is busy, the page is protected from
+ * a task_work before the thread returns to user space (the trap, a signal),
+ * or counted as an unsafe switch (the scheduler, where nothing can wait).
+ */
+#include <linux/hash.h>
+#include <linux/kdebug.h>
+#include <linux/mm.h>
+#include <linux/notifier.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <asm/debugreg.h>
+#include <asm/msr.h>
+#include <asm/ptrace.h>
+#include <asm/trap_pf.h>
+
+#include "admit.h"
+#include "compat.h"
+#include "emit.h"
+#include "exact.h"
+#include "exact_insn.h"
+#include "hooks.h"
+#include "protect.h"
+#include "session.h"
+#include "targets.h"
+
+/* ---- The ranges ---------------------------------------------------------- */
+
+struct vmt_exact_range {
+	pid_t tgid;		/* 0: every traced process */
+	unsigned long start, end;	/* end > start when in use */
+};
+
+static struct vmt_exact_range vmt_exact_ranges[VMT_EXACT_RANGES];
+static u32 vmt_exact_nr_ranges;
+/* Guards the table; the probes take it with interrupts off. */
+static DEFINE_RAW_SPINLOCK(vmt_exact_lock);
+
+/* Whether [@addr, @addr + @len) of process @tgid meets an exact range. */
+static bool vmt_exact_covers(pid_t tgid, unsigned long addr, unsigned long len)
+{
+	struct vmt_exact_range *r;
+	bool hit = false;
+	unsigned long flags;
+	u32 i;
+
+	if (!READ_ONCE(vmt_exact_nr_ranges))
+		return false;
+	raw_spin_lock_irqsave(&vmt_exact_lock, flags);
+	for (i = 0; i < VMT_EXACT_RANGES && !hit; i++) {
+		r = &vmt_exact_ranges[i];
+		hit = r->end > r->start && (!r->tgid || r->tgid == tgid) &&
+		      addr < r->end && addr + len > r->start;
+	}
+	raw_spin_unlock_irqrestore(&vmt_exact_lock, flags);
+	return hit;
+}
+
+/* ---- Counters -------------------------------------------------------------- */
+
+static atomic64_t vmt_exact_accesses, vmt_exact_steps, vmt_exact_undecoded,
+	vmt_exact_cancelled, vmt_exact_kernel, vmt_exact_unsafe, vmt_exact_missed,
+	vmt_exact_unpinned;
+
+/* ---- Step slots ------------------------------------------------------------ */
+
+#define VMT_STEP_BITS		8
+#define VMT_STEPS		BIT(VMT_STEP_BITS)
+#define VMT_STEP_PROBES		8
+#define VMT_STEP_ACCESSES	2	/* movs: a read and a write */
+#define VMT_STEP_PAGES		4	/* each access may cross a page end */
+
+struct vmt_step_access {
+	unsigned long addr;
+	u16 size;		/* 0: not decoded */
+	u8 access;		/* VMT_ACCESS_* */
+	u8 flags;		/* VMT_EXACT_STRING, VMT_EXACT_STACK */
+};
+
+/*
+ * struct vmt_step - one thread's instruction, from its fault to its trap
+ * @owner:	the thread; NULL: free. Claimed and released by the thread
+ *		itself (interrupts off), read by stop
+ * @mm:		its address space
+ * @ip:		the instruction
+ * @tf:		the trap flag was set before the module set it
+ * @pushf:	the instruction pushes the flags (pushf): the pushed word
+ *		loses the module's trap flag
+ * @popf:	it pops them: the program's flags stand after it
+ * @acc:	the accesses to log, @nr_acc of them
+ * @pages:	the exact pages mapped back for it, @nr_pages of them
+ */
+struct vmt_step {
+	struct task_struct *owner;
+	struct mm_struct *mm;
+	unsigned long ip;
+	bool tf, pushf, popf;
+	u8 nr_acc, nr_pages;
+	struct vmt_step_access acc[VMT_STEP_ACCESSES];
+	unsigned long pages[VMT_STEP_PAGES];
+};
+
+static struct vmt_step vmt_steps[VMT_STEPS];
+static atomic_t vmt_steps_used = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(vmt_steps_idle);
+/*
+ * Taken when a slot is released and when stop looks at the owners: an
+ * owner seen under it has not finished exiting (its exit probe releases
+ * the slot first), so stop may wake it.
+ */
+static DEFINE_RAW_SPINLOCK(vmt_steps_lock);
+
+static struct vmt_step *vmt_step_find(struct task_struct *task)
+{
+	u32 h = hash_ptr(task, VMT_STEP_BITS), i;
+	struct vmt_step *s;
+
+	if (!atomic_read(&vmt_steps_used))
+		return NULL;
+	for (i = 0; i < VMT_STEP_PROBES; i++) {
+		s = &vmt_steps[(h + i) % VMT_STEPS];
+		if (READ_ONCE(s->owner) == task)
+			return s;
+	}
+	return NULL;
+}
+
+static struct vmt_step *vmt_step_claim(struct task_struct *task)
+{
+	u32 h = hash_ptr(task, VMT_STEP_BITS), i;
+	struct vmt_step *s;
+
+	for (i = 0; i < VMT_STEP_PROBES; i++) {
+		s = &vmt_steps[(h + i) % VMT_STEPS];
+		if (!READ_ONCE(s->owner) && !cmpxchg(&s->owner, NULL, task)) {
+			atomic_inc(&vmt_steps_used);
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static void vmt_step_release(struct vmt_step *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&vmt_steps_lock, flags);
+	WRITE_ONCE(s->owner, NULL);
+	raw_spin_unlock_irqrestore(&vmt_steps_lock, flags);
+	if (atomic_dec_and_test(&vmt_steps_used) && wq_has_sleeper(&vmt_steps_idle))
+		wake_up_all(&vmt_steps_idle);
+}
+
+static void vmt_step_add_page(struct vmt_step *s, unsigned long page)
+{
+	u8 i;
+
+	for (i = 0; i < s->nr_pages; i++)
+		if (s->pages[i] == page)
+			return;
+	if (s->nr_pages < VMT_STEP_PAGES)
+		s->pages[s->nr_pages++] = page;
+}
+
+/*
+ * Protect @s's pages again, now if their PTE locks are free, or else before
+ * the thread returns to user space (admit.c's work; @t must be current's
+ * target then). Return: whether all were protected now.
+ */
+static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool later)
+{
+	bool all = true;
+	u8 i;
+
+	for (i = 0; i < s->nr_pages; i++) {
+		if (vmt_protect_page_atomic(s->mm, s->pages[i]))
+			continue;
+		all = false;
+		if (later && t)
+			vmt_target_stale_before_user(t, s->pages[i], s->pages[i] + PAGE_SIZE);
+	}
+	return all;
+}
+
+/* ---- The fault --------------------------------------------------------------- */
+
+static u8 vmt_exact_access_of(u8 insn_access)
+{
+	switch (insn_access) {
+	case VMT_INSN_R:
+		return VMT_ACCESS_READ;
+	case VMT_INSN_W:
+		return VMT_ACCESS_WRITE;
+	default:
+		return VMT_ACCESS_RMW;
+	}
+}
+
+static void vmt_step_note(struct vmt_step *s, unsigned long addr, u16 size, u8 access,
+			  u8 flags)
+{
+	if (s->nr_acc < VMT_STEP_ACCESSES)
+		s->acc[s->nr_acc++] = (struct vmt_step_access){
+			.addr = addr, .size = size, .access = access, .flags = flags };
+}
+
+/*
+ * The accesses the instruction at @regs->ip will make, from the registers
+ * before it runs; an instruction the decoder does not know is noted as one
+ * access of size 0 at the faulting @address.
+ */
+static void vmt_step_decode(struct vmt_step *s, struct pt_regs *regs, unsigned long address,
+			    unsigned long error_code)
+{
+	unsigned long ip = instruction_pointer(regs);
+	unsigned long gpr[16] = {
+		regs->ax, regs->cx, regs->dx, regs->bx, regs->sp, regs->bp, regs->si, regs->di,
+		regs->r8, regs->r9, regs->r10, regs->r11, regs->r12, regs->r13, regs->r14,
+		regs->r15,
+	};
+	unsigned int avail = min_t(unsigned long, VMT_INSN_MAX_LEN, PAGE_SIZE - offset_in_page(ip));
+	struct vmt_insn_access acc[2];
+	struct vmt_insn insn;
+	u8 code[VMT_INSN_MAX_LEN], flags;
+	u64 fs = 0, gs = 0;
+	int i, n;
+
+	/* The instruction may end on the next page: take what can be read. */
+	if (!copy_from_user_nofault(code, (void __user *)ip, VMT_INSN_MAX_LEN))
+		avail = VMT_INSN_MAX_LEN;
+	else if (copy_from_user_nofault(code, (void __user *)ip, avail))
+		avail = 0;
+	if (!avail || vmt_insn_decode(code, avail, &insn))
+		goto undecoded;
+	/* The user's FS and GS bases: the kernel runs on its own GS base. */
+	if (insn.seg == VMT_INSN_SEG_FS)
+		rdmsrl(MSR_FS_BASE, fs);
+	else if (insn.seg == VMT_INSN_SEG_GS)
+		rdmsrl(MSR_KERNEL_GS_BASE, gs);
+	n = vmt_insn_accesses(&insn, gpr, ip + insn.len, fs, gs, acc);
+	if (n <= 0)
+		goto undecoded;
+	flags = insn.kind == VMT_INSN_STRING ? VMT_EXACT_STRING : 0;
+	for (i = 0; i < n; i++) {
+		u8 f = flags;
+
+		if (insn.kind == VMT_INSN_PUSH || insn.kind == VMT_INSN_POP ||
+		    ((insn.flags & (VMT_INSN_STACK_PUSH | VMT_INSN_STACK_POP)) && i == n - 1))
+			f |= VMT_EXACT_STACK;
+		vmt_step_note(s, acc[i].addr, acc[i].size, vmt_exact_access_of(acc[i].access), f);
+	}
+	s->pushf = insn.flags & VMT_INSN_PUSHF;
+	s->popf = insn.flags & VMT_INSN_POPF;
+	return;
+
+undecoded:
+	s->nr_acc = 0;
+	vmt_step_note(s, address, 0, error_code & X86_PF_INSTR ? VMT_ACCESS_EXEC :
+		      error_code & X86_PF_WRITE ? VMT_ACCESS_WRITE : VMT_ACCESS_READ, 0);
+}
+
+/* A kernel-mode access: logged without a size, its page protected when the call returns. */
+static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_code)
+{
+	struct vmt_record rec;
+	struct vmt_target *t = vmt_target_lookup(current->mm);
+	unsigned long page = address & PAGE_MASK;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.exact.addr = address;
+	rec.exact.access = error_code & X86_PF_WRITE ? VMT_ACCESS_WRITE : VMT_ACCESS_READ;
+	rec.exact.kernel_mode = 1;
+	vmt_emit(&rec, VMT_REC_EXACT);
+	atomic64_inc(&vmt_exact_kernel);
+	atomic64_inc(&vmt_exact_accesses);
+	if (t)
+		vmt_target_stale_in_call(t, current->mm, page, page + PAGE_SIZE);
+}
+
+/**
+ * vmt_exact_fault() - a target's thread faulted: step it if @address is exact
+ * @address:	the faulting address
+ * @regs:	the user registers (kernel mode: the kernel's)
+ * @error_code:	the fault's error code
+ * @kernel_mode: the fault came from kernel mode
+ *
+ * Context: the fault probes: interrupts off, before the fault is handled.
+ * Return: true when the fault is exact mode's: no reference record, no
+ * admission to the enabled set.
+ */
+bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long error_code,
+		     bool kernel_mode)
+{
+	struct vmt_step *s;
+
+	if (!vmt_session_protecting() ||
+	    !vmt_exact_covers(task_tgid_nr(current), address, 1))
+		return false;
+	if (kernel_mode) {
+		vmt_exact_kernel_fault(address, error_code);
+		return true;
+	}
+	s = vmt_step_find(current);
+	if (s && s->ip == instruction_pointer(regs)) {
+		/*
+		 * The same instruction faults again: on another exact page it
+		 * touches, or after its page was protected again when the
+		 * thread was switched out. Step on.
+		 */
+		vmt_step_add_page(s, address & PAGE_MASK);
+		regs->flags |= X86_EFLAGS_TF;
+		return true;
+	}
+	if (s) {
+		/* A step whose trap never came (the instruction faulted for good). */
+		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+		vmt_step_release(s);
+		atomic64_inc(&vmt_exact_cancelled);
+	}
+	s = vmt_step_claim(current);
+	if (!s) {
+		atomic64_inc(&vmt_exact_missed);
+		return false;
+	}
+	s->mm = current->mm;
+	s->ip = instruction_pointer(regs);
+	s->tf = regs->flags & X86_EFLAGS_TF;
+	s->pushf = false;
+	s->popf = false;
+	s->nr_acc = 0;
+	s->nr_pages = 0;
+	vmt_step_add_page(s, address & PAGE_MASK);
+	vmt_step_decode(s, regs, address, error_code);
+	regs->flags |= X86_EFLAGS_TF;
+	atomic64_inc(&vmt_exact_steps);
+	if (current->nr_cpus_allowed > 1)
+		atomic64_inc(&vmt_exact_unpinned);
+	return true;
+}
+
+/* ---- The trap ------------------------------------------------------------------ */
+
+/* Emit one record for [@addr, @addr + @size), which lies in one page. */
+static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_access *a,
+			   unsigned long addr, u16 size, u8 flags)
+{
+	u8 value[64];
+	struct vmt_record rec;
+	u16 n = min_t(u16, size, sizeof(value));
+
+	memset(&rec, 0, sizeof(rec));
+	memset(value, 0, sizeof(value));
+	rec.exact.addr = addr;
+	rec.exact.ip = s->ip;
+	rec.exact.size = size;
+	rec.exact.access = a->access;
+	rec.exact.flags = a->flags | flags;
+	/* The page is still present: a failed read leaves the value zero. */
+	if (n && copy_from_user_nofault(value, (void __user *)addr, n))
+		memset(value, 0, sizeof(value));
+	if (size <= sizeof(rec.exact.value)) {
+		memcpy(rec.exact.value, value, n);
+		vmt_emit(&rec, VMT_REC_EXACT);
+	} else {
+		vmt_emit_data(&rec, VMT_REC_EXACT, value, n);
+	}
+	atomic64_inc(&vmt_exact_accesses);
+	if (!size)
+		atomic64_inc(&vmt_exact_undecoded);
+}
+
+/* Log @s's accesses that meet an exact range, split at page ends. */
+static void vmt_step_log(const struct vmt_step *s)
+{
+	pid_t tgid = task_tgid_nr(current);
+	const struct vmt_step_access *a;
+	unsigned long first;
+	u8 i;
+
+	for (i = 0; i < s->nr_acc; i++) {
+		a = &s->acc[i];
+		if (!vmt_exact_covers(tgid, a->addr, max_t(u16, a->size, 1)))
+			continue;
+		first = PAGE_SIZE - offset_in_page(a->addr);
+		if (a->size <= first) {
+			vmt_exact_emit(s, a, a->addr, a->size, 0);
+			continue;
+		}
+		if (vmt_exact_covers(tgid, a->addr, first))
+			vmt_exact_emit(s, a, a->addr, first, VMT_EXACT_SPLIT);
+		if (vmt_exact_covers(tgid, a->addr + first, a->size - first))
+			vmt_exact_emit(s, a, a->addr + first, a->size - first, VMT_EXACT_SPLIT);
+	}
+}
+
+/* pushf stored the module's trap flag with the program's flags: take it out. */
+static void vmt_step_fix_pushf(const struct vmt_step *s)
+{
+	unsigned long addr = s->acc[0].addr, word;
+
+	if (copy_from_user_nofault(&word, (void __user *)addr, sizeof(word)))
+		return;
+	word &= ~X86_EFLAGS_TF;
+	copy_to_user_nofault((void __user *)addr, &word, sizeof(word));
+}
+
+/*
+ * The debug trap from user mode, with interrupts off, before the kernel
+ * sends SIGTRAP (exc_debug_user()): the instruction has run.
+ */
+static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct die_args *args = data;
+	unsigned long *dr6 = (unsigned long *)args->err;
+	struct pt_regs *regs = args->regs;
+	struct vmt_step *s;
+
+	if (val != DIE_DEBUG || !user_mode(regs) || !(*dr6 & DR_STEP))
+		return NOTIFY_DONE;
+	s = vmt_step_find(current);
+	if (!s)
+		return NOTIFY_DONE;
+	if (s->pushf && !s->tf && s->nr_acc)
+		vmt_step_fix_pushf(s);
+	/* After stop, a step under way only gives its trap flag back. */
+	if (vmt_session_tracing())
+		vmt_step_log(s);
+	vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+	/* After popf the flags are the program's, its trap flag included. */
+	if (!s->tf && !s->popf)
+		regs->flags &= ~X86_EFLAGS_TF;
+	if (s->tf) {
+		vmt_step_release(s);
+		return NOTIFY_DONE;
+	}
+	vmt_step_release(s);
+	*dr6 &= ~DR_STEP;
+	current->thread.virtual_dr6 &= ~DR_STEP;
+	return *dr6 & DR_TRAP_BITS ? NOTIFY_DONE : NOTIFY_STOP;
+}
+
+static struct notifier_block vmt_exact_nb = {
+	.notifier_call = vmt_exact_die,
+	/* Before kprobes' and uprobes' handlers, which pass our trap over. */
+	.priority = INT_MAX,
+};
+
+/* ---- Signals, switches, exits ---------------------------------------------- */
+
+/*
+ * signal:signal_deliver, in get_signal() with the siglock held: a signal
+ * reaches a thread between its fault and its trap, so the instruction has
+ * not run. Cancel the step: the handler runs without the module's trap
+ * flag (it is taken out before the signal frame saves the flags), and the
+ * pages are protected before it runs. The instruction faults again after
+ * the handler returns.
+ */
+static void vmt_exact_probe_signal(void *data, int sig, struct kernel_siginfo *info,
+				   struct k_sigaction *ka)
+{
+	struct vmt_step *s = vmt_step_find(current);
+
+	if (!s)
+		return;
+	if (!s->tf)
+		task_pt_regs(current)->flags &= ~X86_EFLAGS_TF;
+	vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+	vmt_step_release(s);
+	atomic64_inc(&vmt_exact_cancelled);
+}
+
+/*
+ * sched:sched_switch, run-queue lock held: a thread switched out between
+ * its fault and its trap has its pages protected again, so that no other
+ * thread reaches them meanwhile. Its registers keep the trap flag; the
+ * instruction faults again when it runs, and the step goes on.
+ */
+static void vmt_exact_probe_switch(void *data, bool preempt, struct task_struct *prev,
+				   struct task_struct *next, unsigned int prev_state)
+{
+	struct vmt_step *s = vmt_step_find(prev);
+
+	if (s && !vmt_step_protect(s, NULL, false))
+		atomic64_inc(&vmt_exact_unsafe);
+}
+
+/* sched:sched_process_exit: a thread that dies in the middle of a step. */
+static void vmt_exact_probe_exit(void *data, struct task_struct *p)
+{
+	struct vmt_step *s = vmt_step_find(p);
+	struct vmt_target *t;
+
+	if (!s)
+		return;
+	t = vmt_target_lookup(s->mm);
+	if (t && READ_ONCE(t->mm) == s->mm)
+		vmt_target_stale_soon(t, s->pages[0], s->pages[0] + PAGE_SIZE);
+	vmt_step_release(s);
+}
+
+static int vmt_exact_attach(void)
+{
+	return register_die_notifier(&vmt_exact_nb);
+}
+
+static void vmt_exact_detach(void)
+{
+	unregister_die_notifier(&vmt_exact_nb);
+}
+
+static struct vmt_tracepoint_probe vmt_exact_probes[] = {
+	{ "signal_deliver", vmt_exact_probe_signal },
+	{ "sched_switch", vmt_exact_probe_switch },
+	{ "sched_process_exit", vmt_exact_probe_exit },
+};
+
+struct vmt_hooks vmt_exact_hooks = {
+	.name = "exact",
+	VMT_HOOKS_PROBES(vmt_exact_probes),
+	.attach = vmt_exact_attach,
+	.detach = vmt_exact_detach,
+};
+
+/* ---- Control ------------------------------------------------------------------ */
+
+/*
+ * Protect a range added while tracing, in every target it may concern:
+ * pages of the enabled set in it are protected too (they leave the set
+ * when it evicts them, which then finds them protected).
+ */
+static void vmt_exact_protect_range(const struct vmt_exact_range *r)
+{
+	struct vmt_protect_counts counts = {};
+	struct vmt_target *t;
+	u32 i;
+
+	for (i = 0; (t = vmt_target_slot(i)); i++) {
+		struct mm_struct *mm;
+
+		/* A reference on the mm is taken under the slot's lock, or none. */
+		raw_spin_lock_irq(&t->lock);
+		mm = READ_ONCE(t->mm);
+		if (mm && ((r->tgid && t->tgid != r->tgid) || !mmget_not_zero(mm)))
+			mm = NULL;
+		raw_spin_unlock_irq(&t->lock);
+		if (!mm)
+			continue;
+		mmap_read_lock(mm);
+		vmt_protect_range(mm, r->start & PAGE_MASK, PAGE_ALIGN(r->end), &counts);
+		mmap_read_unlock(mm);
+		/* Until every CPU's TLB forgets them, accesses go unseen. */
+		vmt_flush_tlb_range(mm, r->start & PAGE_MASK, PAGE_ALIGN(r->end));
+		mmput(mm);
+	}
+}
+
+static void vmt_exact_counts(struct vmt_exact_arg *arg)
+{
+	arg->accesses = atomic64_read(&vmt_exact_accesses);
+	arg->steps = atomic64_read(&vmt_exact_steps);
+	arg->undecoded = atomic64_read(&vmt_exact_undecoded);
+	arg->cancelled = atomic64_read(&vmt_exact_cancelled);
+	arg->kernel = atomic64_read(&vmt_exact_kernel);
+	arg->unsafe_switches = atomic64_read(&vmt_exact_unsafe);
+	arg->missed = atomic64_read(&vmt_exact_missed);
+	arg->unpinned = atomic64_read(&vmt_exact_unpinned);
+	arg->nr_ranges = READ_ONCE(vmt_exact_nr_ranges);
+}
+
+/**
+ * vmt_exact_control() - VMT_IOC_EXACT: add or remove a range, or read the counters
+ * @arg:	checked for reserved fields by the caller; counters filled in
+ *
+ * Context: process context, under the session's lock (so start and stop
+ * do not run meanwhile).
+ * Return: 0, -EINVAL or -ENOSPC (see the uapi header).
+ */
+int vmt_exact_control(struct vmt_exact_arg *arg)
+{
+	struct vmt_exact_range r = { .tgid = arg->pid, .start = arg->start, .end = arg->end };
+	struct vmt_exact_range *slot = NULL;
+	int err = 0;
+	u32 i;
+
+	if (arg->op == VMT_EXACT_ADD || arg->op == VMT_EXACT_REMOVE) {
+		if (arg->start >= arg->end || arg->end > TASK_SIZE_MAX)
+			return -EINVAL;
+	} else if (arg->op != VMT_EXACT_CLEAR && arg->op != VMT_EXACT_COUNTS) {
+		return -EINVAL;
+	}
+	raw_spin_lock_irq(&vmt_exact_lock);
+	for (i = 0; i < VMT_EXACT_RANGES; i++) {
+		struct vmt_exact_range *e = &vmt_exact_ranges[i];
+
+		if (arg->op == VMT_EXACT_CLEAR) {
+			e->start = 0;
+			e->end = 0;
+		} else if (arg->op == VMT_EXACT_ADD && !slot && e->end <= e->start) {
+			slot = e;
+		} else if (arg->op == VMT_EXACT_REMOVE && !slot && e->tgid == r.tgid &&
+			   e->start == r.start && e->end == r.end) {
+			slot = e;
+		}
+	}
+	if (arg->op == VMT_EXACT_CLEAR) {
+		WRITE_ONCE(vmt_exact_nr_ranges, 0);
+	} else if (arg->op == VMT_EXACT_ADD && slot) {
+		*slot = r;
+		WRITE_ONCE(vmt_exact_nr_ranges, vmt_exact_nr_ranges + 1);
+	} else if (arg->op == VMT_EXACT_REMOVE && slot) {
+		slot->start = 0;
+		slot->end = 0;
+		WRITE_ONCE(vmt_exact_nr_ranges, vmt_exact_nr_ranges - 1);
+	} else if (arg->op == VMT_EXACT_ADD) {
+		err = -ENOSPC;
+	} else if (arg->op == VMT_EXACT_REMOVE) {
+		err = -EINVAL;
+	}
+	raw_spin_unlock_irq(&vmt_exact_lock);
+	if (!err && arg->op == VMT_EXACT_ADD && vmt_session_protecting())
+		vmt_exact_protect_range(&r);
+	vmt_exact_counts(arg);
+	return err;
+}
+
+/**
+ * vmt_exact_start() - zero the counters, at start
+ */
+void vmt_exact_start(void)
+{
+	atomic64_set(&vmt_exact_accesses, 0);
+	atomic64_set(&vmt_exact_steps, 0);
+	atomic64_set(&vmt_exact_undecoded, 0);
+	atomic64_set(&vmt_exact_cancelled, 0);
+	atomic64_set(&vmt_exact_kernel, 0);
+	atomic64_set(&vmt_exact_unsafe, 0);
+	atomic64_set(&vmt_exact_missed, 0);
+	atomic64_set(&vmt_exact_unpinned, 0);
+}
+
+/**
+ * vmt_exact_quiesce() - wait until no thread is between its fault and its
+ * trap, at stop
+ *
+ * A thread left with the module's trap flag would take a fatal SIGTRAP at
+ * its next instruction once the module is gone. The probes no longer start
+ * steps; each one under way ends at its trap (which only gives the trap
+ * flag back), a signal or the thread's exit. A thread that sleeps in the
+ * kernel meanwhile (in the fault, or stopped by a signal) is woken; one
+ * still asleep after a second has the trap flag taken out of its saved
+ * user registers, which no CPU uses while it sleeps, and its step ends
+ * there.
+ *
+ * Context: process context; tracing is off.
+ */
+void vmt_exact_quiesce(void)
+{
+	struct vmt_step *s;
+	u32 i, tries = 0;
+
+	while (!wait_event_timeout(vmt_steps_idle, !atomic_read(&vmt_steps_used), HZ / 10)) {
+		tries++;
+		raw_spin_lock_irq(&vmt_steps_lock);
+		for (i = 0; i < VMT_STEPS; i++) {
+			struct task_struct *owner;
+
+			s = &vmt_steps[i];
+			owner = READ_ONCE(s->owner);
+			if (!owner)
+				continue;
+			if (tries < 10 || READ_ONCE(owner->__state) == TASK_RUNNING) {
+				wake_up_process(owner);
+				continue;
+			}
+			if (!s->tf)
+				task_pt_regs(owner)->flags &= ~X86_EFLAGS_TF;
+			WRITE_ONCE(s->owner, NULL);
+			atomic_dec(&vmt_steps_used);
+			atomic64_inc(&vmt_exact_cancelled);
+		}
+		raw_spin_unlock_irq(&vmt_steps_lock);
+	}
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exact mode: every access to chosen byte ranges, single-stepped (exact.c).
+ */
+#ifndef _VMTRACE_EXACT_H
+#define _VMTRACE_EXACT_H
+
+#include <linux/types.h>
+#include <uapi/linux/vmtrace.h>
+
+struct pt_regs;
+
+bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long error_code,
+		     bool kernel_mode);
+int vmt_exact_control(struct vmt_exact_arg *arg);
+void vmt_exact_start(void);
+void vmt_exact_quiesce(void);
+
+#endif /* _VMTRACE_EXACT_H */

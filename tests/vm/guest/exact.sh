@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1 6.12 debug
 # Exact mode: vmt-exact makes a known sequence of loads and stores (every
 # size, unaligned, across a page end, locked read-modify-writes, rep movsb,
 # push, pop, pushf and popf) to a buffer it maps after tracing started,

@@ -45,6 +45,7 @@ int vmt_rings_mmap(struct vm_area_struct *vma);
 
 /* Exact mode's ranges and counters (VMT_IOC_EXACT): session.c, exact.c. */
 int vmt_session_exact(struct vmt_exact_arg *arg);
+ssize_t vmt_exact_show(char *buf);
 
 /* A user marker: events.c. */
 int vmt_marker_emit(u32 id, const void *text, u32 len);

@@ -49,6 +49,7 @@
 #include <linux/notifier.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <asm/debugreg.h>
@@ -663,6 +664,28 @@ int vmt_exact_control(struct vmt_exact_arg *arg)
 		vmt_exact_protect_range(&r);
 	vmt_exact_counts(arg);
 	return err;
+}
+
+/**
+ * vmt_exact_show() - the ranges for sysfs, a line each: "PID START-END"
+ * @buf:	a sysfs page
+ *
+ * Return: the bytes written.
+ */
+ssize_t vmt_exact_show(char *buf)
+{
+	struct vmt_exact_range r[VMT_EXACT_RANGES];
+	ssize_t len = 0;
+	u32 i;
+
+	raw_spin_lock_irq(&vmt_exact_lock);
+	memcpy(r, vmt_exact_ranges, sizeof(r));
+	raw_spin_unlock_irq(&vmt_exact_lock);
+	for (i = 0; i < VMT_EXACT_RANGES; i++)
+		if (r[i].end > r[i].start)
+			len += sysfs_emit_at(buf, len, "%d %lx-%lx\n", r[i].tgid, r[i].start,
+					     r[i].end);
+	return len;
 }
 
 /**

@@ -392,6 +392,52 @@ static ssize_t lost_per_cpu_show(struct kobject *kobj, struct kobj_attribute *at
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
+/* Exact mode's ranges, a line each: "PID START-END" (hex; PID 0: every target). */
+static ssize_t exact_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return vmt_exact_show(buf);
+}
+
+/*
+ * "add PID START-END", "remove PID START-END" (START and END in hex, END
+ * exclusive; PID 0: every traced process) or "clear": VMT_IOC_EXACT's ops.
+ */
+static ssize_t exact_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct vmt_exact_arg arg = {};
+	unsigned long long start, end;
+	char op[8], tail;
+	u32 pid;
+	int n, err;
+
+	n = sscanf(buf, "%7s %u %llx-%llx %c", op, &pid, &start, &end, &tail);
+	if (n == 1 && !strcmp(op, "clear")) {
+		arg.op = VMT_EXACT_CLEAR;
+	} else if (n == 4 && (!strcmp(op, "add") || !strcmp(op, "remove"))) {
+		arg.op = op[0] == 'a' ? VMT_EXACT_ADD : VMT_EXACT_REMOVE;
+		arg.pid = pid;
+		arg.start = start;
+		arg.end = end;
+	} else {
+		return -EINVAL;
+	}
+	err = vmt_session_exact(&arg);
+	return err ? err : count;
+}
+
+/* Exact records written since the last start. */
+static ssize_t exact_accesses_show(struct kobject *kobj, struct kobj_attribute *attr,
+				   char *buf)
+{
+	struct vmt_exact_arg arg = { .op = VMT_EXACT_COUNTS };
+
+	vmt_session_exact(&arg);
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.accesses);
+}
+
+static struct kobj_attribute vmt_exact_attr = __ATTR_RW(exact);
+static struct kobj_attribute vmt_exact_accesses_attr = __ATTR_RO(exact_accesses);
 static struct kobj_attribute vmt_abi_version_attr = __ATTR_RO(abi_version);
 static struct kobj_attribute vmt_state_attr = __ATTR_RW(state);
 static struct kobj_attribute vmt_ring_records_attr = __ATTR_RW(ring_records);
@@ -429,6 +475,8 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_deferred_attr.attr,
 	&vmt_reprotections_attr.attr,
 	&vmt_missed_attr.attr,
+	&vmt_exact_attr.attr,
+	&vmt_exact_accesses_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vmt);

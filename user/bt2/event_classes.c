@@ -27,6 +27,7 @@ enum field_kind {
 	F_COMM,		/* a NUL-padded char[VMT_COMM_LEN] */
 	F_PROT,		/* struct vmt_vma.prot as /proc/PID/maps shows it: "rw-p" */
 	F_DATA,		/* the record's variable-size data */
+	F_VALUE,	/* an exact access's value: its bytes in memory order, in hex */
 };
 
 struct field_def {
@@ -103,6 +104,13 @@ static const struct field_def pagemap_fields[] = {
 	HEX("pfn", pagemap.pfn), UINT("huge", pagemap.huge),
 	UINT("event", pagemap.notify_event),
 };
+static const struct field_def exact_fields[] = {
+	HEX("addr", exact.addr), UINT("size", exact.size),
+	ENUM("access", exact.access, access_names), KIND("value", F_VALUE, exact.value),
+	HEX("ip", exact.ip), ENUM("mode", exact.kernel_mode, mode_labels),
+	BIT("string", exact.flags, VMT_EXACT_STRING), BIT("split", exact.flags, VMT_EXACT_SPLIT),
+	BIT("stack", exact.flags, VMT_EXACT_STACK),
+};
 static const struct field_def unknown_fields[] = { UINT("type", hdr.type) };
 
 struct event_def {
@@ -127,6 +135,7 @@ static const struct event_def event_defs[VMT_BT2_EVENT_CLASSES] = {
 	[VMT_REC_TASK] = EVENT(task_fields),
 	[VMT_REC_DMA] = EVENT(dma_fields),
 	[VMT_REC_PAGEMAP] = EVENT(pagemap_fields),
+	[VMT_REC_EXACT] = EVENT(exact_fields),
 	[VMT_REC_TYPES] = EVENT(unknown_fields),
 };
 
@@ -164,6 +173,7 @@ static bt_field_class *field_class_create(bt_trace_class *tc, const struct field
 	case F_COMM:
 	case F_PROT:
 	case F_DATA:
+	case F_VALUE:
 		return bt_field_class_string_create(tc);
 	}
 	fc = bt_field_class_integer_unsigned_create(tc);
@@ -311,6 +321,19 @@ static int set_escaped(bt_field *field, const unsigned char *p, size_t len)
 	return bt_field_string_append_with_length(field, buf, n) ? -ENOMEM : 0;
 }
 
+/* An exact access's bytes in memory order, in hex: "" when there are none. */
+static int set_value_hex(bt_field *field, const struct vmt_record *record, const void *data)
+{
+	const struct vmt_exact *e = &record->exact;
+	const unsigned char *p = e->size > sizeof(e->value) ? data : e->value;
+	char buf[2 * VMT_MAX_DATA_LEN + 1] = "";
+
+	if (p && (e->size <= sizeof(e->value) || record->hdr.data_len >= e->size))
+		for (unsigned int i = 0; i < e->size && i < VMT_MAX_DATA_LEN; i++)
+			snprintf(buf + 2 * i, 3, "%02x", p[i]);
+	return bt_field_string_set_value(field, buf) ? -ENOMEM : 0;
+}
+
 static int fill_field(bt_field *field, const struct vmt_record *record,
 		      const struct field_def *def, const void *data)
 {
@@ -326,6 +349,8 @@ static int fill_field(bt_field *field, const struct vmt_record *record,
 		return set_escaped(field, (const unsigned char *)comm, len);
 	case F_DATA:
 		return set_escaped(field, data, data ? record->hdr.data_len : 0);
+	case F_VALUE:
+		return set_value_hex(field, record, data);
 	case F_PROT:
 		v = member_value(record, def);
 		snprintf(prot, sizeof(prot), "%c%c%c%c", v & VMT_PROT_READ ? 'r' : '-',

@@ -156,6 +156,22 @@ static void row_pagemap(FILE *out, const struct vmt_record *rec, const void *dat
 		(unsigned long long)p->pfn, p->huge, p->notify_event);
 }
 
+/* An exact access: its value as its bytes in memory order, in hex (none: empty). */
+static void row_exact(FILE *out, const struct vmt_record *rec, const void *data)
+{
+	const struct vmt_exact *e = &rec->exact;
+	const unsigned char *p = e->size > sizeof(e->value) ? data : e->value;
+
+	fprintf(out, ",%llu,%u,%s,", (unsigned long long)e->addr, e->size,
+		access_name(e->access));
+	if (p && (e->size <= sizeof(e->value) || rec->hdr.data_len >= e->size))
+		for (unsigned int i = 0; i < e->size; i++)
+			fprintf(out, "%02x", p[i]);
+	fprintf(out, ",%llu,%s,%d,%d,%d", (unsigned long long)e->ip,
+		e->kernel_mode ? "kernel" : "user", !!(e->flags & VMT_EXACT_STRING),
+		!!(e->flags & VMT_EXACT_SPLIT), !!(e->flags & VMT_EXACT_STACK));
+}
+
 /* A type vmtrace does not know: its number and payload, as 64-bit words. */
 static void row_other(FILE *out, const struct vmt_record *rec, const void *data)
 {
@@ -185,6 +201,7 @@ static const struct csv_table tables[VMT_REC_TYPES + 1] = {
 		"op,dir,dma,phys,size,index,count,in_task,dev,dev_dropped", row_dma,
 	},
 	[VMT_REC_PAGEMAP] = { "op,addr,pfn,huge,event", row_pagemap },
+	[VMT_REC_EXACT] = { "addr,size,access,value,ip,mode,string,split,stack", row_exact },
 	[OTHER_TYPES] = { "type,raw0,raw1,raw2,raw3,raw4", row_other },
 };
 

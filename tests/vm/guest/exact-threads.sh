@@ -6,6 +6,7 @@
 # - vmt-exact-threads: 4 threads x 100,000 accesses to two shared exact
 #   pages, with SIGUSR1 arriving all along (its handler stores to the pages
 #   too): each thread's exact records are as many as the accesses it counted;
+# - the same on a 2 MiB transparent huge page (stepped at PMD level);
 # - vmt-exact-ptrace: a child single-stepped by ptrace (its parent) through
 #   200 exact accesses: the parent sees as many traps as when it is not
 #   traced, and the trace has the 200 accesses.
@@ -26,6 +27,16 @@ sort counts.txt >counted.txt
 diff counted.txt traced.txt || fail "exact records per thread differ from the threads' own counts"
 grep -q 'steps cancelled' record.txt || fail "no exact counters"
 echo "threads: $(awk '{ s += $4 } END { print s }' counted.txt) accesses of $threads threads, each in the trace"
+
+# A transparent huge page in the range: stepped at PMD level, every access logged.
+echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
+VMT_EXACT_HUGE=1 vmtrace record -o huge.vmt --exact 10000000000-10000200000 -- \
+	/opt/vmtrace/bin/vmt-exact-threads 2 5000 >huge-counts.txt 2>huge-record.txt ||
+	{ cat huge-record.txt; fail "vmtrace record --exact of a huge page"; }
+vmtrace dump huge.vmt | awk '$2 == "exact" { sub("tid=", "", $5); n[$5]++ }
+	END { for (t in n) print "tid " t " accesses " n[t] }' | sort >huge-traced.txt
+sort huge-counts.txt | diff - huge-traced.txt || fail "exact records of the huge page's accesses"
+echo "huge page: $(awk '{ s += $4 } END { print s }' huge-counts.txt) accesses to a THP, each in the trace"
 
 # ptrace: the traps a tracer sees, with and without exact mode.
 steps_of() {

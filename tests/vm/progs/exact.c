@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "prog.h"
 
@@ -34,7 +35,9 @@ static void show(void *p, unsigned int size, const char *access, const void *val
 	uint64_t n = 0;
 
 	printf("addr=0x%lx size=%u access=%s value=", (unsigned long)p, size, access);
-	if (size <= 8) {
+	if (!size) {
+		printf("-\n");
+	} else if (size <= 8) {
 		for (unsigned int i = size; i-- > 0;)
 			n = n << 8 | v[i];
 		printf("0x%llx\n", (unsigned long long)n);
@@ -180,6 +183,24 @@ static void stack(void)
 		die("pushf saw the trap flag");
 }
 
+/*
+ * The kernel's access: read(2) from a pipe into the buffer. Its copy is
+ * logged at its first fault, without a size (kernel mode is not stepped).
+ */
+static void kernel_copy(void)
+{
+	char text[16] = "from the kernel";
+	int fds[2];
+
+	if (pipe(fds) || write(fds[1], text, sizeof(text)) != sizeof(text))
+		die("pipe");
+	if (read(fds[0], buf + 1024, sizeof(text)) != sizeof(text))
+		die("read into the buffer");
+	show(buf + 1024, 0, "W", text);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	buf = mmap((void *)EXACT_BASE, 3 * PAGE, PROT_READ | PROT_WRITE,
@@ -192,5 +213,6 @@ int main(void)
 	locked();
 	string_move();
 	stack();
+	kernel_copy();
 	return 0;
 }

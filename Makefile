@@ -24,6 +24,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/include/internal/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+# The exact-mode decoder, kernel/exact_insn.c, built into userspace tests.
+UNIT_TESTS += exact-insn
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
@@ -234,6 +236,11 @@ vm-images: setup
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
+
+EXACT_INSN := kernel/exact_insn.c kernel/exact_insn.h tests/unit/exact-insn-shim.h
+$(BUILD)/tests/exact-insn: tests/unit/exact-insn.c $(EXACT_INSN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) $(SANITIZE) -o $@ $< kernel/exact_insn.c -lcmocka
 
 # The cmocka suites, then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,

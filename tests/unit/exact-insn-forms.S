@@ -6,7 +6,7 @@
  * used here (vmt_stack) are at the same addresses in both runs.
  *
  * Registers while the forms run: rbx = vmt_buf, r12 = vmt_buf + 0x1000,
- * rcx = 3, r13 = -2; rsp is in vmt_stack.
+ * rcx = 3, r13 = -2 (r14 an offset for bt*); rsp is in vmt_stack.
  *
  * Left out because valgrind 3.19 reads other bytes than the CPU (the unit
  * test has them): punpcklbw mm, m32 (lackey: 8), vmovddup ymm, m256 (two
@@ -163,6 +163,14 @@ vmt_forms:
 	btcl $31, 0x28(%rbx)
 	bt %rcx, 0x28(%rbx)
 	bts %ecx, 0x28(%rbx)
+	mov $100, %r14d
+	bts %r14, 0x28(%rbx)
+	btr %r14d, 0x28(%rbx)
+	lock btc %r14w, 0x28(%rbx)
+	bt %r13, 0x28(%rbx)
+	btc %r13w, 0x28(%rbx)
+	mov $-100, %r14
+	bt %r14d, 0x48(%rbx)
 	popcnt 0x28(%rbx), %rax
 	lzcnt 0x28(%rbx), %eax
 	tzcnt 0x28(%rbx), %ax

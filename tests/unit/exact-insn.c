@@ -678,6 +678,16 @@ static const struct insn_case insn_cases[] = {
 	  VMT_INSN_OTHER, 0, 0, 0, 0 },
 	{ "cmove %rbx,%rax", "\x48\x0f\x44\xc3", 4,
 	  VMT_INSN_OTHER, 0, 0, 0, 0 },
+	{ "mov (%rbx),%rax", "\x48\x8b\x03", 3,
+	  VMT_INSN_MODRM, VMT_INSN_R, 8, 0, 0 },
+	{ "mov 0x2(%rbx),%ax", "\x66\x8b\x43\x02", 4,
+	  VMT_INSN_MODRM, VMT_INSN_R, 2, 0, 0 },
+	{ "mov (%rbx),%r10d", "\x44\x8b\x13", 3,
+	  VMT_INSN_MODRM, VMT_INSN_R, 4, 0, 0 },
+	{ "mov %fs:0x28,%rax", "\x64\x48\x8b\x04\x25\x28\x00\x00\x00", 9,
+	  VMT_INSN_MODRM, VMT_INSN_R, 8, 0, 0 },
+	{ "mov (%ebx),%eax", "\x67\x8b\x03", 3,
+	  VMT_INSN_MODRM, VMT_INSN_R, 4, 0, 0 },
 };
 
 /* Decodes from a heap copy of exactly avail bytes: ASan catches a read past it. */

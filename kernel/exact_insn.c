@@ -25,9 +25,10 @@ struct vmt_dec {
 	u8 rex;			/* 0x40-0x4f, or 0 */
 	u8 pp;			/* mandatory prefix: 0 none, 1 66, 2 f3, 3 f2 */
 	bool p66, rep, repne, lock;
-	bool vex;
-	bool vex_l;		/* 256-bit */
+	bool vex;		/* VEX or EVEX */
+	bool evex;
 	bool vex_w;
+	u8 vl;			/* VEX/EVEX vector bytes: 16, 32 or 64 */
 	u8 mod;			/* 0-3; 3 also when there is no ModRM */
 	u8 reg;			/* ModRM reg, 0-7, without REX.R */
 	unsigned int imm;	/* immediate bytes after ModRM/disp */
@@ -754,7 +755,7 @@ static int vmt_decode_map0f3a(struct vmt_dec *d, u8 op)
 /* VEX 0f map: AVX moves and arithmetic. */
 static int vmt_decode_vex0f(struct vmt_dec *d, u8 op)
 {
-	unsigned int vl = d->vex_l ? 32 : 16;
+	unsigned int vl = d->vl;
 	unsigned int gsz = d->vex_w ? 8 : 4;
 
 	if ((op >= 0x51 && op <= 0x5f && op != 0x5a && op != 0x5b) ||
@@ -783,7 +784,7 @@ static int vmt_decode_vex0f(struct vmt_dec *d, u8 op)
 		if (d->pp == 2)
 			return vmt_modrm_mem(d, VMT_INSN_R, vl);
 		if (d->pp == 3)
-			return vmt_modrm_mem(d, VMT_INSN_R, d->vex_l ? 32 : 8);
+			return vmt_modrm_mem(d, VMT_INSN_R, d->vl > 16 ? d->vl : 8);
 		return vmt_modrm_mem(d, VMT_INSN_R, 8);
 	case 0x13:
 	case 0x17:
@@ -810,14 +811,22 @@ static int vmt_decode_vex0f(struct vmt_dec *d, u8 op)
 		return vmt_modrm_mem(d, VMT_INSN_R, vl);
 	case 0x6e:	/* vmovd/vmovq from r/m */
 		return vmt_modrm_mem(d, VMT_INSN_R, gsz);
-	case 0x6f:	/* vmovdqa, vmovdqu */
-		if (!d->pp || d->pp == 3)
-			return -EINVAL;
-		return vmt_modrm_mem(d, VMT_INSN_R, vl);
+	case 0x6f:	/* vmovdqa, vmovdqu; EVEX f2: vmovdqu8/16 */
 	case 0x7f:
-		if (!d->pp || d->pp == 3)
+		if (!d->pp || (d->pp == 3 && !d->evex))
 			return -EINVAL;
-		return vmt_modrm_mem(d, VMT_INSN_W, vl);
+		return vmt_modrm_mem(d, op == 0x6f ? VMT_INSN_R : VMT_INSN_W, vl);
+	case 0x90:
+	case 0x91:	/* kmovw/b/q/d k, m and m, k */
+		if (d->evex || d->pp > 1)
+			return -EINVAL;
+		return vmt_modrm_mem(d, op == 0x90 ? VMT_INSN_R : VMT_INSN_W,
+				     (d->vex_w ? 4 : 1) << (d->pp ? 0 : 1));
+	case 0x92:
+	case 0x93:	/* kmov between k and general registers */
+	case 0x98:
+	case 0x99:	/* kortest, ktest */
+		return d->evex ? -EINVAL : vmt_decode_modrm(d);
 	case 0x7e:	/* vmovd/q to r/m; f3: vmovq xmm, m64 */
 		if (d->pp == 2)
 			return vmt_modrm_mem(d, VMT_INSN_R, 8);
@@ -838,6 +847,15 @@ static int vmt_decode_vex0f(struct vmt_dec *d, u8 op)
 		return vmt_decode_modrm(d);
 	case 0x77:	/* vzeroupper, vzeroall */
 		return 0;
+	case 0x41:
+	case 0x42:
+	case 0x44:
+	case 0x45:
+	case 0x46:
+	case 0x47:
+	case 0x4a:
+	case 0x4b:	/* kand, kandn, knot, kor, kxnor, kxor, kadd, kunpck */
+		return d->evex ? -EINVAL : vmt_decode_modrm(d);
 	case 0xae:	/* vldmxcsr, vstmxcsr */
 		if (vmt_decode_modrm(d) || d->mod == 3 || (d->reg != 2 && d->reg != 3))
 			return -EINVAL;
@@ -868,7 +886,7 @@ static bool vmt_fma_scalar(u8 op)
 /* VEX 0f38 map: AVX2 integer, broadcasts, FMA, BMI. */
 static int vmt_decode_vex0f38(struct vmt_dec *d, u8 op)
 {
-	unsigned int vl = d->vex_l ? 32 : 16;
+	unsigned int vl = d->vl;
 	unsigned int gsz = d->vex_w ? 8 : 4;
 
 	/* andn, blsr/blsmsk/blsi, bzhi/pdep/pext, mulx, bextr/shlx/sarx/shrx */
@@ -877,8 +895,19 @@ static int vmt_decode_vex0f38(struct vmt_dec *d, u8 op)
 			return -EINVAL;
 		return vmt_modrm_mem(d, VMT_INSN_R, gsz);
 	}
+	if (d->evex && d->pp == 2 && (op == 0x26 || op == 0x27))	/* vptestnm */
+		return vmt_modrm_mem(d, VMT_INSN_R, vl);
 	if (d->pp != 1)
 		return -EINVAL;
+	if (d->evex && ((op >= 0x10 && op <= 0x12) || op == 0x1f || op == 0x26 || op == 0x27 ||
+			(op >= 0x4c && op <= 0x4f) || (op >= 0x64 && op <= 0x66) ||
+			(op >= 0x75 && op <= 0x77) || (op >= 0x7d && op <= 0x7f) ||
+			op == 0x8d || op == 0xc4))
+		return vmt_modrm_mem(d, VMT_INSN_R, vl);	/* AVX-512 arithmetic */
+	if (d->evex && (op == 0x1b || op == 0x5b))	/* vbroadcast[fi]32x8/64x4 */
+		return vmt_modrm_mem(d, VMT_INSN_R, 32);
+	if (d->evex && op >= 0x7a && op <= 0x7c)	/* vpbroadcast from a register */
+		return vmt_decode_modrm(d);
 	if (op >= 0x96 && op <= 0xbf)
 		return vmt_modrm_mem(d, VMT_INSN_R, vmt_fma_scalar(op) ? gsz : vl);
 	if ((op >= 0x20 && op <= 0x25) || (op >= 0x30 && op <= 0x35))
@@ -914,7 +943,7 @@ static int vmt_decode_vex0f38(struct vmt_dec *d, u8 op)
 /* VEX 0f3a map; every one has an 8-bit immediate. */
 static int vmt_decode_vex0f3a(struct vmt_dec *d, u8 op)
 {
-	unsigned int vl = d->vex_l ? 32 : 16;
+	unsigned int vl = d->vl;
 	unsigned int gsz = d->vex_w ? 8 : 4;
 
 	d->imm = 1;
@@ -922,6 +951,32 @@ static int vmt_decode_vex0f3a(struct vmt_dec *d, u8 op)
 		return vmt_modrm_mem(d, VMT_INSN_R, gsz);
 	if (d->pp != 1)
 		return -EINVAL;
+	if (!d->evex && op >= 0x30 && op <= 0x33)	/* kshift */
+		return vmt_decode_modrm(d);
+	if (d->evex) {
+		switch (op) {
+		case 0x03:	/* valign */
+		case 0x1e:
+		case 0x1f:	/* vpcmp[u]d/q */
+		case 0x3e:
+		case 0x3f:	/* vpcmp[u]b/w */
+		case 0x23:
+		case 0x43:	/* vshuf[fi]32x4 */
+		case 0x25:	/* vpternlog */
+		case 0x26:	/* vgetmant */
+		case 0x50:	/* vrange */
+		case 0x54:	/* vfixupimm */
+		case 0x56:	/* vreduce */
+		case 0x66:	/* vfpclass */
+			return vmt_modrm_mem(d, VMT_INSN_R, vl);
+		case 0x1a:
+		case 0x3a:	/* vinsert[fi]64x4 */
+			return vmt_modrm_mem(d, VMT_INSN_R, 32);
+		case 0x1b:
+		case 0x3b:	/* vextract[fi]64x4 */
+			return vmt_modrm_mem(d, VMT_INSN_W, 32);
+		}
+	}
 	switch (op) {
 	case 0x00:
 	case 0x01:
@@ -979,11 +1034,16 @@ static int vmt_decode_vex0f3a(struct vmt_dec *d, u8 op)
 	return -EINVAL;
 }
 
-/* c4 (3-byte) and c5 (2-byte) VEX; in 64-bit mode these bytes are always VEX. */
+/*
+ * c4 (3-byte) and c5 (2-byte) VEX, 62 EVEX: in 64-bit mode these bytes are
+ * always prefixes. EVEX uses the VEX maps with vectors of up to 64 bytes; its
+ * disp8 is scaled by N, which for every tuple type the maps decode (gathers
+ * and scatters are refused) is the bytes the operand accesses.
+ */
 static int vmt_decode_vex(struct vmt_dec *d, u8 c)
 {
-	u8 b1, b2, op;
-	u8 map = 1;
+	u8 b1, b2, p2 = 0, op, map = 1;
+	int err = -EINVAL;
 
 	/* 66, f2, f3 or REX before VEX is #UD */
 	if (d->p66 || d->rep || d->repne || d->rex)
@@ -995,25 +1055,39 @@ static int vmt_decode_vex(struct vmt_dec *d, u8 c)
 		d->rex = 0x40 | (b1 & 0x80 ? 0 : 4);
 		b2 = b1;
 	} else {
-		map = b1 & 0x1f;
+		/* EVEX P0: R X B R' 0 0 m m; maps 5 and 6 (FP16) and APX refused */
+		map = b1 & (c == 0x62 ? 0x0f : 0x1f);
 		d->rex = 0x40 | ((~b1 >> 5) & 7);
 		if (vmt_dec_byte(d, &b2))
 			return -EINVAL;
 		d->vex_w = b2 & 0x80;
 	}
-	d->vex_l = b2 & 4;
+	d->vl = b2 & 4 ? 32 : 16;
 	d->pp = b2 & 3;
+	if (c == 0x62) {
+		/* P1: W vvvv 1 pp; P2: z L'L b V' aaa */
+		if (!(b2 & 4) || vmt_dec_byte(d, &p2) || ((p2 >> 5) & 3) == 3)
+			return -EINVAL;
+		d->evex = true;
+		d->vl = 16 << ((p2 >> 5) & 3);
+	}
 	if (vmt_dec_byte(d, &op))
 		return -EINVAL;
-	switch (map) {
-	case 1:
-		return vmt_decode_vex0f(d, op);
-	case 2:
-		return vmt_decode_vex0f38(d, op);
-	case 3:
-		return vmt_decode_vex0f3a(d, op);
-	}
-	return -EINVAL;
+	if (map == 1)
+		err = vmt_decode_vex0f(d, op);
+	else if (map == 2)
+		err = vmt_decode_vex0f38(d, op);
+	else if (map == 3)
+		err = vmt_decode_vex0f3a(d, op);
+	if (err || !d->evex || d->insn->kind != VMT_INSN_MODRM)
+		return err;
+	if (p2 & 0x10)		/* {1toN}: one element, broadcast */
+		d->insn->size = d->vex_w ? 8 : 4;
+	if (p2 & 7)		/* {%kN}: masked-off elements are not accessed */
+		d->insn->flags |= VMT_INSN_MASKED;
+	if (d->mod == 1)
+		d->insn->disp *= d->insn->size;
+	return 0;
 }
 
 /* Legacy prefixes and REX; a REX followed by a legacy prefix is ignored, as by the CPU. */
@@ -1096,10 +1170,8 @@ int vmt_insn_decode(const u8 *code, unsigned int avail, struct vmt_insn *insn)
 	else if (d.p66)
 		d.pp = 1;
 
-	if (op == 0xc4 || op == 0xc5) {
+	if (op == 0xc4 || op == 0xc5 || op == 0x62) {
 		err = vmt_decode_vex(&d, op);
-	} else if (op == 0x62) {
-		err = -EINVAL;	/* EVEX: AVX-512 */
 	} else if (op != 0x0f) {
 		err = vmt_decode_map1(&d, op);
 	} else {

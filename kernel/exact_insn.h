@@ -42,6 +42,7 @@
 #define VMT_INSN_STACK_POP	0x0040	/* MODRM kind that also pops size bytes */
 #define VMT_INSN_BITOFF		0x0080	/* bt* Ev,Gv: register reg offsets the address */
 #define VMT_INSN_LEAVE		0x0100	/* leave: pops at rbp, not rsp */
+#define VMT_INSN_MASKED		0x0200	/* AVX-512 {%kN}: size is the most it accesses */
 
 /* string_op */
 #define VMT_INSN_MOVS	1	/* reads [rsi], writes [rdi] */

@@ -249,7 +249,7 @@ $(BUILD)/oracle/exact-insn-oracle: tests/unit/exact-insn-oracle.c tests/unit/exa
 	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) -no-pie -o $@ $(filter %.c %.S,$^)
 
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
-# (exact-insn-lackey.sh), then the command line's contract (tests/unit/cli.sh),
+# (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
 # hmtt.sh, report.sh), export's formats read back by python3 (export.sh), raw
 # export, data included, through convert and back (export-raw.sh), report
@@ -260,6 +260,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/exact-insn-lackey.sh $(BUILD)/oracle/exact-insn-oracle
+	@tests/unit/exact-insn-objdump.sh $(BUILD)/oracle/exact-insn-oracle
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
 	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

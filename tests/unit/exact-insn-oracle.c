@@ -336,6 +336,190 @@ static int check(const char *log, u64 lackey_fs, const char *lengths)
 	return bad ? 1 : 0;
 }
 
+/*
+ * objdump -d --insn-width=16 of any binary on stdin: every instruction objdump
+ * decodes must decode to objdump's length (or be refused), and have a memory
+ * operand exactly when objdump's operands show one.
+ */
+struct objdump_insn {
+	u64 addr;
+	u8 code[16];
+	u8 n;
+	bool mem;		/* "(" in the operands, or an absolute address */
+	bool no_access;		/* lea, nop, prefetch, clflush: an operand, no access */
+	bool string;		/* movs, stos, ...: objdump shows (%rsi), (%rdi) */
+	s64 disp;		/* the memory operand's displacement as objdump shows it */
+	char mnemonic[24];
+};
+
+/* Whether AT&T operands name memory, and its displacement: "-0x8(%rbp)", "0x10", "(%rax)". */
+static bool objdump_mem(char *ops, s64 *disp)
+{
+	char *paren, *p;
+
+	*disp = 0;
+	/* x87 registers are %st(N) */
+	for (p = strstr(ops, "%st("); p; p = strstr(p, "%st("))
+		memcpy(p, "%st[", 4);
+	paren = strchr(ops, '(');
+	if (paren) {
+		for (p = paren; p > ops && !strchr(" ,:*", p[-1]); p--)
+			;
+		if (p < paren)
+			*disp = strtoll(p, NULL, 16);
+		return true;
+	}
+	/* an absolute address: a number without '$' (jump targets have no 0x) */
+	for (p = strstr(ops, "0x"); p; p = strstr(p + 2, "0x")) {
+		if (p > ops && (p[-1] == '$' || p[-1] == '-'))
+			continue;
+		*disp = (s64)strtoull(p, NULL, 16);
+		return true;
+	}
+	return false;
+}
+
+static bool objdump_line(char *line, struct objdump_insn *in)
+{
+	char *p = line, *ops, word[32];
+	unsigned long long addr;
+	unsigned int b;
+	int used = 0;
+	char *end;
+
+	if (sscanf(p, " %llx:\t%n", &addr, &used) != 1 || !used || p[used - 1] != '\t')
+		return false;
+	p += used;
+	in->addr = addr;
+	in->n = 0;
+	while (sscanf(p, "%2x%n", &b, &used) == 1 && used == 2 && in->n < 16) {
+		in->code[in->n++] = b;
+		p += used;
+		while (*p == ' ')
+			p++;
+	}
+	/* objdump shows fwait (9b) as a prefix of the x87 instruction after it */
+	if (*p != '\t' || !in->n || (in->code[0] == 0x9b && in->n > 1))
+		return false;
+	p++;
+	/* prefixes objdump writes as words: skip to the mnemonic */
+	while (!strncmp(p, "lock ", 5) || !strncmp(p, "rep ", 4) || !strncmp(p, "repz ", 5) ||
+	       !strncmp(p, "repnz ", 6) || !strncmp(p, "notrack ", 8) || !strncmp(p, "bnd ", 4) ||
+	       !strncmp(p, "data16 ", 7) || !strncmp(p, "addr32 ", 7) || !strncmp(p, "cs ", 3) ||
+	       !strncmp(p, "ds ", 3) || !strncmp(p, "fs ", 3) || !strncmp(p, "gs ", 3) ||
+	       !strncmp(p, "ss ", 3) || !strncmp(p, "es ", 3) ||
+	       !strncmp(p, "xacquire ", 9) || !strncmp(p, "xrelease ", 9))
+		p = strchr(p, ' ') + 1;
+	snprintf(in->mnemonic, sizeof(in->mnemonic), "%.*s", (int)strcspn(p, " \n"), p);
+	/* data among the code, port I/O: nothing to compare */
+	snprintf(word, sizeof(word), " %s ", in->mnemonic);
+	if (strstr(" (bad) .byte in out insb insw insl outsb outsw outsl ", word) ||
+	    !strncmp(in->mnemonic, "rex", 3))
+		return false;
+	ops = p + strcspn(p, " \n");
+	/* drop the comment and the symbol of a target: "# 1d2ff0 <...>", "26000 <f+0x10>" */
+	end = strpbrk(ops, "#<");
+	if (end)
+		*end = 0;
+	in->mem = objdump_mem(ops, &in->disp);
+	in->string = !strncmp(in->mnemonic, "movs", 4) || !strncmp(in->mnemonic, "stos", 4) ||
+		     !strncmp(in->mnemonic, "lods", 4) || !strncmp(in->mnemonic, "cmps", 4) ||
+		     !strncmp(in->mnemonic, "scas", 4);
+	in->no_access = !strncmp(in->mnemonic, "lea", 3) || !strncmp(in->mnemonic, "nop", 3) ||
+			!strncmp(in->mnemonic, "prefetch", 8) ||
+			!strncmp(in->mnemonic, "clflush", 7);
+	return true;
+}
+
+struct refusal {
+	char mnemonic[24];
+	unsigned int count;
+};
+
+static void count_refusal(struct refusal *r, unsigned int max, const char *mnemonic)
+{
+	unsigned int i;
+
+	for (i = 0; i < max && r[i].count; i++)
+		if (!strcmp(r[i].mnemonic, mnemonic))
+			break;
+	if (i == max)
+		return;
+	snprintf(r[i].mnemonic, sizeof(r[i].mnemonic), "%s", mnemonic);
+	r[i].count++;
+}
+
+static int check_objdump(const char *name)
+{
+	unsigned int total = 0, agreed = 0, refused = 0, bad = 0, mem = 0, i, j;
+	static struct objdump_insn in[2];
+	struct refusal refusals[64] = { 0 };
+	struct vmt_insn insn;
+	char line[512];
+	int cur = 0, have = 0;
+
+	/* one instruction behind, so that the next one's bytes can follow it */
+	for (;;) {
+		bool more = fgets(line, sizeof(line), stdin);
+		struct objdump_insn *prev = &in[cur ^ 1];
+		u8 code[32];
+		unsigned int avail;
+
+		if (more && !objdump_line(line, &in[cur]))
+			continue;
+		if (have) {
+			memcpy(code, prev->code, prev->n);
+			avail = prev->n;
+			if (more && in[cur].addr == prev->addr + prev->n) {
+				memcpy(code + avail, in[cur].code, in[cur].n);
+				avail += in[cur].n;
+			}
+			total++;
+			if (vmt_insn_decode(code, avail < 15 ? avail : 15, &insn)) {
+				refused++;
+				count_refusal(refusals, 64, prev->mnemonic);
+			} else if (insn.len != prev->n || (!prev->string &&
+				   (insn.kind == VMT_INSN_MODRM) != (prev->mem && !prev->no_access)) ||
+				   (insn.kind == VMT_INSN_MODRM && insn.disp != prev->disp)) {
+				if (bad++ < 20)
+					fprintf(stderr, "%s: %#llx %s: len %u kind %u disp %#llx,"
+						" objdump len %u%s disp %#llx\n", name,
+						(unsigned long long)prev->addr, prev->mnemonic,
+						insn.len, insn.kind, (unsigned long long)insn.disp,
+						prev->n, prev->mem ? " with a memory operand" : "",
+						(unsigned long long)prev->disp);
+			} else {
+				agreed++;
+				mem += insn.kind == VMT_INSN_MODRM;
+			}
+		}
+		if (!more)
+			break;
+		have = 1;
+		cur ^= 1;
+	}
+	printf("exact-insn-objdump: %s: %u instructions, %u agree with objdump on length and"
+	       " memory operand (%u with one, and its displacement), %u refused, %u disagree\n",
+	       name, total, agreed, mem, refused, bad);
+	if (refused) {
+		/* the most refused, for what to decode next */
+		printf("exact-insn-objdump: refused:");
+		for (j = 0; j < 12; j++) {
+			unsigned int best = 0;
+
+			for (i = 1; i < 64; i++)
+				if (refusals[i].count > refusals[best].count)
+					best = i;
+			if (!refusals[best].count)
+				break;
+			printf(" %s %u", refusals[best].mnemonic, refusals[best].count);
+			refusals[best].count = 0;
+		}
+		printf("\n");
+	}
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "run")) {
@@ -343,9 +527,12 @@ int main(int argc, char **argv)
 		printf("%#llx\n", (unsigned long long)thread_pointer());
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "objdump"))
+		return check_objdump(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "check"))
 		return check(argv[2], strtoull(argv[3], NULL, 0), argv[4]);
-	fprintf(stderr, "usage: %s run | check LACKEY_LOG LACKEY_FS_BASE OBJDUMP_LENGTHS\n",
+	fprintf(stderr, "usage: %s run | check LACKEY_LOG LACKEY_FS_BASE OBJDUMP_LENGTHS"
+		" | objdump NAME <OBJDUMP_OUTPUT\n",
 		argv[0]);
 	return 2;
 }

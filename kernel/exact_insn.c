@@ -602,6 +602,8 @@ static int vmt_decode_map0f(struct vmt_dec *d, u8 op)
 			return vmt_mem(d, VMT_INSN_R, 4);	/* ldmxcsr */
 		case 3:
 			return vmt_mem(d, VMT_INSN_W, 4);	/* stmxcsr */
+		case 6:
+			return d->pp == 1 ? 0 : -EINVAL;	/* clwb */
 		case 7:
 			return 0;				/* clflush(opt) */
 		}

@@ -74,7 +74,7 @@ struct vmt_insn {
 	u16 size;	/* bytes accessed (1 to 512), 0 if unknown */
 	u16 flags;
 	u8 len;		/* bytes of the instruction, prefixes included */
-	u8 access;	/* VMT_INSN_R, _W or _RW; 0 for VMT_INSN_OTHER */
+	u8 access;	/* VMT_INSN_R, _W, _RW, 0 if OTHER; movs, push m: vmt_insn_accesses() */
 	u8 kind;
 	u8 string_op;
 	s8 base;	/* 0-15, VMT_INSN_NOREG or VMT_INSN_RIP */

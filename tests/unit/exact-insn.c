@@ -762,6 +762,20 @@ static const struct insn_case insn_cases[] = {
 	  VMT_INSN_OTHER, 0, 0, 0, 0 },
 	{ "vpaddd %zmm1,%zmm2,%zmm3", "\x62\xf1\x6d\x48\xfe\xd9", 6,
 	  VMT_INSN_OTHER, 0, 0, 0, 0 },
+	{ "repz ret", "\xf3\xc3", 2,
+	  VMT_INSN_POP, VMT_INSN_R, 8, 0, 0 },
+	{ "notrack jmp *%rax", "\x3e\xff\xe0", 3,
+	  VMT_INSN_OTHER, 0, 0, 0, 0 },
+	{ "notrack call *(%rax)", "\x3e\xff\x10", 3,
+	  VMT_INSN_MODRM, VMT_INSN_R, 8, VMT_INSN_STACK_PUSH, 0 },
+	{ "xabort $1", "\xc6\xf8\x01", 3,
+	  VMT_INSN_OTHER, 0, 0, 0, 0 },
+	{ "clwb (%rbx)", "\x66\x0f\xae\x33", 4,
+	  VMT_INSN_OTHER, 0, 0, 0, 0 },
+	{ "clflushopt (%rbx)", "\x66\x0f\xae\x3b", 4,
+	  VMT_INSN_OTHER, 0, 0, 0, 0 },
+	{ "lock cmpxchg %ax,(%rbx)", "\x66\xf0\x0f\xb1\x03", 5,
+	  VMT_INSN_MODRM, VMT_INSN_RW, 2, VMT_INSN_LOCK, 0 },
 };
 
 /* Decodes from a heap copy of exactly avail bytes: ASan catches a read past it. */

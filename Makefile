@@ -24,6 +24,8 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/include/internal/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+# The exact-mode decoder, kernel/exact_insn.c, built into userspace tests.
+UNIT_TESTS += exact-insn
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
@@ -235,7 +237,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
-# The cmocka suites, then the command line's contract (tests/unit/cli.sh),
+EXACT_INSN := kernel/exact_insn.c kernel/exact_insn.h tests/unit/exact-insn-shim.h
+$(BUILD)/tests/exact-insn: tests/unit/exact-insn.c $(EXACT_INSN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) $(SANITIZE) -o $@ $< kernel/exact_insn.c -lcmocka
+
+# Not sanitized (it runs under valgrind), and -no-pie: the same addresses natively and there.
+$(BUILD)/oracle/exact-insn-oracle: tests/unit/exact-insn-oracle.c tests/unit/exact-insn-forms.S \
+		$(EXACT_INSN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) -no-pie -o $@ $(filter %.c %.S,$^)
+
+# The cmocka suites, the exact-mode decoder against valgrind's lackey
+# (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
 # hmtt.sh, report.sh), export's formats read back by python3 (export.sh), raw
 # export, data included, through convert and back (export-raw.sh), report
@@ -243,8 +257,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
 # (modprobe.sh), a trace of the format before this one's streams (old-trace.sh) and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
-		$(BT2_PLUGIN)
+		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
+	@tests/unit/exact-insn-lackey.sh $(BUILD)/oracle/exact-insn-oracle
+	@tests/unit/exact-insn-objdump.sh $(BUILD)/oracle/exact-insn-oracle
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
 	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

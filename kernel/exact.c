@@ -72,10 +72,18 @@
 struct vmt_exact_range {
 	pid_t tgid;		/* 0: every traced process */
 	unsigned long start, end;	/* end > start when in use */
+	unsigned long asked_end;	/* the end given, before the cap cut it */
 };
 
 static struct vmt_exact_range vmt_exact_ranges[VMT_EXACT_RANGES];
 static u32 vmt_exact_nr_ranges;
+/* The cap on the pages the ranges span, and the pages it cut off; under the lock. */
+static u64 vmt_exact_max_pages = VMT_EXACT_DEFAULT_MAX_PAGES, vmt_exact_left_out;
+
+static u64 vmt_range_pages(unsigned long start, unsigned long end)
+{
+	return (PAGE_ALIGN(end) - (start & PAGE_MASK)) >> PAGE_SHIFT;
+}
 /* Guards the table; the probes take it with interrupts off. */
 static DEFINE_RAW_SPINLOCK(vmt_exact_lock);
 
@@ -608,6 +616,31 @@ static void vmt_exact_counts(struct vmt_exact_arg *arg)
 	arg->missed = atomic64_read(&vmt_exact_missed);
 	arg->unpinned = atomic64_read(&vmt_exact_unpinned);
 	arg->nr_ranges = READ_ONCE(vmt_exact_nr_ranges);
+	arg->max_pages = READ_ONCE(vmt_exact_max_pages);
+	arg->left_out = READ_ONCE(vmt_exact_left_out);
+}
+
+/*
+ * Cut @r's end so that the pages of every range stay within the cap,
+ * counting what is cut off. Return: false when no page of it fits.
+ * Context: the table's lock held.
+ */
+static bool vmt_exact_fit(struct vmt_exact_range *r)
+{
+	u64 used = 0, room, want = vmt_range_pages(r->start, r->end);
+	u32 i;
+
+	for (i = 0; i < VMT_EXACT_RANGES; i++)
+		if (vmt_exact_ranges[i].end > vmt_exact_ranges[i].start)
+			used += vmt_range_pages(vmt_exact_ranges[i].start, vmt_exact_ranges[i].end);
+	room = used < vmt_exact_max_pages ? vmt_exact_max_pages - used : 0;
+	if (want <= room)
+		return true;
+	vmt_exact_left_out += want - room;
+	if (!room)
+		return false;
+	r->end = (r->start & PAGE_MASK) + (room << PAGE_SHIFT);
+	return true;
 }
 
 /**
@@ -620,7 +653,8 @@ static void vmt_exact_counts(struct vmt_exact_arg *arg)
  */
 int vmt_exact_control(struct vmt_exact_arg *arg)
 {
-	struct vmt_exact_range r = { .tgid = arg->pid, .start = arg->start, .end = arg->end };
+	struct vmt_exact_range r = { .tgid = arg->pid, .start = arg->start, .end = arg->end,
+				     .asked_end = arg->end };
 	struct vmt_exact_range *slot = NULL;
 	int err = 0;
 	u32 i;
@@ -628,6 +662,10 @@ int vmt_exact_control(struct vmt_exact_arg *arg)
 	if (arg->op == VMT_EXACT_ADD || arg->op == VMT_EXACT_REMOVE) {
 		if (arg->start >= arg->end || arg->end > TASK_SIZE_MAX)
 			return -EINVAL;
+	} else if (arg->op == VMT_EXACT_CAP) {
+		if (!arg->max_pages)
+			return -EINVAL;
+		WRITE_ONCE(vmt_exact_max_pages, arg->max_pages);
 	} else if (arg->op != VMT_EXACT_CLEAR && arg->op != VMT_EXACT_COUNTS) {
 		return -EINVAL;
 	}
@@ -640,13 +678,15 @@ int vmt_exact_control(struct vmt_exact_arg *arg)
 			e->end = 0;
 		} else if (arg->op == VMT_EXACT_ADD && !slot && e->end <= e->start) {
 			slot = e;
-		} else if (arg->op == VMT_EXACT_REMOVE && !slot && e->tgid == r.tgid &&
-			   e->start == r.start && e->end == r.end) {
+		} else if (arg->op == VMT_EXACT_REMOVE && !slot && e->end > e->start &&
+			   e->tgid == r.tgid && e->start == r.start && e->asked_end == r.end) {
 			slot = e;
 		}
 	}
 	if (arg->op == VMT_EXACT_CLEAR) {
 		WRITE_ONCE(vmt_exact_nr_ranges, 0);
+	} else if (arg->op == VMT_EXACT_ADD && slot && !vmt_exact_fit(&r)) {
+		err = -ENOSPC;
 	} else if (arg->op == VMT_EXACT_ADD && slot) {
 		*slot = r;
 		WRITE_ONCE(vmt_exact_nr_ranges, vmt_exact_nr_ranges + 1);

@@ -436,7 +436,29 @@ static ssize_t exact_accesses_show(struct kobject *kobj, struct kobj_attribute *
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.accesses);
 }
 
+/* The cap on the pages the exact ranges span together (VMT_EXACT_CAP). */
+static ssize_t exact_max_pages_show(struct kobject *kobj, struct kobj_attribute *attr,
+				    char *buf)
+{
+	struct vmt_exact_arg arg = { .op = VMT_EXACT_COUNTS };
+
+	vmt_session_exact(&arg);
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.max_pages);
+}
+
+static ssize_t exact_max_pages_store(struct kobject *kobj, struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct vmt_exact_arg arg = { .op = VMT_EXACT_CAP };
+	int err = kstrtoull(buf, 0, &arg.max_pages);
+
+	if (!err)
+		err = vmt_session_exact(&arg);
+	return err ? err : count;
+}
+
 static struct kobj_attribute vmt_exact_attr = __ATTR_RW(exact);
+static struct kobj_attribute vmt_exact_max_pages_attr = __ATTR_RW(exact_max_pages);
 static struct kobj_attribute vmt_exact_accesses_attr = __ATTR_RO(exact_accesses);
 static struct kobj_attribute vmt_abi_version_attr = __ATTR_RO(abi_version);
 static struct kobj_attribute vmt_state_attr = __ATTR_RW(state);
@@ -477,6 +499,7 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_missed_attr.attr,
 	&vmt_exact_attr.attr,
 	&vmt_exact_accesses_attr.attr,
+	&vmt_exact_max_pages_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vmt);

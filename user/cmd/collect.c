@@ -51,6 +51,8 @@ const char collect_options_usage[] =
 	"                   exclusive, or a mapping as /proc/PID/maps names it (a\n"
 	"                   file's path, [heap], [stack]) or an address in an anonymous\n"
 	"                   mapping; up to 16 times\n"
+	"  --exact-max-pages N  the pages the exact ranges may span together (default\n"
+	"                   65536); a range past it is cut, and the pages cut counted\n"
 	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
 	"  --overwrite      rings are flight recorders: the oldest records are overwritten\n"
 	"  Without /dev/vmtrace, runs 'modprobe vmtrace' (the module, e.g. from vmtrace-dkms)\n";
@@ -70,6 +72,7 @@ struct collector {
 	bool command;			/* the target is a command vmtrace started */
 	bool finished;			/* status holds the counters at the end */
 	struct vmt_exact_arg exact;	/* exact mode's counters at the end */
+	__u64 exact_cap_before;		/* the module's cap, given back at the end */
 	struct vmt_record batch[DRAIN_BATCH];
 };
 
@@ -205,6 +208,11 @@ int collect_parse_option(const char *cmd, int opt, const char *arg, struct colle
 		return 1;
 	case 'X':
 		return parse_exact(cmd, arg, o) ? -1 : 1;
+	case 'M':
+		o->exact_max_pages = parse_u32(cmd, "page count", arg, UINT32_MAX);
+		if (o->exact_max_pages == 0)
+			fprintf(stderr, "vmtrace %s: --exact-max-pages must be at least 1\n", cmd);
+		return o->exact_max_pages <= 0 ? -1 : 1;
 	case 'p':
 		n = parse_u32(cmd, "pid", arg, INT32_MAX);
 		if (n <= 0) {
@@ -568,6 +576,16 @@ static int exact_setup(struct collector *c, pid_t child, const char **what)
 	err = vmt_device_exact(c->fd, &clear);
 	if (err || !o->nr_exact)
 		return err;
+	c->exact_cap_before = clear.max_pages;
+	if (o->exact_max_pages) {
+		struct vmt_exact_arg cap = { .op = VMT_EXACT_CAP,
+					     .max_pages = (__u64)o->exact_max_pages };
+
+		*what = "the exact pages' cap";
+		err = vmt_device_exact(c->fd, &cap);
+		if (err)
+			return err;
+	}
 	if (child)
 		pids[0] = (__u32)child;
 	else
@@ -703,11 +721,15 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 	if (!failed)
 		c->finished = vmt_device_status(c->fd, &c->status) == 0;
 	if (c->options->nr_exact) {
+		struct vmt_exact_arg clear = { .op = VMT_EXACT_CLEAR };
+		struct vmt_exact_arg cap = { .op = VMT_EXACT_CAP,
+					     .max_pages = c->exact_cap_before };
+
 		c->exact.op = VMT_EXACT_COUNTS;
 		vmt_device_exact(c->fd, &c->exact);
-		struct vmt_exact_arg clear = { .op = VMT_EXACT_CLEAR };
-
 		vmt_device_exact(c->fd, &clear);
+		if (c->options->exact_max_pages && cap.max_pages)
+			vmt_device_exact(c->fd, &cap);
 	}
 out:
 	if (release_fd >= 0)
@@ -831,6 +853,10 @@ void collector_print_counters(const struct collector *c, FILE *out)
 	if (status->missed)
 		fprintf(out, "[ %llu processes or address spaces not traced: over %u at once ]\n",
 			(unsigned long long)status->missed, VMT_MAX_TARGETS);
+	if (c->options->nr_exact && c->exact.left_out)
+		fprintf(out, "[ exact: %llu pages of the ranges left out, over the cap of %llu ]\n",
+			(unsigned long long)c->exact.left_out,
+			(unsigned long long)c->exact.max_pages);
 	if (c->options->nr_exact)
 		fprintf(out, "[ exact: %llu accesses in %llu steps, %llu not decoded, %llu from the "
 			"kernel, %llu steps cancelled, %llu missed, %llu unpinned, %llu unsafe "

@@ -28,7 +28,8 @@
 	{ "policy", required_argument, NULL, 'L' }, \
 	{ "reprotect-ms", required_argument, NULL, 'R' }, \
 	{ "events", required_argument, NULL, 'e' }, \
-	{ "exact", required_argument, NULL, 'X' }
+	{ "exact", required_argument, NULL, 'X' }, \
+	{ "exact-max-pages", required_argument, NULL, 'M' }
 #define COLLECT_SHORT_OPTIONS "ar:p:n:e:"
 
 /* Usage lines of those options. */
@@ -46,6 +47,7 @@ struct collect_options {
 	unsigned int nr_pids;
 	struct collect_exact exact[VMT_EXACT_RANGES];
 	unsigned int nr_exact;
+	long exact_max_pages;		/* --exact-max-pages; 0: the module's cap */
 	long enabled_pages, policy, reprotect_ms;
 	bool enabled_options;		/* -n, --policy or --reprotect-ms given */
 	bool quiet;			/* no "tracing ..." line */

@@ -630,23 +630,30 @@ struct vmt_marker_arg {
  * in the middle of its step has the page protected again first (a switch
  * that finds the page table's lock held counts in @unsafe_switches).
  *
+ * The pages the ranges span together are capped (@max_pages): a range
+ * added past the cap is cut at its end to what fits, and the pages cut
+ * off are counted in @left_out.
+ *
  * @op:		VMT_EXACT_ADD, VMT_EXACT_REMOVE (a range added before, the
- *		same @pid, @start and @end), VMT_EXACT_CLEAR (every range) or
- *		VMT_EXACT_COUNTS (fills in the counters only)
+ *		same @pid, @start and @end), VMT_EXACT_CLEAR (every range),
+ *		VMT_EXACT_CAP (@max_pages, at least 1, is the cap from now on)
+ *		or VMT_EXACT_COUNTS (fills in the counters only)
  * @pid:	the process (thread group id) whose accesses are exact; 0:
  *		every traced process
  * @start:	the range's first byte
  * @end:	one past its last byte
  *
- * -EINVAL for an unknown @op, an empty range, nonzero reserved fields or a
- * range to remove that was not added; -ENOSPC with VMT_EXACT_RANGES ranges
- * set already.
+ * -EINVAL for an unknown @op, an empty range, nonzero reserved fields, a
+ * range to remove that was not added or a cap of 0; -ENOSPC with
+ * VMT_EXACT_RANGES ranges set already, or no page left under the cap.
  */
 #define VMT_EXACT_ADD		1
 #define VMT_EXACT_REMOVE	2
 #define VMT_EXACT_CLEAR		3
 #define VMT_EXACT_COUNTS	4
+#define VMT_EXACT_CAP		5
 #define VMT_EXACT_RANGES	16
+#define VMT_EXACT_DEFAULT_MAX_PAGES	65536	/* 256 MiB of 4 KiB pages */
 
 struct vmt_exact_arg {
 	__u32 op;
@@ -664,7 +671,9 @@ struct vmt_exact_arg {
 	__u64 unpinned;		/* steps of threads allowed on more than one CPU */
 	__u32 nr_ranges;	/* ranges set */
 	__u32 reserved0;
-	__u64 reserved[3];
+	__u64 max_pages;	/* VMT_EXACT_CAP: the cap to set; filled in: the cap */
+	__u64 left_out;		/* pages cut off ranges by the cap, since load */
+	__u64 reserved[1];
 };
 
 #define VMT_IOC_EXACT		_IOWR(VMT_IOC_MAGIC, 0x07, struct vmt_exact_arg)

@@ -109,3 +109,23 @@ if ours != theirs:
             sys.exit("access %d: ours %s, lackey's %s" % (i, a, b))
 print("lackey: %d accesses in the range, the same addresses, sizes and kinds in the same order" % len(ours))
 PY
+
+# A program that adds its own range around one phase, and removes it: only
+# that phase's 20 stores are exact.
+vmtrace record -q -o phase.vmt --protect -- /opt/vmtrace/bin/vmt-exact-phase >phase-expected.txt ||
+	fail "vmtrace record of vmt-exact-phase"
+vmtrace dump phase.vmt | grep ' exact ' |
+	sed 's/.* \(addr=[^ ]* size=[^ ]* access=[^ ]* value=[^ ]*\) .*/\1/' >phase-got.txt
+diff phase-expected.txt phase-got.txt || fail "the phase's exact records"
+echo "phase: the 20 stores between VMT_EXACT_ADD and VMT_EXACT_REMOVE, and only those"
+
+# The cap: a 3-page range under a cap of 1 page is cut to its first page;
+# the 2 others are counted and their accesses not exact.
+vmtrace record -o cap.vmt --exact 10000000000-10000003000 --exact-max-pages 1 -- \
+	/opt/vmtrace/bin/vmt-exact >/dev/null 2>cap.txt || { cat cap.txt; fail "record with a cap"; }
+grep -q '\[ exact: 2 pages of the ranges left out, over the cap of 1 \]' cap.txt ||
+	{ cat cap.txt; fail "the cap's count"; }
+vmtrace dump cap.vmt | awk '$2 == "exact" && $0 !~ / split=1/ { sub("addr=0x", "", $6); if ($6 !~ /^10000000/) bad++; n++ }
+	END { exit !(n > 0 && !bad) }' || fail "exact records past the cap's page"
+expect_eq "$(cat /sys/kernel/vmtrace/exact_max_pages)" 65536 "the cap record gave back"
+echo "cap: 2 pages left out, counted; only the first page exact"

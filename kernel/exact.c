@@ -79,13 +79,13 @@ static struct vmt_exact_range vmt_exact_ranges[VMT_EXACT_RANGES];
 static u32 vmt_exact_nr_ranges;
 /* The cap on the pages the ranges span, and the pages it cut off; under the lock. */
 static u64 vmt_exact_max_pages = VMT_EXACT_DEFAULT_MAX_PAGES, vmt_exact_left_out;
+/* Guards the table; the probes take it with interrupts off. */
+static DEFINE_RAW_SPINLOCK(vmt_exact_lock);
 
 static u64 vmt_range_pages(unsigned long start, unsigned long end)
 {
 	return (PAGE_ALIGN(end) - (start & PAGE_MASK)) >> PAGE_SHIFT;
 }
-/* Guards the table; the probes take it with interrupts off. */
-static DEFINE_RAW_SPINLOCK(vmt_exact_lock);
 
 /* Whether [@addr, @addr + @len) of process @tgid meets an exact range. */
 static bool vmt_exact_covers(pid_t tgid, unsigned long addr, unsigned long len)

@@ -447,14 +447,21 @@ void vmt_target_stale_soon(struct vmt_target *t, unsigned long start, unsigned l
  * @start:	page-aligned
  * @end:	page-aligned
  *
- * With no work slot free, the stale work protects the range, soon.
+ * The work marks the range again when it runs, as for an admission's
+ * (a fault maps its pages after the probe that calls this). With no work
+ * slot free, the stale work protects the range, soon.
  *
  * Context: any but an interrupt, current a user thread; does not sleep.
  */
 void vmt_target_stale_before_user(struct vmt_target *t, unsigned long start, unsigned long end)
 {
+	struct vmt_twork *w;
+
 	vmt_target_mark_stale(t, start, end);
-	if (!vmt_twork_queue(current))
+	w = vmt_twork_queue(current);
+	if (w)
+		vmt_range_add(&w->stale_start, &w->stale_end, start, end);
+	else
 		vmt_stale_work_queue();
 }
 

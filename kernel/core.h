@@ -44,7 +44,7 @@ int vmt_rings_geometry(struct vmt_geometry *geometry);
 int vmt_rings_mmap(struct vm_area_struct *vma);
 
 /* Exact mode's ranges and counters (VMT_IOC_EXACT): session.c, exact.c. */
-int vmt_session_exact(struct vmt_exact_arg *arg);
+int vmt_session_exact(struct vmt_exact_arg *arg, const char *name);
 ssize_t vmt_exact_show(char *buf);
 
 /* A user marker: events.c. */

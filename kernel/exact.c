@@ -49,6 +49,7 @@
 #include <linux/notifier.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -86,6 +87,26 @@ static u64 vmt_range_pages(unsigned long start, unsigned long end)
 {
 	return (PAGE_ALIGN(end) - (start & PAGE_MASK)) >> PAGE_SHIFT;
 }
+
+/*
+ * struct vmt_exact_name - ranges given by a mapping's name (VMT_EXACT_ADD_NAME)
+ * @tgid:	the process; 0: every traced process
+ * @len:	of @name; 0: the slot is free
+ * @by_addr:	@name is an address: the anonymous mapping holding @addr
+ * @addr:	that address
+ * @name:	as /proc/PID/maps names the mapping
+ */
+struct vmt_exact_name {
+	pid_t tgid;
+	u16 len;
+	bool by_addr;
+	unsigned long addr;
+	char name[VMT_EXACT_NAME_MAX];
+};
+
+/* Under vmt_exact_lock. */
+static struct vmt_exact_name vmt_exact_names[VMT_EXACT_RANGES];
+static u32 vmt_exact_nr_names;
 
 /* Whether [@addr, @addr + @len) of process @tgid meets an exact range. */
 static bool vmt_exact_covers(pid_t tgid, unsigned long addr, unsigned long len)
@@ -310,8 +331,12 @@ undecoded:
 		      error_code & X86_PF_WRITE ? VMT_ACCESS_WRITE : VMT_ACCESS_READ, 0);
 }
 
-/* A kernel-mode access: logged without a size, its page protected when the call returns. */
-static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_code)
+/*
+ * A kernel-mode access: logged without a size; its page, and what the fault
+ * maps besides it (@stale_start, @stale_end), protected when the call returns.
+ */
+static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_code,
+				   unsigned long stale_start, unsigned long stale_end)
 {
 	struct vmt_record rec;
 	struct vmt_target *t = vmt_target_lookup(current->mm);
@@ -324,8 +349,15 @@ static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_co
 	vmt_emit(&rec, VMT_REC_EXACT);
 	atomic64_inc(&vmt_exact_kernel);
 	atomic64_inc(&vmt_exact_accesses);
+	if (stale_start < stale_end) {
+		stale_start = min(stale_start, page);
+		stale_end = max(stale_end, page + PAGE_SIZE);
+	} else {
+		stale_start = page;
+		stale_end = page + PAGE_SIZE;
+	}
 	if (t)
-		vmt_target_stale_in_call(t, current->mm, page, page + PAGE_SIZE);
+		vmt_target_stale_in_call(t, current->mm, stale_start, stale_end);
 }
 
 /**
@@ -334,21 +366,34 @@ static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_co
  * @regs:	the user registers (kernel mode: the kernel's)
  * @error_code:	the fault's error code
  * @kernel_mode: the fault came from kernel mode
+ * @stale_start: the start of a range the fault will map present besides
+ *		the page (fault-around, a large folio), to protect again before
+ *		the thread returns to user space (empty when >= @stale_end)
+ * @stale_end:	its end
  *
  * Context: the fault probes: interrupts off, before the fault is handled.
  * Return: true when the fault is exact mode's: no reference record, no
  * admission to the enabled set.
  */
 bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long error_code,
-		     bool kernel_mode)
+		     bool kernel_mode, unsigned long stale_start, unsigned long stale_end)
 {
+	struct vmt_target *t;
 	struct vmt_step *s;
 
 	if (!vmt_session_protecting() ||
 	    !vmt_exact_covers(task_tgid_nr(current), address, 1))
 		return false;
+	/*
+	 * The neighbours the fault maps too would be reached unseen: protect
+	 * them again before user code runs. That protects the page itself
+	 * too, after the fault: the instruction faults again, and steps on.
+	 */
+	t = vmt_target_lookup(current->mm);
+	if (t && stale_start < stale_end && !kernel_mode)
+		vmt_target_stale_before_user(t, stale_start, stale_end);
 	if (kernel_mode) {
-		vmt_exact_kernel_fault(address, error_code);
+		vmt_exact_kernel_fault(address, error_code, stale_start, stale_end);
 		return true;
 	}
 	s = vmt_step_find(current);
@@ -616,6 +661,7 @@ static void vmt_exact_counts(struct vmt_exact_arg *arg)
 	arg->missed = atomic64_read(&vmt_exact_missed);
 	arg->unpinned = atomic64_read(&vmt_exact_unpinned);
 	arg->nr_ranges = READ_ONCE(vmt_exact_nr_ranges);
+	arg->nr_names = READ_ONCE(vmt_exact_nr_names);
 	arg->max_pages = READ_ONCE(vmt_exact_max_pages);
 	arg->left_out = READ_ONCE(vmt_exact_left_out);
 }
@@ -643,22 +689,178 @@ static bool vmt_exact_fit(struct vmt_exact_range *r)
 	return true;
 }
 
+/*
+ * Add @r, a mapping a name matched, or grow the range made of it before
+ * (the same process and start: a heap that brk grew). Context: the lock.
+ */
+static void vmt_exact_add_mapping(struct vmt_exact_range *r)
+{
+	struct vmt_exact_range *e, *free = NULL;
+	u32 i;
+
+	for (i = 0; i < VMT_EXACT_RANGES; i++) {
+		e = &vmt_exact_ranges[i];
+		if (e->end <= e->start) {
+			free = free ?: e;
+			continue;
+		}
+		if (e->tgid != r->tgid || r->start < e->start || r->start >= e->end)
+			continue;
+		if (r->end <= e->end)
+			return;
+		/* What it grew by, under the cap, joins it. */
+		r->start = e->end;
+		if (!vmt_exact_fit(r))
+			return;
+		e->end = r->end;
+		e->asked_end = r->end;
+		return;
+	}
+	if (!free) {
+		vmt_exact_left_out += vmt_range_pages(r->start, r->end);
+		return;
+	}
+	if (!vmt_exact_fit(r))
+		return;
+	*free = *r;
+	WRITE_ONCE(vmt_exact_nr_ranges, vmt_exact_nr_ranges + 1);
+}
+
+static bool vmt_exact_name_matches(const struct vmt_exact_name *n, pid_t tgid,
+				   unsigned long start, unsigned long end, u8 kind,
+				   const char *name, u32 len)
+{
+	if (!n->len || (n->tgid && n->tgid != tgid))
+		return false;
+	if (n->by_addr)
+		return kind == VMT_VMA_ANON && n->addr >= start && n->addr < end;
+	if (kind == VMT_VMA_HEAP)
+		return n->len == 6 && !memcmp(n->name, "[heap]", 6);
+	if (kind == VMT_VMA_STACK)
+		return n->len == 7 && !memcmp(n->name, "[stack]", 7);
+	return name && len == n->len && !memcmp(name, n->name, len);
+}
+
 /**
- * vmt_exact_control() - VMT_IOC_EXACT: add or remove a range, or read the counters
+ * vmt_exact_mapping() - a traced process's mapping, as the VMA events see it
+ * at start, exec, mmap, mremap, mprotect and brk: if a name given to
+ * VMT_EXACT_ADD_NAME matches it, it becomes an exact range
+ * @tgid:	the process
+ * @start:	the mapping's first byte
+ * @end:	one past its last
+ * @kind:	VMT_VMA_* (heap, stack, anonymous, file, special)
+ * @name:	a file's path or a special mapping's name, or NULL
+ * @len:	its length
+ *
+ * Context: the VMA events' (vma.c, events.c): mmap_lock held, before the
+ * process runs on; may not sleep. The mapping's pages are new, or were
+ * protected at start: they fault, exact from here on.
+ */
+void vmt_exact_mapping(pid_t tgid, unsigned long start, unsigned long end, u8 kind,
+		       const char *name, u32 len)
+{
+	struct vmt_exact_range r = { .tgid = tgid, .start = start, .end = end, .asked_end = end };
+	unsigned long flags;
+	u32 i;
+
+	if (!READ_ONCE(vmt_exact_nr_names))
+		return;
+	raw_spin_lock_irqsave(&vmt_exact_lock, flags);
+	for (i = 0; i < VMT_EXACT_RANGES; i++) {
+		struct vmt_exact_name *n = &vmt_exact_names[i];
+
+		if (vmt_exact_name_matches(n, tgid, start, end, kind, name, len)) {
+			vmt_exact_add_mapping(&r);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&vmt_exact_lock, flags);
+}
+
+/* VMT_EXACT_ADD_NAME and _REMOVE_NAME: @n from the caller. Context: process. */
+static int vmt_exact_name_op(u32 op, struct vmt_exact_name *n)
+{
+	struct vmt_exact_name *slot = NULL;
+	int err = 0;
+	u32 i;
+
+	raw_spin_lock_irq(&vmt_exact_lock);
+	for (i = 0; i < VMT_EXACT_RANGES && !slot; i++) {
+		struct vmt_exact_name *e = &vmt_exact_names[i];
+
+		if (op == VMT_EXACT_ADD_NAME && !e->len)
+			slot = e;
+		else if (op == VMT_EXACT_REMOVE_NAME && e->len && e->tgid == n->tgid &&
+			 e->len == n->len && !memcmp(e->name, n->name, n->len))
+			slot = e;
+	}
+	if (!slot) {
+		err = op == VMT_EXACT_ADD_NAME ? -ENOSPC : -EINVAL;
+	} else if (op == VMT_EXACT_ADD_NAME) {
+		*slot = *n;
+		WRITE_ONCE(vmt_exact_nr_names, vmt_exact_nr_names + 1);
+	} else {
+		slot->len = 0;
+		WRITE_ONCE(vmt_exact_nr_names, vmt_exact_nr_names - 1);
+	}
+	raw_spin_unlock_irq(&vmt_exact_lock);
+	return err;
+}
+
+/*
+ * A name, from user space (or @kname, sysfs's): its bytes, and whether it
+ * is an address (hex).
+ */
+static int vmt_exact_name_get(const struct vmt_exact_arg *arg, const char *kname,
+			      struct vmt_exact_name *n)
+{
+	char text[VMT_EXACT_NAME_MAX + 1];
+
+	if (!arg->name_len || arg->name_len > VMT_EXACT_NAME_MAX)
+		return -EINVAL;
+	if (kname)
+		memcpy(n->name, kname, arg->name_len);
+	else if (copy_from_user(n->name, u64_to_user_ptr(arg->name_ptr), arg->name_len))
+		return -EFAULT;
+	n->tgid = arg->pid;
+	n->len = arg->name_len;
+	memcpy(text, n->name, n->len);
+	text[n->len] = 0;
+	n->by_addr = !kstrtoul(text, 16, &n->addr);
+	return 0;
+}
+
+/**
+ * vmt_exact_control() - VMT_IOC_EXACT: add or remove a range or a name, set
+ * the cap, or read the counters
  * @arg:	checked for reserved fields by the caller; counters filled in
+ * @kname:	for the _NAME ops, the name in the kernel (sysfs), or NULL
  *
  * Context: process context, under the session's lock (so start and stop
  * do not run meanwhile).
  * Return: 0, -EINVAL or -ENOSPC (see the uapi header).
  */
-int vmt_exact_control(struct vmt_exact_arg *arg)
+int vmt_exact_control(struct vmt_exact_arg *arg, const char *kname)
 {
 	struct vmt_exact_range r = { .tgid = arg->pid, .start = arg->start, .end = arg->end,
 				     .asked_end = arg->end };
 	struct vmt_exact_range *slot = NULL;
+	struct vmt_exact_name *name;
 	int err = 0;
 	u32 i;
 
+	if (arg->op == VMT_EXACT_ADD_NAME || arg->op == VMT_EXACT_REMOVE_NAME) {
+		/* Too big for the stack; this is process context. */
+		name = kzalloc(sizeof(*name), GFP_KERNEL);
+		if (!name)
+			return -ENOMEM;
+		err = vmt_exact_name_get(arg, kname, name);
+		if (!err)
+			err = vmt_exact_name_op(arg->op, name);
+		kfree(name);
+		vmt_exact_counts(arg);
+		return err;
+	}
 	if (arg->op == VMT_EXACT_ADD || arg->op == VMT_EXACT_REMOVE) {
 		if (arg->start >= arg->end || arg->end > TASK_SIZE_MAX)
 			return -EINVAL;
@@ -685,6 +887,9 @@ int vmt_exact_control(struct vmt_exact_arg *arg)
 	}
 	if (arg->op == VMT_EXACT_CLEAR) {
 		WRITE_ONCE(vmt_exact_nr_ranges, 0);
+		for (i = 0; i < VMT_EXACT_RANGES; i++)
+			vmt_exact_names[i].len = 0;
+		WRITE_ONCE(vmt_exact_nr_names, 0);
 	} else if (arg->op == VMT_EXACT_ADD && slot && !vmt_exact_fit(&r)) {
 		err = -ENOSPC;
 	} else if (arg->op == VMT_EXACT_ADD && slot) {
@@ -707,24 +912,29 @@ int vmt_exact_control(struct vmt_exact_arg *arg)
 }
 
 /**
- * vmt_exact_show() - the ranges for sysfs, a line each: "PID START-END"
+ * vmt_exact_show() - the ranges and names for sysfs, a line each: "PID
+ * START-END", "PID NAME"
  * @buf:	a sysfs page
  *
  * Return: the bytes written.
  */
 ssize_t vmt_exact_show(char *buf)
 {
-	struct vmt_exact_range r[VMT_EXACT_RANGES];
+	struct vmt_exact_range *r = vmt_exact_ranges;
+	struct vmt_exact_name *n = vmt_exact_names;
 	ssize_t len = 0;
 	u32 i;
 
+	/* Formatting only, under the lock: a page's worth at most. */
 	raw_spin_lock_irq(&vmt_exact_lock);
-	memcpy(r, vmt_exact_ranges, sizeof(r));
-	raw_spin_unlock_irq(&vmt_exact_lock);
 	for (i = 0; i < VMT_EXACT_RANGES; i++)
 		if (r[i].end > r[i].start)
 			len += sysfs_emit_at(buf, len, "%d %lx-%lx\n", r[i].tgid, r[i].start,
 					     r[i].end);
+	for (i = 0; i < VMT_EXACT_RANGES; i++)
+		if (n[i].len)
+			len += sysfs_emit_at(buf, len, "%d %.*s\n", n[i].tgid, n[i].len, n[i].name);
+	raw_spin_unlock_irq(&vmt_exact_lock);
 	return len;
 }
 

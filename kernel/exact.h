@@ -11,8 +11,10 @@
 struct pt_regs;
 
 bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long error_code,
-		     bool kernel_mode);
-int vmt_exact_control(struct vmt_exact_arg *arg);
+		     bool kernel_mode, unsigned long stale_start, unsigned long stale_end);
+int vmt_exact_control(struct vmt_exact_arg *arg, const char *kname);
+void vmt_exact_mapping(pid_t tgid, unsigned long start, unsigned long end, u8 kind,
+		       const char *name, u32 len);
 void vmt_exact_start(void);
 void vmt_exact_quiesce(void);
 

@@ -114,9 +114,6 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 	 */
 	if (!vmt_session_tracing() || !in_task() || !vmt_targets_traces_task(current))
 		return;
-	/* An exact range's access: single-stepped and logged whole (exact.c). */
-	if (vmt_exact_fault(address, regs, error_code, kernel_mode))
-		return;
 
 	pte = vmt_pte_lookup_lockless(current->mm, address, &huge);
 	memset(&rec, 0, sizeof(rec));
@@ -132,6 +129,19 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 		rec.ref.pfn = pte_pfn(pte);
 	if (huge)
 		rec.ref.flags |= VMT_REF_HUGE;
+	stale_start = 0;
+	stale_end = 0;
+	if (VMT_NUMA_FAULT_MAPS_FOLIO && !huge && rec.ref.cause == VMT_CAUSE_PROTECTION)
+		vmt_folio_span(address, rec.ref.pfn, &stale_start, &stale_end);
+	if (rec.ref.cause == VMT_CAUSE_DEMAND && !(error_code & X86_PF_WRITE))
+		vmt_fault_around_span(address, &stale_start, &stale_end);
+	/*
+	 * An exact range's access: single-stepped and logged whole (exact.c).
+	 * What the fault maps besides the page (fault-around, a large folio)
+	 * is protected again before the thread runs user code.
+	 */
+	if (vmt_exact_fault(address, regs, error_code, kernel_mode, stale_start, stale_end))
+		return;
 	vmt_emit(&rec, VMT_REC_REFERENCE);
 
 	if (vmt_session_settings()->flags & VMT_CONFIG_PROTECT) {
@@ -141,12 +151,6 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 					address & PAGE_MASK, rec.ref.pfn, huge);
 		if (!t)
 			return;
-		stale_start = 0;
-		stale_end = 0;
-		if (VMT_NUMA_FAULT_MAPS_FOLIO && !huge && rec.ref.cause == VMT_CAUSE_PROTECTION)
-			vmt_folio_span(address, rec.ref.pfn, &stale_start, &stale_end);
-		if (rec.ref.cause == VMT_CAUSE_DEMAND && !(error_code & X86_PF_WRITE))
-			vmt_fault_around_span(address, &stale_start, &stale_end);
 		/* A THP is one entry of the set, by its first page. */
 		vmt_target_admit(t, huge ? address & HPAGE_PMD_MASK : address,
 				 instruction_pointer(regs), kernel_mode, stale_start, stale_end);

@@ -263,16 +263,18 @@ __poll_t vmt_session_poll(struct file *file, poll_table *wait)
  * vmt_session_exact() - VMT_IOC_EXACT: see vmt_exact_control(); under the
  * session's lock, so that no start or stop runs meanwhile
  * @arg:	the request; the counters are filled in
+ * @name:	for the _NAME ops from sysfs, the name in the kernel (else NULL:
+ *		@arg's name_ptr points to it in user space)
  *
  * Return: 0, -EINVAL or -ENOSPC.
  */
-int vmt_session_exact(struct vmt_exact_arg *arg)
+int vmt_session_exact(struct vmt_exact_arg *arg, const char *name)
 {
 	struct vmt_session *s = &vmt_session;
 	int err;
 
 	mutex_lock(&s->lock);
-	err = vmt_exact_control(arg);
+	err = vmt_exact_control(arg, name);
 	mutex_unlock(&s->lock);
 	return err;
 }

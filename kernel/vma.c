@@ -28,6 +28,7 @@
 
 #include "emit.h"
 #include "events.h"
+#include "exact.h"
 #include "hooks.h"
 #include "session.h"
 #include "targets.h"
@@ -98,6 +99,8 @@ static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 ca
 		len = strnlen(special, VMT_MAX_DATA_LEN);
 	}
 	vmt_emit_as(&rec, VMT_REC_VMA, pid, tid, name, len);
+	/* A mapping exact mode was given by its name becomes an exact range. */
+	vmt_exact_mapping(pid, rec.vma.start, rec.vma.end, rec.vma.kind, name, len);
 	local_irq_restore(flags);
 }
 

@@ -130,7 +130,7 @@ static long vmt_ioctl_exact(void __user *arg)
 		return -EFAULT;
 	if (e.reserved0 || !vmt_all_zero(e.reserved, ARRAY_SIZE(e.reserved)))
 		return -EINVAL;
-	err = vmt_session_exact(&e);
+	err = vmt_session_exact(&e, NULL);
 	if (copy_to_user(arg, &e, sizeof(e)))
 		return -EFAULT;
 	return err;

@@ -400,29 +400,44 @@ static ssize_t exact_show(struct kobject *kobj, struct kobj_attribute *attr, cha
 
 /*
  * "add PID START-END", "remove PID START-END" (START and END in hex, END
- * exclusive; PID 0: every traced process) or "clear": VMT_IOC_EXACT's ops.
+ * exclusive; PID 0: every traced process), "add PID MAPPING", "remove PID
+ * MAPPING" (a mapping's name as /proc/PID/maps shows it, or an address in
+ * an anonymous mapping) or "clear": VMT_IOC_EXACT's ops.
  */
 static ssize_t exact_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
 {
 	struct vmt_exact_arg arg = {};
 	unsigned long long start, end;
-	char op[8], tail;
+	char op[8], tail, *copy, *rest;
+	int n, used = 0, err;
 	u32 pid;
-	int n, err;
 
-	n = sscanf(buf, "%7s %u %llx-%llx %c", op, &pid, &start, &end, &tail);
+	copy = kstrndup(buf, count, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	rest = strim(copy);
+	n = sscanf(rest, "%7s %u %n", op, &pid, &used);
 	if (n == 1 && !strcmp(op, "clear")) {
 		arg.op = VMT_EXACT_CLEAR;
-	} else if (n == 4 && (!strcmp(op, "add") || !strcmp(op, "remove"))) {
-		arg.op = op[0] == 'a' ? VMT_EXACT_ADD : VMT_EXACT_REMOVE;
+	} else if (n == 2 && used && (!strcmp(op, "add") || !strcmp(op, "remove"))) {
+		rest += used;
 		arg.pid = pid;
-		arg.start = start;
-		arg.end = end;
+		if (sscanf(rest, "%llx-%llx %c", &start, &end, &tail) == 2) {
+			arg.op = op[0] == 'a' ? VMT_EXACT_ADD : VMT_EXACT_REMOVE;
+			arg.start = start;
+			arg.end = end;
+		} else {
+			arg.op = op[0] == 'a' ? VMT_EXACT_ADD_NAME : VMT_EXACT_REMOVE_NAME;
+			arg.name_ptr = 1;	/* the name is @rest, in the kernel */
+			arg.name_len = strlen(rest);
+		}
 	} else {
+		kfree(copy);
 		return -EINVAL;
 	}
-	err = vmt_session_exact(&arg);
+	err = vmt_session_exact(&arg, arg.name_ptr ? rest : NULL);
+	kfree(copy);
 	return err ? err : count;
 }
 
@@ -432,7 +447,7 @@ static ssize_t exact_accesses_show(struct kobject *kobj, struct kobj_attribute *
 {
 	struct vmt_exact_arg arg = { .op = VMT_EXACT_COUNTS };
 
-	vmt_session_exact(&arg);
+	vmt_session_exact(&arg, NULL);
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.accesses);
 }
 
@@ -442,7 +457,7 @@ static ssize_t exact_max_pages_show(struct kobject *kobj, struct kobj_attribute 
 {
 	struct vmt_exact_arg arg = { .op = VMT_EXACT_COUNTS };
 
-	vmt_session_exact(&arg);
+	vmt_session_exact(&arg, NULL);
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.max_pages);
 }
 
@@ -453,7 +468,7 @@ static ssize_t exact_max_pages_store(struct kobject *kobj, struct kobj_attribute
 	int err = kstrtoull(buf, 0, &arg.max_pages);
 
 	if (!err)
-		err = vmt_session_exact(&arg);
+		err = vmt_session_exact(&arg, NULL);
 	return err ? err : count;
 }
 

@@ -50,7 +50,8 @@ const char collect_options_usage[] =
 	"                   threads are pinned to one CPU): START-END in hex, END\n"
 	"                   exclusive, or a mapping as /proc/PID/maps names it (a\n"
 	"                   file's path, [heap], [stack]) or an address in an anonymous\n"
-	"                   mapping; up to 16 times\n"
+	"                   mapping, whenever it is mapped (implies -e vma); up to 16\n"
+	"                   times\n"
 	"  --exact-max-pages N  the pages the exact ranges may span together (default\n"
 	"                   65536); a range past it is cut, and the pages cut counted\n"
 	"  -r RECORDS       records each CPU's ring holds (a power of two; default 65536)\n"
@@ -250,6 +251,10 @@ int collect_check_options(const char *cmd, struct collect_options *o, bool have_
 	/* Exact pages are protected pages that never enter the enabled set. */
 	if (o->nr_exact)
 		o->config.flags |= VMT_CONFIG_PROTECT;
+	/* The module finds a mapping given by its name through the VMA events. */
+	for (unsigned int i = 0; i < o->nr_exact; i++)
+		if (o->exact[i].mapping)
+			o->config.events |= VMT_EVENT_VMA;
 	if (o->config.flags & VMT_CONFIG_PROTECT) {
 		o->config.enabled_pages = (__u32)o->enabled_pages;
 		o->config.policy = (__u32)o->policy;
@@ -504,39 +509,6 @@ static void print_pids(const char *cmd, const struct collect_options *o)
 	fputc('\n', stderr);
 }
 
-/*
- * --exact MAPPING in process @pid: every mapping /proc/PID/maps names so,
- * or the one holding the address MAPPING is, added as an exact range.
- * Return: ranges added, or negative errno.
- */
-static int exact_add_mapping(struct collector *c, __u32 pid, const char *mapping)
-{
-	unsigned long long start, end, addr = 0;
-	char path[64], line[4352], name[4096];
-	int added = 0, used = 0, err = 0;
-	bool by_addr;
-	FILE *f;
-
-	by_addr = sscanf(mapping, "%llx%n", &addr, &used) == 1 && !mapping[used];
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (!err && fgets(line, sizeof(line), f)) {
-		name[0] = 0;
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4095[^\n]", &start, &end, name) < 2)
-			continue;
-		if (by_addr ? addr < start || addr >= end : strcmp(name, mapping))
-			continue;
-		struct vmt_exact_arg a = { .op = VMT_EXACT_ADD, .pid = pid, .start = start,
-					   .end = end };
-		err = vmt_device_exact(c->fd, &a);
-		added += !err;
-	}
-	fclose(f);
-	return err ? err : added;
-}
-
 /* Keep every thread of @pid on @cpu (threads it makes later inherit it). */
 static int pin_process(__u32 pid, const cpu_set_t *cpu)
 {
@@ -613,22 +585,13 @@ static int exact_setup(struct collector *c, pid_t child, const char **what)
 						   .start = e->start, .end = e->end };
 
 			*what = "exact ranges";
-			if (!e->mapping) {
-				err = vmt_device_exact(c->fd, &a);
-			} else if (child || !pids[i]) {
-				fprintf(stderr, "vmtrace %s: --exact %s: a mapping is looked up in "
-					"/proc/PID/maps of a -p PID; for a command, give START-END\n",
-					c->cmd, e->mapping);
-				err = -EINVAL;
-			} else {
-				err = exact_add_mapping(c, pids[i], e->mapping);
-				if (!err) {
-					fprintf(stderr, "vmtrace %s: --exact %s: no such mapping in "
-						"process %u\n", c->cmd, e->mapping, pids[i]);
-					err = -ENOENT;
-				}
-				err = err < 0 ? err : 0;
+			if (e->mapping) {
+				/* The module finds the mappings: at start, exec, mmap, brk... */
+				a.op = VMT_EXACT_ADD_NAME;
+				a.name_ptr = (__u64)(uintptr_t)e->mapping;
+				a.name_len = (__u32)strlen(e->mapping);
 			}
+			err = vmt_device_exact(c->fd, &a);
 			if (err)
 				return err;
 		}

@@ -630,29 +630,46 @@ struct vmt_marker_arg {
  * in the middle of its step has the page protected again first (a switch
  * that finds the page table's lock held counts in @unsafe_switches).
  *
+ * A range may also be given by a mapping's name, as /proc/PID/maps names
+ * it (a file's path, "[heap]", "[stack]", "[vdso]"), or as the anonymous
+ * mapping holding an address (the name is then that address in hex):
+ * every mapping of the process so named, when tracing starts and whenever
+ * one is mapped, moved or grown (exec, mmap, mremap, brk), becomes a range
+ * of its own, before the process runs on. Names need the VMA events
+ * (VMT_EVENT_VMA), which tell the module of those changes.
+ *
  * The pages the ranges span together are capped (@max_pages): a range
  * added past the cap is cut at its end to what fits, and the pages cut
  * off are counted in @left_out.
  *
  * @op:		VMT_EXACT_ADD, VMT_EXACT_REMOVE (a range added before, the
  *		same @pid, @start and @end), VMT_EXACT_CLEAR (every range),
- *		VMT_EXACT_CAP (@max_pages, at least 1, is the cap from now on)
- *		or VMT_EXACT_COUNTS (fills in the counters only)
+ *		VMT_EXACT_CAP (@max_pages, at least 1, is the cap from now on),
+ *		VMT_EXACT_ADD_NAME or VMT_EXACT_REMOVE_NAME (by @name_ptr and
+ *		@name_len; ranges it made stay) or VMT_EXACT_COUNTS (fills in
+ *		the counters only)
  * @pid:	the process (thread group id) whose accesses are exact; 0:
  *		every traced process
  * @start:	the range's first byte
  * @end:	one past its last byte
+ * @name_ptr:	the mapping's name (not NUL-terminated), for the _NAME ops
+ * @name_len:	its length, 1 to VMT_EXACT_NAME_MAX
  *
  * -EINVAL for an unknown @op, an empty range, nonzero reserved fields, a
- * range to remove that was not added or a cap of 0; -ENOSPC with
- * VMT_EXACT_RANGES ranges set already, or no page left under the cap.
+ * range or name to remove that was not added, a name too long or a cap of
+ * 0; -ENOSPC with VMT_EXACT_RANGES ranges (or names) set already, or no page
+ * left under the cap. Names past the table's room when a mapping matches
+ * are counted in @left_out (its pages).
  */
 #define VMT_EXACT_ADD		1
 #define VMT_EXACT_REMOVE	2
 #define VMT_EXACT_CLEAR		3
 #define VMT_EXACT_COUNTS	4
 #define VMT_EXACT_CAP		5
+#define VMT_EXACT_ADD_NAME	6
+#define VMT_EXACT_REMOVE_NAME	7
 #define VMT_EXACT_RANGES	16
+#define VMT_EXACT_NAME_MAX	256
 #define VMT_EXACT_DEFAULT_MAX_PAGES	65536	/* 256 MiB of 4 KiB pages */
 
 struct vmt_exact_arg {
@@ -660,6 +677,9 @@ struct vmt_exact_arg {
 	__u32 pid;
 	__u64 start;
 	__u64 end;
+	__u64 name_ptr;
+	__u32 name_len;
+	__u32 nr_names;		/* filled in: names set */
 	/* Filled in by every op: the counters since the last start. */
 	__u64 accesses;		/* VMT_REC_EXACT records written */
 	__u64 steps;		/* instructions single-stepped */
@@ -673,7 +693,7 @@ struct vmt_exact_arg {
 	__u32 reserved0;
 	__u64 max_pages;	/* VMT_EXACT_CAP: the cap to set; filled in: the cap */
 	__u64 left_out;		/* pages cut off ranges by the cap, since load */
-	__u64 reserved[1];
+	__u64 reserved[4];
 };
 
 #define VMT_IOC_EXACT		_IOWR(VMT_IOC_MAGIC, 0x07, struct vmt_exact_arg)

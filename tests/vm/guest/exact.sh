@@ -4,14 +4,17 @@
 # Exact mode: vmt-exact makes a known sequence of loads and stores (every
 # size, unaligned, across a page end, locked read-modify-writes, rep movsb,
 # push, pop, pushf and popf) to a buffer it maps after tracing started,
-# inside an --exact range: the trace's exact records are that sequence,
+# inside an --exact range, then reads a word of each of 16 pages of a file
+# (whose read faults map their neighbours too: fault-around) inside another:
+# the trace's exact records are that sequence,
 # with sizes and values, in order, and nothing else; pushf never saw the
 # trap flag; no step was missed, cancelled or left undecoded.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
 
-vmtrace record -o exact.vmt --exact 10000000000-10000003000 -- /opt/vmtrace/bin/vmt-exact \
+vmtrace record -o exact.vmt --exact 10000000000-10000003000 --exact 10000100000-10000110000 \
+	-- /opt/vmtrace/bin/vmt-exact \
 	>expected.txt 2>record.txt || { cat record.txt; fail "vmtrace record --exact"; }
 cat record.txt
 vmtrace dump exact.vmt >dump.txt
@@ -23,8 +26,8 @@ if ! diff expected.txt got.txt >diff.txt; then
 fi
 pid=$(awk '{ sub("pid=", "", $4); print $4; exit }' exact.txt)
 [ "$(grep -vc " pid=$pid " exact.txt)" = 0 ] || fail "exact records of another process"
-# The last is read(2)'s copy into the buffer: kernel mode, no ip.
-[ "$(grep -c ' ip=0x0 mode=kernel' exact.txt)" = 1 ] && tail -1 exact.txt | grep -q 'mode=kernel' ||
+# read(2)'s copy into the buffer: kernel mode, no ip, before the file's reads.
+[ "$(grep -c ' ip=0x0 mode=kernel' exact.txt)" = 1 ] && tail -17 exact.txt | head -1 | grep -q 'mode=kernel' ||
 	fail "read(2)'s copy is not the one kernel-mode record"
 grep -q '\[ exact: .* 0 not decoded, 1 from the kernel, 0 steps cancelled, 0 missed, 0 unpinned' \
 	record.txt || fail "exact mode's counters"
@@ -74,7 +77,7 @@ lo, hi = 0x10000000000, 0x10000003000
 ours, kinds = [], {"R": "L", "W": "S", "RW": "M"}
 for line in open(sys.argv[1]):
     f = dict(kv.split("=", 1) for kv in line.split()[2:] if "=" in kv)
-    if f["mode"] == "kernel":
+    if f["mode"] == "kernel" or not lo <= int(f["addr"], 16) < hi:
         continue
     addr, size, kind = int(f["addr"], 16), int(f["size"]), kinds[f["access"]]
     # The second page's part of an access across a page end joins the first.
@@ -129,3 +132,35 @@ vmtrace dump cap.vmt | awk '$2 == "exact" && $0 !~ / split=1/ { sub("addr=0x", "
 	END { exit !(n > 0 && !bad) }' || fail "exact records past the cap's page"
 expect_eq "$(cat /sys/kernel/vmtrace/exact_max_pages)" 65536 "the cap record gave back"
 echo "cap: 2 pages left out, counted; only the first page exact"
+
+# Ranges by a mapping's name, for a command (whose mappings do not exist
+# when tracing starts): its [heap], which brk makes and grows, and a file
+# the program maps by path. Each of the program's own accesses is there, in
+# order, and no exact record falls outside the named mapping.
+vmtrace record -q -o heap.vmt --exact '[heap]' -- /opt/vmtrace/bin/vmt-exact-heap >heap-expected.txt ||
+	fail "vmtrace record --exact [heap]"
+vmtrace dump heap.vmt >heap-dump.txt
+python3 - heap-expected.txt heap-dump.txt <<'PY' || fail "--exact [heap]"
+import re, sys
+want = [l.strip() for l in open(sys.argv[1])]
+exact, heap = [], []
+for line in open(sys.argv[2]):
+    f = dict(kv.split("=", 1) for kv in line.split()[2:] if "=" in kv)
+    if line.split()[1] == "exact":
+        exact.append(("addr=%s size=%s access=%s value=%s" % (f["addr"], f["size"], f["access"], f["value"]), int(f["addr"], 16)))
+    elif line.split()[1] == "vma" and f.get("op") == "map" and f.get("kind") == "heap":
+        heap.append((int(f["start"], 16), int(f["end"], 16)))
+assert heap, "no heap mapping in the trace"
+outside = [a for _, a in exact if not any(s <= a < e for s, e in heap)]
+assert not outside, "exact records outside the heap: %s" % [hex(a) for a in outside[:5]]
+it = iter(t for t, _ in exact)
+missing = [w for w in want if not any(t == w for t in it)]
+assert not missing, "the program's accesses not in the trace, in order: %s" % missing[:3]
+print("[heap] of a command: its %d accesses among %d exact records, all in the heap" % (len(want), len(exact)))
+PY
+vmtrace record -q -o file.vmt --exact /tmp/vmt-exact.file -- /opt/vmtrace/bin/vmt-exact >file-expected.txt ||
+	fail "vmtrace record --exact FILE"
+grep '^addr=0x100001' file-expected.txt >file-want.txt
+vmtrace dump file.vmt | grep ' exact ' | sed 's/.* \(addr=[^ ]* size=[^ ]* access=[^ ]* value=[^ ]*\) .*/\1/' >file-got.txt
+diff file-want.txt file-got.txt || fail "--exact FILE: the file's reads, and only those"
+echo "file by name: its $(wc -l <file-got.txt) reads, and nothing else"

@@ -8,6 +8,10 @@
  * access is one instruction of inline assembly, so the compiler adds or
  * merges none.
  *
+ * Then it reads a word of each of 16 pages of a file it maps at
+ * FILE_BASE (0x10000100000), /tmp/vmt-exact.file, after the kernel-mode
+ * copy of a read(2).
+ *
  * The buffer is mapped with MAP_POPULATE (its pages zero-filled by the
  * kernel, which no fault of the program's shows) after tracing started.
  * Prints each access it makes, in order, as `vmtrace dump` prints an exact
@@ -19,12 +23,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "prog.h"
 
 #define EXACT_BASE	0x10000000000UL
+#define FILE_BASE	0x10000100000UL	/* FILE_PAGES pages of a file */
+#define FILE_PAGES	16
 #define PAGE		4096UL
 
 static unsigned char *buf;
@@ -201,6 +208,37 @@ static void kernel_copy(void)
 	close(fds[1]);
 }
 
+/*
+ * A file's pages at FILE_BASE, read one word a page: each read faults once,
+ * though the kernel maps a read fault's neighbours in the page cache along
+ * (fault-around), which the module protects again.
+ */
+static void file_reads(void)
+{
+	static const char path[] = "/tmp/vmt-exact.file";
+	uint64_t words[FILE_PAGES * PAGE / 8];
+	volatile uint64_t *f;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	for (unsigned long i = 0; i < sizeof(words) / 8; i++)
+		words[i] = 0xf11e000000000000ULL | i;
+	if (fd < 0 || write(fd, words, sizeof(words)) != (ssize_t)sizeof(words))
+		die("the file");
+	f = mmap((void *)FILE_BASE, sizeof(words), PROT_READ, MAP_PRIVATE | MAP_FIXED_NOREPLACE,
+		 fd, 0);
+	if (f != (void *)FILE_BASE)
+		die("mmap of the file at FILE_BASE");
+	for (unsigned long pg = 0; pg < FILE_PAGES; pg++) {
+		uint64_t v;
+
+		__asm__ volatile("movq %1, %0" : "=r"(v) : "m"(f[pg * PAGE / 8]));
+		show((void *)(f + pg * PAGE / 8), 8, "R", &v);
+	}
+	munmap((void *)f, sizeof(words));
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	buf = mmap((void *)EXACT_BASE, 3 * PAGE, PROT_READ | PROT_WRITE,
@@ -214,5 +252,6 @@ int main(void)
 	string_move();
 	stack();
 	kernel_copy();
+	file_reads();
 	return 0;
 }

@@ -159,17 +159,23 @@ struct vmt_step_access {
  * @pushf:	the instruction pushes the flags (pushf): the pushed word
  *		loses the module's trap flag
  * @popf:	it pops them: the program's flags stand after it
+ * @fetch:	the first fault was the instruction's fetch from an exact
+ *		page: it is decoded once its bytes can be read
+ * @decoded:	@acc holds the decoder's accesses, and @len is known
+ * @len:	the instruction's length
  * @acc:	the accesses to log, @nr_acc of them
  * @pages:	the exact pages mapped back for it, @nr_pages of them
+ * @gpr:	the registers before the instruction, in the decoder's order
  */
 struct vmt_step {
 	struct task_struct *owner;
 	struct mm_struct *mm;
 	unsigned long ip;
-	bool tf, pushf, popf;
-	u8 nr_acc, nr_pages;
+	bool tf, pushf, popf, fetch, decoded;
+	u8 len, nr_acc, nr_pages;
 	struct vmt_step_access acc[VMT_STEP_ACCESSES];
 	unsigned long pages[VMT_STEP_PAGES];
+	unsigned long gpr[16];
 };
 
 static struct vmt_step vmt_steps[VMT_STEPS];
@@ -276,42 +282,52 @@ static void vmt_step_note(struct vmt_step *s, unsigned long addr, u16 size, u8 a
 			.addr = addr, .size = size, .access = access, .flags = flags };
 }
 
-/*
- * The accesses the instruction at @regs->ip will make, from the registers
- * before it runs; an instruction the decoder does not know is noted as one
- * access of size 0 at the faulting @address.
- */
-static void vmt_step_decode(struct vmt_step *s, struct pt_regs *regs, unsigned long address,
-			    unsigned long error_code)
+/* The registers before the instruction, in the decoder's order (rax = 0 ... r15 = 15). */
+static void vmt_step_save_regs(struct vmt_step *s, const struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs);
-	unsigned long gpr[16] = {
+	const unsigned long gpr[16] = {
 		regs->ax, regs->cx, regs->dx, regs->bx, regs->sp, regs->bp, regs->si, regs->di,
 		regs->r8, regs->r9, regs->r10, regs->r11, regs->r12, regs->r13, regs->r14,
 		regs->r15,
 	};
-	unsigned int avail = min_t(unsigned long, VMT_INSN_MAX_LEN, PAGE_SIZE - offset_in_page(ip));
+
+	memcpy(s->gpr, gpr, sizeof(gpr));
+}
+
+/* Read the instruction at @s->ip: how many of its bytes could be, 0 if none. */
+static unsigned int vmt_step_code(const struct vmt_step *s, u8 *code)
+{
+	unsigned int avail = min_t(unsigned long, VMT_INSN_MAX_LEN,
+				   PAGE_SIZE - offset_in_page(s->ip));
+
+	/* The instruction may end on the next page: take what can be read. */
+	if (!copy_from_user_nofault(code, (void __user *)s->ip, VMT_INSN_MAX_LEN))
+		return VMT_INSN_MAX_LEN;
+	return copy_from_user_nofault(code, (void __user *)s->ip, avail) ? 0 : avail;
+}
+
+/*
+ * The accesses the instruction at @s->ip makes, from the registers before
+ * it ran (@s->gpr). Return: false when it cannot be read or decoded.
+ */
+static bool vmt_step_decode(struct vmt_step *s)
+{
 	struct vmt_insn_access acc[2];
 	struct vmt_insn insn;
 	u8 code[VMT_INSN_MAX_LEN], flags;
+	unsigned int avail = vmt_step_code(s, code);
 	u64 fs = 0, gs = 0;
 	int i, n;
 
-	/* The instruction may end on the next page: take what can be read. */
-	if (!copy_from_user_nofault(code, (void __user *)ip, VMT_INSN_MAX_LEN))
-		avail = VMT_INSN_MAX_LEN;
-	else if (copy_from_user_nofault(code, (void __user *)ip, avail))
-		avail = 0;
 	if (!avail || vmt_insn_decode(code, avail, &insn))
-		goto undecoded;
+		return false;
 	/* The user's FS and GS bases: the kernel runs on its own GS base. */
 	if (insn.seg == VMT_INSN_SEG_FS)
 		rdmsrl(MSR_FS_BASE, fs);
 	else if (insn.seg == VMT_INSN_SEG_GS)
 		rdmsrl(MSR_KERNEL_GS_BASE, gs);
-	n = vmt_insn_accesses(&insn, gpr, ip + insn.len, fs, gs, acc);
-	if (n <= 0)
-		goto undecoded;
+	n = vmt_insn_accesses(&insn, s->gpr, s->ip + insn.len, fs, gs, acc);
+	s->nr_acc = 0;
 	flags = insn.kind == VMT_INSN_STRING ? VMT_EXACT_STRING : 0;
 	for (i = 0; i < n; i++) {
 		u8 f = flags;
@@ -323,12 +339,19 @@ static void vmt_step_decode(struct vmt_step *s, struct pt_regs *regs, unsigned l
 	}
 	s->pushf = insn.flags & VMT_INSN_PUSHF;
 	s->popf = insn.flags & VMT_INSN_POPF;
-	return;
+	s->len = insn.len;
+	s->decoded = true;
+	/* A fetch alone has no data access to log; a data fault with none is odd: logged as is. */
+	return n > 0 || s->fetch;
+}
 
-undecoded:
+/* An access the decoder could not describe: the faulting address, size 0. */
+static void vmt_step_undecoded(struct vmt_step *s, unsigned long address,
+			       unsigned long error_code)
+{
 	s->nr_acc = 0;
-	vmt_step_note(s, address, 0, error_code & X86_PF_INSTR ? VMT_ACCESS_EXEC :
-		      error_code & X86_PF_WRITE ? VMT_ACCESS_WRITE : VMT_ACCESS_READ, 0);
+	vmt_step_note(s, address, 0, error_code & X86_PF_WRITE ? VMT_ACCESS_WRITE :
+		      VMT_ACCESS_READ, 0);
 }
 
 /*
@@ -401,9 +424,12 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 		/*
 		 * The same instruction faults again: on another exact page it
 		 * touches, or after its page was protected again when the
-		 * thread was switched out. Step on.
+		 * thread was switched out. Step on. An instruction fetched
+		 * from an exact page is read now that it was fetched.
 		 */
 		vmt_step_add_page(s, address & PAGE_MASK);
+		if (s->fetch && !s->decoded && !(error_code & X86_PF_INSTR) && !vmt_step_decode(s))
+			vmt_step_undecoded(s, address, error_code);
 		regs->flags |= X86_EFLAGS_TF;
 		return true;
 	}
@@ -423,10 +449,16 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	s->tf = regs->flags & X86_EFLAGS_TF;
 	s->pushf = false;
 	s->popf = false;
+	s->fetch = error_code & X86_PF_INSTR;
+	s->decoded = false;
+	s->len = 0;
 	s->nr_acc = 0;
 	s->nr_pages = 0;
 	vmt_step_add_page(s, address & PAGE_MASK);
-	vmt_step_decode(s, regs, address, error_code);
+	vmt_step_save_regs(s, regs);
+	/* A fetch's bytes cannot be read yet: the trap decodes them. */
+	if (!s->fetch && !vmt_step_decode(s))
+		vmt_step_undecoded(s, address, error_code);
 	regs->flags |= X86_EFLAGS_TF;
 	atomic64_inc(&vmt_exact_steps);
 	if (current->nr_cpus_allowed > 1)
@@ -463,6 +495,26 @@ static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_acces
 	atomic64_inc(&vmt_exact_accesses);
 	if (!size)
 		atomic64_inc(&vmt_exact_undecoded);
+}
+
+/* The instruction's fetch from an exact page: its bytes as the value. */
+static void vmt_exact_emit_fetch(const struct vmt_step *s)
+{
+	struct vmt_record rec;
+	u8 code[VMT_INSN_MAX_LEN];
+
+	memset(&rec, 0, sizeof(rec));
+	rec.exact.addr = s->ip;
+	rec.exact.ip = s->ip;
+	rec.exact.access = VMT_ACCESS_EXEC;
+	if (s->decoded && vmt_step_code(s, code) >= s->len) {
+		rec.exact.size = s->len;
+		memcpy(rec.exact.value, code, s->len);
+	} else {
+		atomic64_inc(&vmt_exact_undecoded);
+	}
+	vmt_emit(&rec, VMT_REC_EXACT);
+	atomic64_inc(&vmt_exact_accesses);
 }
 
 /* Log @s's accesses that meet an exact range, split at page ends. */
@@ -516,11 +568,17 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	s = vmt_step_find(current);
 	if (!s)
 		return NOTIFY_DONE;
+	/* A fetched instruction's bytes are readable now: it ran. */
+	if (s->fetch && !s->decoded)
+		vmt_step_decode(s);
 	if (s->pushf && !s->tf && s->nr_acc)
 		vmt_step_fix_pushf(s);
 	/* After stop, a step under way only gives its trap flag back. */
-	if (vmt_session_tracing())
+	if (vmt_session_tracing()) {
+		if (s->fetch)
+			vmt_exact_emit_fetch(s);
 		vmt_step_log(s);
+	}
 	vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	/* After popf the flags are the program's, its trap flag included. */
 	if (!s->tf && !s->popf)

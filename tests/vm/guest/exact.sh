@@ -5,7 +5,8 @@
 # size, unaligned, across a page end, locked read-modify-writes, rep movsb,
 # push, pop, pushf and popf) to a buffer it maps after tracing started,
 # inside an --exact range, then reads a word of each of 16 pages of a file
-# (whose read faults map their neighbours too: fault-around) inside another:
+# (whose read faults map their neighbours too: fault-around) inside another,
+# then runs three instructions from a page of code in a third (their fetches):
 # the trace's exact records are that sequence,
 # with sizes and values, in order, and nothing else; pushf never saw the
 # trap flag; no step was missed, cancelled or left undecoded.
@@ -14,6 +15,7 @@ cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
 
 vmtrace record -o exact.vmt --exact 10000000000-10000003000 --exact 10000100000-10000110000 \
+	--exact 10000200000-10000201000 \
 	-- /opt/vmtrace/bin/vmt-exact \
 	>expected.txt 2>record.txt || { cat record.txt; fail "vmtrace record --exact"; }
 cat record.txt
@@ -27,7 +29,7 @@ fi
 pid=$(awk '{ sub("pid=", "", $4); print $4; exit }' exact.txt)
 [ "$(grep -vc " pid=$pid " exact.txt)" = 0 ] || fail "exact records of another process"
 # read(2)'s copy into the buffer: kernel mode, no ip, before the file's reads.
-[ "$(grep -c ' ip=0x0 mode=kernel' exact.txt)" = 1 ] && tail -17 exact.txt | head -1 | grep -q 'mode=kernel' ||
+[ "$(grep -c ' ip=0x0 mode=kernel' exact.txt)" = 1 ] && tail -23 exact.txt | head -1 | grep -q 'mode=kernel' ||
 	fail "read(2)'s copy is not the one kernel-mode record"
 grep -q '\[ exact: .* 0 not decoded, 1 from the kernel, 0 steps cancelled, 0 missed, 0 unpinned' \
 	record.txt || fail "exact mode's counters"
@@ -77,7 +79,7 @@ lo, hi = 0x10000000000, 0x10000003000
 ours, kinds = [], {"R": "L", "W": "S", "RW": "M"}
 for line in open(sys.argv[1]):
     f = dict(kv.split("=", 1) for kv in line.split()[2:] if "=" in kv)
-    if f["mode"] == "kernel" or not lo <= int(f["addr"], 16) < hi:
+    if f["mode"] == "kernel" or f["access"] == "X" or not lo <= int(f["addr"], 16) < hi:
         continue
     addr, size, kind = int(f["addr"], 16), int(f["size"]), kinds[f["access"]]
     # The second page's part of an access across a page end joins the first.

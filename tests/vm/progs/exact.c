@@ -32,6 +32,7 @@
 #define EXACT_BASE	0x10000000000UL
 #define FILE_BASE	0x10000100000UL	/* FILE_PAGES pages of a file */
 #define FILE_PAGES	16
+#define CODE_BASE	0x10000200000UL	/* a page of code */
 #define PAGE		4096UL
 
 static unsigned char *buf;
@@ -239,6 +240,39 @@ static void file_reads(void)
 	unlink(path);
 }
 
+/*
+ * Code on an exact page: a function of three instructions copied to
+ * CODE_BASE, called twice. Each instruction's fetch is logged (access X),
+ * its bytes as the value.
+ */
+static void code_fetches(void)
+{
+	static const unsigned char fn[] = {
+		0x48, 0x89, 0xf8,		/* mov %rdi, %rax */
+		0x48, 0x83, 0xc0, 0x01,		/* add $1, %rax */
+		0xc3,				/* ret */
+	};
+	static const unsigned int lens[] = { 3, 4, 1 };
+	unsigned char *code = mmap((void *)CODE_BASE, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	long (*f)(long);
+	int mem = open("/proc/self/mem", O_RDWR);
+
+	if (code != (void *)CODE_BASE || mem < 0)
+		die("mmap at CODE_BASE");
+	/* Written by the kernel, so that no store of the program's is in the trace. */
+	if (pwrite(mem, fn, sizeof(fn), (off_t)CODE_BASE) != (ssize_t)sizeof(fn))
+		die("writing the code through /proc/self/mem");
+	close(mem);
+	f = (long (*)(long))(void *)code;
+	for (int call = 0; call < 2; call++) {
+		if (f(call) != call + 1)
+			die("the copied function");
+		for (unsigned int i = 0, off = 0; i < 3; off += lens[i++])
+			show(code + off, lens[i], "X", fn + off);
+	}
+}
+
 int main(void)
 {
 	buf = mmap((void *)EXACT_BASE, 3 * PAGE, PROT_READ | PROT_WRITE,
@@ -253,5 +287,6 @@ int main(void)
 	stack();
 	kernel_copy();
 	file_reads();
+	code_fetches();
 	return 0;
 }

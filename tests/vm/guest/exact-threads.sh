@@ -9,7 +9,9 @@
 # - the same on a 2 MiB transparent huge page (stepped at PMD level);
 # - vmt-exact-ptrace: a child single-stepped by ptrace (its parent) through
 #   200 exact accesses: the parent sees as many traps as when it is not
-#   traced, and the trace has the 200 accesses.
+#   traced, and the trace has the 200 accesses;
+# - vmt-exact-tf, which sets its own trap flag: the same SIGTRAPs with exact
+#   mode as without, and its 8 accesses in the trace.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
@@ -64,3 +66,12 @@ cat ptrace-record.txt
 expect_eq "$(cat traced.out)" "$(cat plain.out)" "the tracer's single steps with exact mode"
 expect_eq "$(vmtrace dump ptrace.vmt | grep -c ' exact ')" 200 "exact records of the stepped child"
 echo "ptrace: $(cat plain.out) with and without exact mode; 200 exact records"
+
+# A program that single-steps itself (its own trap flag): as many SIGTRAPs
+# with exact mode as without, and its 8 accesses in the trace.
+/opt/vmtrace/bin/vmt-exact-tf >tf-plain.out || fail "vmt-exact-tf, untraced"
+vmtrace record -q -o tf.vmt --exact 10000000000-10000001000 -- /opt/vmtrace/bin/vmt-exact-tf \
+	>tf-traced.out || fail "vmt-exact-tf, traced"
+expect_eq "$(cat tf-traced.out)" "$(cat tf-plain.out)" "the program's own single steps with exact mode"
+expect_eq "$(vmtrace dump tf.vmt | grep -c ' exact ')" 8 "exact records of the self-stepping program"
+echo "own trap flag: $(cat tf-plain.out) with and without exact mode; 8 exact records"

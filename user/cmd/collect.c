@@ -544,9 +544,12 @@ static int exact_setup(struct collector *c, pid_t child, const char **what)
 	cpu_set_t mine, one;
 	int err, cpu = 0;
 
+	/* Without --exact, no exact ioctl: a module without exact mode traces on. */
+	if (!o->nr_exact)
+		return 0;
 	*what = "exact ranges";
 	err = vmt_device_exact(c->fd, &clear);
-	if (err || !o->nr_exact)
+	if (err)
 		return err;
 	c->exact_cap_before = clear.max_pages;
 	if (o->exact_max_pages) {

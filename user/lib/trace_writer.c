@@ -168,7 +168,7 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 		w->options.frame_bytes = DEFAULT_FRAME_BYTES;
 	if (!w->options.stage2)
 		w->options.stage2 = VMT_CODEC_ZSTD;
-	if (w->options.codec > VMT_CODEC_VPC || w->options.stage2 > VMT_CODEC_XZ ||
+	if (w->options.codec > VMT_CODEC_MODEL || w->options.stage2 > VMT_CODEC_XZ ||
 	    w->options.frame_bytes > VMT_MAX_FRAME_RAW || w->options.workers > MAX_WORKERS ||
 	    (w->options.codec == VMT_CODEC_XZ && (w->options.level < 0 || w->options.level > 9))) {
 		snprintf(err->message, sizeof(err->message),
@@ -296,9 +296,9 @@ static void choose_codec(const struct vmt_trace_writer *w, const struct writer_s
 {
 	*codec = w->options.codec;
 	*stage2 = 0;
-	if (*codec == VMT_CODEC_VPC) {
+	if (*codec == VMT_CODEC_VPC || *codec == VMT_CODEC_MODEL) {
 		if (s->info.kind == VMT_STREAM_RECORDS)
-			*stage2 = w->options.stage2;
+			*stage2 = *codec == VMT_CODEC_VPC ? w->options.stage2 : 0;
 		else
 			*codec = w->options.stage2;
 	}

@@ -27,7 +27,8 @@
 extern "C" {
 #endif
 
-#define VMT_TRACE_FORMAT_VERSION	1
+/* The version written; a reader reads this one and every earlier one. */
+#define VMT_TRACE_FORMAT_VERSION	2
 
 struct vmt_trace_error {
 	char message[256];
@@ -42,12 +43,18 @@ enum vmt_codec {
 	 * stage (zstd or xz). Other streams get the second stage alone.
 	 */
 	VMT_CODEC_VPC	= 3,
+	/*
+	 * A model of the tracer's records coded with an adaptive binary range
+	 * coder (format version 2), for streams of struct vmt_record. Other
+	 * streams get the second stage (zstd or xz) alone.
+	 */
+	VMT_CODEC_MODEL	= 4,
 };
 
 /* "ref", "evict", "vma"...: a record type's short name; NULL for an unknown type. */
 const char *vmt_record_type_name(unsigned int type);
 
-/* "none", "zstd", "xz", "vpc"; NULL for an unknown codec. */
+/* "none", "zstd", "xz", "vpc", "model"; NULL for an unknown codec. */
 const char *vmt_codec_name(unsigned int codec);
 /* The codec named @name, or -EINVAL. */
 int vmt_codec_from_name(const char *name);

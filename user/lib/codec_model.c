@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The model codec: a frame of struct vmt_record coded field by field
+ * against what the tracer makes likely, with an adaptive binary range coder
+ * (internal/range_coder.h). docs/FORMAT.md describes the payload; this is
+ * the model:
+ *
+ *   - time: the difference from the previous record of the same CPU (of any
+ *     CPU for a CPU's first record), in units of the greatest common divisor
+ *     of the frame's differences (the clocksource's granularity), per
+ *     context of record type;
+ *   - cpu, type, pid, tid, data_len: "as the previous one" bits first;
+ *   - a reference's ip from a move-to-front list, its vaddr as the ip
+ *     (a fetch), as the ip's last address plus its stride, or as a page
+ *     difference and an offset; its pfn from the (pid, page) map of the
+ *     frame (model_replay.c), then a neighbour's, then the last new one's
+ *     next; its error code as the ip's, and access, kernel_mode, cause,
+ *     flags as the last reference with that error code had them;
+ *   - an eviction as a walk of its process's enabled set, replayed from
+ *     the frame's references (model_replay.c), oldest first: one bit per
+ *     page passed, and the page in full only when it is not there;
+ *   - every other record type: its five payload words each as the same
+ *     type's last or a difference from it.
+ *
+ * The encoder and the decoder run the same function (code_record()), which
+ * codes a field when encoding and fills it in when decoding, so the two
+ * cannot disagree on the model. All state lives in one frame: a frame
+ * decodes alone. A frame the model does not shrink is stored as it is.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmtrace/trace.h"
+#include "internal/codec.h"
+#include "internal/model_replay.h"
+#include "internal/trace_format.h"
+#include "internal/range_coder.h"
+
+#define MODEL_STORED		0	/* payload: mode byte, then the records */
+#define MODEL_CODED		1	/* mode byte, then the header below, then the range coder */
+/* Mode byte flag: entries passed over in an eviction walk move to the newest end. */
+#define MODEL_REQUEUE		0x80
+#define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
+
+#define IP_MTF			16
+#define WALK_MAX		48
+#define TYPE_SLOTS		16
+#define CLASSES			3	/* reference, eviction, other */
+#define PAGE_SHIFT		12
+#define PAGE_OFFSET_MASK	0xfffu
+
+struct uint_model {
+	uint16_t len[128];		/* bit length 0..64, a 7-bit tree */
+	uint16_t mant[65][16];		/* the 4 bits below the leading one, per length */
+};
+
+struct sint_model {
+	uint16_t sign[2];
+	struct uint_model mag;
+};
+
+struct cpu_state {
+	uint64_t last_time;
+	uint64_t last_vaddr;
+	uint32_t pid, tid;
+	uint8_t last_class, run;
+	bool has_task;
+};
+
+struct ip_state {
+	uint64_t last_vaddr;
+	uint64_t stride;
+	uint32_t error_code;
+	bool fetch;
+};
+
+/* Every probability of the model; reset to 1/2 at the start of a frame. */
+struct model_probs {
+	uint16_t same_cpu[CLASSES];
+	uint16_t is_ref[CLASSES * 4], is_evict[CLASSES * 4];
+	uint16_t same_task[CLASSES], same_pid[CLASSES], tid_is_pid[CLASSES];
+	uint16_t no_data[CLASSES];
+	uint16_t ip_rank[2][32];
+	uint16_t fetch[3], stride_hit[2], same_offset, offset[1 << PAGE_SHIFT];
+	uint16_t same_error[2];
+	uint16_t flags_hit[2];
+	uint16_t pfn_map[2], pfn_zero[2], pfn_neighbour[2], pfn_next[2];
+	uint16_t walk[2][16], walk_empty;
+	uint16_t evict_same[2], evict_offset_zero, evict_small_flags, dirty[4], accessed[4];
+	uint16_t same_word[TYPE_SLOTS][5];
+	struct uint_model cpu, type, pid, tid, data_len, error_code, small[4], flags[2];
+	struct sint_model time[CLASSES * CLASSES * 2];
+	struct sint_model ip, page[2], pfn[2], evict_page, evict_ip, word[5];
+};
+
+struct model {
+	bool decoding;
+	bool corrupt;			/* the decoder met a value no encoder writes */
+	bool requeue;			/* MODEL_REQUEUE */
+	struct vmt_rc_encoder enc;
+	struct vmt_rc_decoder dec;
+	uint64_t unit;			/* time unit: the differences' GCD */
+	uint64_t last_time;
+	uint16_t last_cpu;
+	uint8_t last_class;
+	uint64_t last_new_pfn, last_evict_page;
+	uint64_t ips[IP_MTF];
+	/* By error code's low byte and whether the page was seen in the frame. */
+	struct vmt_reference ref_flags[512];
+	bool ref_flags_valid[512];
+	struct vmt_reference last_evict;
+	uint64_t words[TYPE_SLOTS][5];
+	uint64_t walk_passes;		/* entries passed over by found evictions */
+	struct vmt_index cpu_index, ip_index;
+	struct cpu_state *cpus;
+	struct ip_state *ip_states;
+	struct vmt_replay replay;
+	struct model_probs p;
+};
+
+/* ---- Coding primitives: encode @bit/@value, or decode and return it -------- */
+
+static inline unsigned int code_bit(struct model *m, uint16_t *prob, unsigned int bit)
+{
+	if (m->decoding)
+		return vmt_rc_decode_bit(&m->dec, prob);
+	vmt_rc_encode_bit(&m->enc, prob, bit);
+	return bit;
+}
+
+static inline uint64_t code_direct(struct model *m, uint64_t value, unsigned int nbits)
+{
+	if (m->decoding)
+		return vmt_rc_decode_direct(&m->dec, nbits);
+	vmt_rc_encode_direct(&m->enc, value, nbits);
+	return value;
+}
+
+/* @nbits bits of @value through a bit tree of 2^@nbits probabilities. */
+static unsigned int code_tree(struct model *m, uint16_t *probs, unsigned int nbits,
+			      unsigned int value)
+{
+	unsigned int node = 1;
+
+	for (unsigned int i = nbits; i--;)
+		node = node << 1 | code_bit(m, &probs[node], (value >> i) & 1);
+	return node - (1u << nbits);
+}
+
+static uint64_t code_uint(struct model *m, struct uint_model *um, uint64_t value)
+{
+	unsigned int len = value ? 64 - (unsigned int)__builtin_clzll(value) : 0, rest, top;
+	uint64_t high, low;
+
+	len = code_tree(m, um->len, 7, len);
+	if (len > 64) {
+		m->corrupt = true;
+		return 0;
+	}
+	if (len <= 1)
+		return len;
+	rest = len - 1;
+	top = rest < 4 ? rest : 4;
+	high = code_tree(m, um->mant[len], top, (unsigned int)(value >> (rest - top)) &
+						((1u << top) - 1));
+	low = code_direct(m, value & ((1ull << (rest - top)) - 1), rest - top);
+	return 1ull << rest | high << (rest - top) | low;
+}
+
+/* A difference, modulo 2^64: magnitude, then sign. */
+static uint64_t code_sint(struct model *m, struct sint_model *sm, uint64_t diff)
+{
+	bool negative = (int64_t)diff < 0;
+	uint64_t mag = code_uint(m, &sm->mag, negative ? 0 - diff : diff);
+
+	if (!mag)
+		return 0;
+	negative = code_bit(m, &sm->sign[mag == 1], negative);
+	return negative ? 0 - mag : mag;
+}
+
+/* ---- Model state ---------------------------------------------------------- */
+
+static void model_reset_probs(struct model_probs *p)
+{
+	uint16_t *probs = (uint16_t *)p;
+
+	_Static_assert(sizeof(*p) % sizeof(uint16_t) == 0, "probabilities only");
+	for (size_t i = 0; i < sizeof(*p) / sizeof(uint16_t); i++)
+		probs[i] = VMT_RC_PROB_INIT;
+}
+
+static void model_free(struct model *m)
+{
+	vmt_index_free(&m->cpu_index);
+	vmt_index_free(&m->ip_index);
+	free(m->cpus);
+	free(m->ip_states);
+	vmt_replay_free(&m->replay);
+	free(m);
+}
+
+static struct model *model_new(uint32_t nr_records)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->cpus = malloc((nr_records + 1) * sizeof(*m->cpus));
+	m->ip_states = malloc((nr_records + 1) * sizeof(*m->ip_states));
+	if (!m->cpus || !m->ip_states || vmt_index_init(&m->cpu_index, nr_records + 1) ||
+	    vmt_index_init(&m->ip_index, nr_records + 1) ||
+	    vmt_replay_init(&m->replay, nr_records)) {
+		model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Back to the state a frame starts in, the tables emptied. */
+static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool requeue)
+{
+	vmt_index_clear(&m->cpu_index);
+	vmt_index_clear(&m->ip_index);
+	vmt_replay_clear(&m->replay);
+	model_reset_probs(&m->p);
+	m->corrupt = false;
+	m->requeue = requeue;
+	m->unit = unit;
+	m->last_time = base_time;
+	m->last_cpu = 0;
+	m->last_class = 0;
+	m->last_new_pfn = 0;
+	m->last_evict_page = 0;
+	memset(m->ips, 0, sizeof(m->ips));
+	memset(m->ref_flags_valid, 0, sizeof(m->ref_flags_valid));
+	memset(&m->last_evict, 0, sizeof(m->last_evict));
+	memset(m->words, 0, sizeof(m->words));
+	m->walk_passes = 0;
+}
+
+static unsigned int record_class(unsigned int type)
+{
+	return type == VMT_REC_REFERENCE ? 0 : type == VMT_REC_EVICT ? 1 : 2;
+}
+
+/* The state of @cpu, made on first use (*added set). */
+static struct cpu_state *cpu_state(struct model *m, uint16_t cpu, bool *added)
+{
+	uint32_t i = vmt_index_add(&m->cpu_index, cpu, added);
+
+	if (i == VMT_REPLAY_NONE) {	/* more CPUs than records: not from an encoder */
+		m->corrupt = true;
+		i = 0;
+		*added = false;
+	}
+	if (*added)
+		m->cpus[i] = (struct cpu_state){ .last_time = m->last_time };
+	return &m->cpus[i];
+}
+
+/* ---- Fields --------------------------------------------------------------- */
+
+static uint64_t code_time(struct model *m, struct cpu_state *c, bool new_cpu, unsigned int cls,
+			  uint64_t time)
+{
+	uint64_t prev = new_cpu ? m->last_time : c->last_time;
+	struct sint_model *sm = &m->p.time[(cls * CLASSES + c->last_class) * 2 + new_cpu];
+	uint64_t diff = time - prev, units;
+
+	/* The unit divides every difference the encoder codes (frame_time_unit()). */
+	units = code_sint(m, sm, (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) : diff / m->unit);
+	return prev + units * m->unit;
+}
+
+static uint64_t code_ip(struct model *m, unsigned int ctx, uint64_t ip)
+{
+	unsigned int rank;
+
+	for (rank = 0; rank < IP_MTF && m->ips[rank] != ip; rank++)
+		;
+	rank = code_tree(m, m->p.ip_rank[ctx], 5, rank);
+	if (rank < IP_MTF) {
+		ip = m->ips[rank];
+	} else {
+		if (rank > IP_MTF)
+			m->corrupt = true;
+		ip = m->ips[0] + code_sint(m, &m->p.ip, ip - m->ips[0]);
+		rank = IP_MTF - 1;
+	}
+	memmove(&m->ips[1], &m->ips[0], rank * sizeof(m->ips[0]));
+	m->ips[0] = ip;
+	return ip;
+}
+
+/* A pfn: from the page's own, a neighbour's, the last new one's next, or a difference. */
+static uint64_t code_pfn(struct model *m, unsigned int cls, struct vmt_replay_page *page,
+			 uint64_t pfn)
+{
+	uint32_t neighbour;
+	uint64_t guess;
+
+	if (page->has_pfn && code_bit(m, &m->p.pfn_map[cls], pfn == page->pfn))
+		return page->pfn;
+	if (code_bit(m, &m->p.pfn_zero[cls], pfn == 0))
+		return 0;
+	neighbour = vmt_replay_find_page(&m->replay, page->pid, page->vpage - 1);
+	if (neighbour != VMT_REPLAY_NONE && m->replay.pages[neighbour].has_pfn &&
+	    m->replay.pages[neighbour].pfn) {
+		guess = m->replay.pages[neighbour].pfn + 1;
+		if (code_bit(m, &m->p.pfn_neighbour[cls], pfn == guess))
+			goto learnt;
+	}
+	guess = m->last_new_pfn + 1;
+	if (code_bit(m, &m->p.pfn_next[cls], pfn == guess))
+		goto learnt;
+	guess = m->last_new_pfn + code_sint(m, &m->p.pfn[cls], pfn - m->last_new_pfn);
+learnt:
+	m->last_new_pfn = guess;
+	return guess;
+}
+
+static struct vmt_replay_page *page_of(struct model *m, uint32_t pid, uint64_t vaddr,
+				       bool *added)
+{
+	uint32_t i = vmt_replay_page(&m->replay, pid, vaddr >> PAGE_SHIFT, added);
+
+	if (i == VMT_REPLAY_NONE) {	/* more pages than records: not from an encoder */
+		m->corrupt = true;
+		i = 0;
+		*added = false;
+	}
+	return &m->replay.pages[i];
+}
+
+/* The small fields a reference shares with an eviction, evict_flags apart. */
+static bool same_small_fields(const struct vmt_reference *a, const struct vmt_reference *b)
+{
+	return a->access == b->access && a->kernel_mode == b->kernel_mode &&
+	       a->cause == b->cause && a->flags == b->flags && a->reserved == b->reserved;
+}
+
+static void copy_small_fields(struct vmt_reference *to, const struct vmt_reference *from)
+{
+	to->access = from->access;
+	to->kernel_mode = from->kernel_mode;
+	to->cause = from->cause;
+	to->flags = from->flags;
+	to->reserved = from->reserved;
+}
+
+static void code_small_fields(struct model *m, struct vmt_reference *ref)
+{
+	ref->access = (uint8_t)code_uint(m, &m->p.small[0], ref->access);
+	ref->kernel_mode = (uint8_t)code_uint(m, &m->p.small[1], ref->kernel_mode);
+	ref->cause = (uint8_t)code_uint(m, &m->p.small[2], ref->cause);
+	ref->flags = (uint32_t)code_uint(m, &m->p.flags[0], ref->flags);
+	ref->reserved = (uint32_t)code_uint(m, &m->p.flags[1], ref->reserved);
+}
+
+/* access, kernel_mode, cause...: as the last reference with this error code had them. */
+static void code_ref_flags(struct model *m, struct vmt_reference *ref, bool seen)
+{
+	struct vmt_reference *f = &m->ref_flags[(ref->error_code & 0xff) | (unsigned int)seen << 8];
+	bool *valid = &m->ref_flags_valid[(ref->error_code & 0xff) | (unsigned int)seen << 8];
+
+	if (*valid && code_bit(m, &m->p.flags_hit[seen],
+			       same_small_fields(ref, f) && ref->evict_flags == f->evict_flags)) {
+		copy_small_fields(ref, f);
+		ref->evict_flags = f->evict_flags;
+		return;
+	}
+	code_small_fields(m, ref);
+	ref->evict_flags = (uint8_t)code_uint(m, &m->p.small[3], ref->evict_flags);
+	*f = *ref;
+	*valid = true;
+}
+
+static void code_reference(struct model *m, struct cpu_state *c, struct vmt_record *r)
+{
+	struct vmt_reference *ref = &r->ref;
+	struct vmt_replay_page *page;
+	struct vmt_replay_queue *q;
+	struct ip_state *is;
+	bool new_ip, new_page, hit = false;
+	uint32_t i;
+
+	ref->ip = code_ip(m, 0, ref->ip);
+	i = vmt_index_add(&m->ip_index, ref->ip, &new_ip);
+	if (i == VMT_REPLAY_NONE) {
+		m->corrupt = true;
+		return;
+	}
+	is = &m->ip_states[i];
+	if (new_ip)
+		*is = (struct ip_state){ 0 };
+
+	if (code_bit(m, &m->p.fetch[new_ip ? 2 : is->fetch], ref->vaddr == ref->ip)) {
+		ref->vaddr = ref->ip;
+		hit = true;
+	} else if (!new_ip) {
+		hit = code_bit(m, &m->p.stride_hit[is->stride == 0],
+			       ref->vaddr == is->last_vaddr + is->stride);
+		if (hit)
+			ref->vaddr = is->last_vaddr + is->stride;
+	}
+	if (!hit) {
+		uint64_t vpage = (c->last_vaddr >> PAGE_SHIFT) +
+				 code_sint(m, &m->p.page[new_ip],
+					   (ref->vaddr >> PAGE_SHIFT) - (c->last_vaddr >> PAGE_SHIFT));
+		unsigned int offset = ref->vaddr & PAGE_OFFSET_MASK;
+
+		if (new_ip || !code_bit(m, &m->p.same_offset,
+					offset == (is->last_vaddr & PAGE_OFFSET_MASK)))
+			offset = code_tree(m, m->p.offset, PAGE_SHIFT, offset);
+		else
+			offset = is->last_vaddr & PAGE_OFFSET_MASK;
+		ref->vaddr = vpage << PAGE_SHIFT | offset;
+	}
+	is->stride = new_ip ? 0 : ref->vaddr - is->last_vaddr;
+	is->last_vaddr = ref->vaddr;
+	is->fetch = ref->vaddr == ref->ip;
+	c->last_vaddr = ref->vaddr;
+
+	if (new_ip || !code_bit(m, &m->p.same_error[0], ref->error_code == is->error_code))
+		ref->error_code = (uint32_t)code_uint(m, &m->p.error_code, ref->error_code);
+	else
+		ref->error_code = is->error_code;
+	is->error_code = ref->error_code;
+
+	page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
+	code_ref_flags(m, ref, !new_page);
+	ref->pfn = code_pfn(m, 0, page, ref->pfn);
+	page->pfn = ref->pfn;
+	page->has_pfn = true;
+	q = vmt_replay_queue(&m->replay, r->hdr.pid);
+	if (!q) {
+		m->corrupt = true;
+		return;
+	}
+	if (!page->queued)
+		page->written = false;
+	page->written |= (ref->access & VMT_ACCESS_WRITE) != 0;
+	vmt_replay_admit(&m->replay, q, (uint32_t)(page - m->replay.pages));
+}
+
+static void code_eviction(struct model *m, struct vmt_record *r)
+{
+	struct vmt_reference *ref = &r->ref, *last = &m->last_evict;
+	struct vmt_replay_queue *q = vmt_replay_queue(&m->replay, r->hdr.pid);
+	struct vmt_replay_page *page = NULL;
+	uint32_t node, passed[WALK_MAX];
+	unsigned int k = 0, f;
+	bool found = false, new_page;
+
+	if (!q) {
+		m->corrupt = true;
+		return;
+	}
+	for (node = q->head; node != VMT_REPLAY_NONE && k < WALK_MAX;
+	     node = m->replay.pages[node].next) {
+		page = &m->replay.pages[node];
+		if (code_bit(m, &m->p.walk[m->requeue][k < 15 ? k : 15],
+			     ref->vaddr == page->vpage << PAGE_SHIFT)) {
+			found = true;
+			break;
+		}
+		passed[k++] = node;
+	}
+	if (found) {
+		ref->vaddr = page->vpage << PAGE_SHIFT;
+		m->walk_passes += k;
+		if (m->requeue)
+			for (unsigned int i = 0; i < k; i++)
+				vmt_replay_requeue(&m->replay, q, passed[i]);
+	} else {
+		uint64_t vpage = m->last_evict_page +
+				 code_sint(m, &m->p.evict_page,
+					   (ref->vaddr >> PAGE_SHIFT) - m->last_evict_page);
+		unsigned int offset = 0;
+
+		if (!code_bit(m, &m->p.evict_offset_zero, !(ref->vaddr & PAGE_OFFSET_MASK)))
+			offset = code_tree(m, m->p.offset, PAGE_SHIFT, ref->vaddr & PAGE_OFFSET_MASK);
+		ref->vaddr = vpage << PAGE_SHIFT | offset;
+		page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
+	}
+	m->last_evict_page = ref->vaddr >> PAGE_SHIFT;
+	ref->pfn = code_pfn(m, 1, page, ref->pfn);
+	page->pfn = ref->pfn;
+	page->has_pfn = true;
+
+	if (code_bit(m, &m->p.evict_same[found], ref->ip == last->ip &&
+		     ref->error_code == last->error_code && same_small_fields(ref, last))) {
+		ref->ip = last->ip;
+		ref->error_code = last->error_code;
+		copy_small_fields(ref, last);
+	} else {
+		ref->ip = last->ip + code_sint(m, &m->p.evict_ip, ref->ip - last->ip);
+		ref->error_code = (uint32_t)code_uint(m, &m->p.error_code, ref->error_code);
+		code_small_fields(m, ref);
+	}
+	/* Dirty from a write seen since it was enabled; accessed, always under FIFO. */
+	if (code_bit(m, &m->p.evict_small_flags, ref->evict_flags <= 3)) {
+		f = (unsigned int)found << 1 | (found && page->written);
+		f = code_bit(m, &m->p.dirty[f], ref->evict_flags & VMT_EVICT_DIRTY) |
+		    code_bit(m, &m->p.accessed[f], (ref->evict_flags & VMT_EVICT_ACCESSED) != 0)
+			    << 1;
+		ref->evict_flags = (uint8_t)f;
+	} else {
+		ref->evict_flags = (uint8_t)code_uint(m, &m->p.small[3], ref->evict_flags);
+	}
+	*last = *ref;
+	vmt_replay_remove(&m->replay, (uint32_t)(page - m->replay.pages));
+}
+
+static void code_other(struct model *m, struct vmt_record *r)
+{
+	unsigned int slot = r->hdr.type < TYPE_SLOTS ? r->hdr.type : TYPE_SLOTS - 1;
+	uint64_t *last = m->words[slot];
+
+	for (unsigned int i = 0; i < 5; i++) {
+		if (code_bit(m, &m->p.same_word[slot][i], r->raw[i] == last[i]))
+			r->raw[i] = last[i];
+		else
+			r->raw[i] = last[i] + code_sint(m, &m->p.word[i], r->raw[i] - last[i]);
+		last[i] = r->raw[i];
+	}
+}
+
+/* Code @r, or decode into it (zeroed). */
+static void code_record(struct model *m, struct vmt_record *r)
+{
+	struct vmt_record_header *h = &r->hdr;
+	struct cpu_state *c;
+	unsigned int cls, ctx;
+	bool new_cpu, same;
+
+	if (code_bit(m, &m->p.same_cpu[m->last_class], h->cpu == m->last_cpu))
+		h->cpu = m->last_cpu;
+	else
+		h->cpu = (uint16_t)code_uint(m, &m->p.cpu, h->cpu);
+	c = cpu_state(m, h->cpu, &new_cpu);
+
+	ctx = c->last_class * 4 + (c->run < 3 ? c->run : 3);
+	if (code_bit(m, &m->p.is_ref[ctx], h->type == VMT_REC_REFERENCE))
+		h->type = VMT_REC_REFERENCE;
+	else if (code_bit(m, &m->p.is_evict[ctx], h->type == VMT_REC_EVICT))
+		h->type = VMT_REC_EVICT;
+	else
+		h->type = (uint16_t)code_uint(m, &m->p.type, h->type);
+	cls = record_class(h->type);
+
+	h->time_ns = code_time(m, c, new_cpu, cls, h->time_ns);
+
+	same = c->has_task && code_bit(m, &m->p.same_task[cls],
+				       h->pid == c->pid && h->tid == c->tid);
+	if (same) {
+		h->pid = c->pid;
+		h->tid = c->tid;
+	} else {
+		if (c->has_task && code_bit(m, &m->p.same_pid[cls], h->pid == c->pid))
+			h->pid = c->pid;
+		else
+			h->pid = (uint32_t)code_uint(m, &m->p.pid, h->pid);
+		if (code_bit(m, &m->p.tid_is_pid[cls], h->tid == h->pid))
+			h->tid = h->pid;
+		else
+			h->tid = (uint32_t)code_uint(m, &m->p.tid, h->tid);
+	}
+	if (code_bit(m, &m->p.no_data[cls], h->data_len == 0))
+		h->data_len = 0;
+	else
+		h->data_len = (uint32_t)code_uint(m, &m->p.data_len, h->data_len);
+
+	if (cls == 0)
+		code_reference(m, c, r);
+	else if (cls == 1)
+		code_eviction(m, r);
+	else
+		code_other(m, r);
+
+	c->run = cls == c->last_class && c->run < 255 ? c->run + 1 : 0;
+	c->last_class = (uint8_t)cls;
+	c->last_time = h->time_ns;
+	c->pid = h->pid;
+	c->tid = h->tid;
+	c->has_task = true;
+	m->last_cpu = h->cpu;
+	m->last_class = (uint8_t)cls;
+	m->last_time = h->time_ns;
+}
+
+/* ---- Frames ---------------------------------------------------------------- */
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The GCD of the time differences code_time() will code: each record's
+ * from its CPU's previous record, or from the previous record for a CPU's
+ * first. 1 when they are all zero. -ENOMEM when out of memory.
+ */
+static int64_t frame_time_unit(const struct vmt_record *recs, uint32_t n, struct model *m)
+{
+	uint64_t unit = 0, last = recs[0].hdr.time_ns;
+	bool added;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = vmt_index_add(&m->cpu_index, recs[i].hdr.cpu, &added);
+		uint64_t prev = added ? last : m->cpus[c].last_time, diff;
+
+		diff = recs[i].hdr.time_ns - prev;
+		unit = gcd64(unit, (int64_t)diff < 0 ? 0 - diff : diff);
+		m->cpus[c].last_time = last = recs[i].hdr.time_ns;
+	}
+	return unit ? (int64_t)(unit > INT64_MAX ? 1 : unit) : 1;
+}
+
+static int encode_frame(struct model *m, const struct vmt_record *recs, uint32_t n,
+			uint64_t unit, bool requeue, struct vmt_buf *out)
+{
+	uint8_t *h;
+	int err;
+
+	out->size = 0;
+	err = vmt_buf_reserve(out, (size_t)n * sizeof(*recs) / 4 + MODEL_HEADER + 64);
+	if (err)
+		return err;
+	h = out->data;
+	h[0] = MODEL_CODED | (requeue ? MODEL_REQUEUE : 0);
+	vmt_put64(h + 1, recs[0].hdr.time_ns);
+	vmt_put64(h + 9, unit);
+	out->size = MODEL_HEADER;
+	m->decoding = false;
+	model_start(m, recs[0].hdr.time_ns, unit, requeue);
+	vmt_rc_encoder_init(&m->enc, out);
+	for (uint32_t i = 0; i < n; i++) {
+		struct vmt_record r = recs[i];
+
+		code_record(m, &r);
+		if (m->corrupt)
+			return -ENOMEM;	/* a table full: cannot happen, tables fit n */
+	}
+	return vmt_rc_encoder_finish(&m->enc);
+}
+
+int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
+{
+	const struct vmt_record *recs = src;
+	uint32_t n = (uint32_t)(size / sizeof(*recs));
+	struct vmt_buf alt = { 0 };
+	struct model *m;
+	int64_t unit;
+	int err;
+
+	if (size % sizeof(*recs) || size > VMT_MAX_FRAME_RAW)
+		return -EINVAL;
+	if (!n)
+		goto stored;
+	m = model_new(n);
+	if (!m)
+		return -ENOMEM;
+	unit = frame_time_unit(recs, n, m);
+	err = encode_frame(m, recs, n, (uint64_t)unit, false, out);
+	/* Passed-over entries that were found later: CLOCK's second chances. */
+	if (!err && m->walk_passes * 4 > n / 64) {
+		err = encode_frame(m, recs, n, (uint64_t)unit, true, &alt);
+		if (!err && alt.size < out->size) {
+			struct vmt_buf t = *out;
+
+			*out = alt;
+			alt = t;
+		}
+	}
+	vmt_buf_free(&alt);
+	model_free(m);
+	if (err)
+		return err;
+	if (out->size < size + 1)
+		return 0;
+stored:
+	err = vmt_buf_reserve(out, size + 1);
+	if (err)
+		return err;
+	out->data[0] = MODEL_STORED;
+	memcpy(out->data + 1, src, size);
+	out->size = size + 1;
+	return 0;
+}
+
+int vmt_model_decompress(const void *src, size_t size, void *dst, size_t dst_size)
+{
+	const uint8_t *in = src;
+	struct vmt_record *recs = dst;
+	uint32_t n = (uint32_t)(dst_size / sizeof(*recs));
+	uint64_t unit;
+	struct model *m;
+	int err = 0;
+
+	if (dst_size % sizeof(*recs) || dst_size > VMT_MAX_FRAME_RAW || size < 1)
+		return -EBADMSG;
+	if (in[0] == MODEL_STORED) {
+		if (size != dst_size + 1)
+			return -EBADMSG;
+		memcpy(dst, in + 1, dst_size);
+		return 0;
+	}
+	if ((in[0] & ~MODEL_REQUEUE) != MODEL_CODED || size < MODEL_HEADER || !n)
+		return -EBADMSG;
+	unit = vmt_get64(in + 9);
+	if (!unit || unit > INT64_MAX)
+		return -EBADMSG;
+	m = model_new(n);
+	if (!m)
+		return -ENOMEM;
+	m->decoding = true;
+	model_start(m, vmt_get64(in + 1), unit, in[0] & MODEL_REQUEUE);
+	vmt_rc_decoder_init(&m->dec, in + MODEL_HEADER, size - MODEL_HEADER);
+	memset(dst, 0, dst_size);
+	for (uint32_t i = 0; i < n && !m->corrupt; i++)
+		code_record(m, &recs[i]);
+	if (m->corrupt || vmt_rc_decoder_consumed(&m->dec) != size - MODEL_HEADER)
+		err = -EBADMSG;
+	model_free(m);
+	return err;
+}

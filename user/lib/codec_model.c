@@ -46,6 +46,7 @@
 #define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
 
 #define IP_MTF			16
+#define RECENT_PAGES		4
 #define WALK_MAX		48
 #define TYPE_SLOTS		16
 #define CLASSES			3	/* reference, eviction, other */
@@ -64,16 +65,16 @@ struct sint_model {
 
 struct cpu_state {
 	uint64_t last_time;
-	uint64_t last_vaddr;
-	uint32_t pid, tid;
+	uint64_t last_page;
+	uint32_t pid, tid, other_tid;
 	uint8_t last_class, run;
 	bool has_task;
 };
 
 struct ip_state {
-	uint64_t last_vaddr;
-	uint64_t stride;
+	uint64_t last_page, page_stride;
 	uint32_t error_code;
+	uint16_t last_offset;
 	bool fetch;
 };
 
@@ -81,14 +82,15 @@ struct ip_state {
 struct model_probs {
 	uint16_t same_cpu[CLASSES];
 	uint16_t is_ref[CLASSES * 4], is_evict[CLASSES * 4];
-	uint16_t same_task[CLASSES], same_pid[CLASSES], tid_is_pid[CLASSES];
+	uint16_t same_task[CLASSES], same_pid[CLASSES], tid_rank[CLASSES][4];
 	uint16_t no_data[CLASSES];
 	uint16_t ip_rank[2][32];
-	uint16_t fetch[3], stride_hit[2], same_offset, offset[1 << PAGE_SHIFT];
+	uint16_t fetch[3], page_stride_hit[2], recent_rank[8], same_offset[2];
+	uint16_t offset[2][1 << PAGE_SHIFT];
 	uint16_t same_error[2];
 	uint16_t flags_hit[2];
-	uint16_t pfn_map[2], pfn_zero[2], pfn_neighbour[2], pfn_next[2];
-	uint16_t walk[2][16], walk_empty;
+	uint16_t pfn_map[2], pfn_zero[2], pfn_neighbour[2], pfn_linear[2], pfn_next[2];
+	uint16_t walk[2][16], in_walk[2][8];
 	uint16_t evict_same[2], evict_offset_zero, evict_small_flags, dirty[4], accessed[4];
 	uint16_t same_word[TYPE_SLOTS][5];
 	struct uint_model cpu, type, pid, tid, data_len, error_code, small[4], flags[2];
@@ -106,7 +108,8 @@ struct model {
 	uint64_t last_time;
 	uint16_t last_cpu;
 	uint8_t last_class;
-	uint64_t last_new_pfn, last_evict_page;
+	uint64_t last_new_pfn, last_new_vpage, last_evict_page;
+	uint64_t recent_pages[RECENT_PAGES];	/* the last pages referenced, newest first */
 	uint64_t ips[IP_MTF];
 	/* By error code's low byte and whether the page was seen in the frame. */
 	struct vmt_reference ref_flags[512];
@@ -123,8 +126,21 @@ struct model {
 
 /* ---- Coding primitives: encode @bit/@value, or decode and return it -------- */
 
+#ifdef VMT_MODEL_STATS
+#include <math.h>
+double vmt_model_cost[16];
+int vmt_model_field;
+#define FIELD(f) (vmt_model_field = (f))
+#else
+#define FIELD(f) ((void)0)
+#endif
+
 static inline unsigned int code_bit(struct model *m, uint16_t *prob, unsigned int bit)
 {
+#ifdef VMT_MODEL_STATS
+	if (!m->decoding)
+		vmt_model_cost[vmt_model_field] -= log2((bit ? 65536.0 - *prob : *prob) / 65536.0);
+#endif
 	if (m->decoding)
 		return vmt_rc_decode_bit(&m->dec, prob);
 	vmt_rc_encode_bit(&m->enc, prob, bit);
@@ -133,6 +149,10 @@ static inline unsigned int code_bit(struct model *m, uint16_t *prob, unsigned in
 
 static inline uint64_t code_direct(struct model *m, uint64_t value, unsigned int nbits)
 {
+#ifdef VMT_MODEL_STATS
+	if (!m->decoding)
+		vmt_model_cost[vmt_model_field] += nbits;
+#endif
 	if (m->decoding)
 		return vmt_rc_decode_direct(&m->dec, nbits);
 	vmt_rc_encode_direct(&m->enc, value, nbits);
@@ -234,6 +254,8 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 	m->last_cpu = 0;
 	m->last_class = 0;
 	m->last_new_pfn = 0;
+	m->last_new_vpage = 0;
+	memset(m->recent_pages, 0, sizeof(m->recent_pages));
 	m->last_evict_page = 0;
 	memset(m->ips, 0, sizeof(m->ips));
 	memset(m->ref_flags_valid, 0, sizeof(m->ref_flags_valid));
@@ -314,12 +336,17 @@ static uint64_t code_pfn(struct model *m, unsigned int cls, struct vmt_replay_pa
 		if (code_bit(m, &m->p.pfn_neighbour[cls], pfn == guess))
 			goto learnt;
 	}
+	/* Frames handed out in the order of the pages: the last new pair's distance. */
+	guess = m->last_new_pfn + (page->vpage - m->last_new_vpage);
+	if (code_bit(m, &m->p.pfn_linear[cls], pfn == guess))
+		goto learnt;
 	guess = m->last_new_pfn + 1;
 	if (code_bit(m, &m->p.pfn_next[cls], pfn == guess))
 		goto learnt;
 	guess = m->last_new_pfn + code_sint(m, &m->p.pfn[cls], pfn - m->last_new_pfn);
 learnt:
 	m->last_new_pfn = guess;
+	m->last_new_vpage = page->vpage;
 	return guess;
 }
 
@@ -379,16 +406,63 @@ static void code_ref_flags(struct model *m, struct vmt_reference *ref, bool seen
 	*valid = true;
 }
 
+static void note_recent_page(struct model *m, uint64_t vpage)
+{
+	unsigned int k;
+
+	for (k = 0; k < RECENT_PAGES - 1 && m->recent_pages[k] != vpage; k++)
+		;
+	memmove(&m->recent_pages[1], &m->recent_pages[0], k * sizeof(m->recent_pages[0]));
+	m->recent_pages[0] = vpage;
+}
+
+/*
+ * A reference's address: the ip itself (a fetch), or a page (the ip's last
+ * plus its stride, a recent page's next, or a difference) and an offset.
+ */
+static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state *is,
+			   bool new_ip, uint64_t ip, uint64_t vaddr)
+{
+	uint64_t vpage = vaddr >> PAGE_SHIFT, base;
+	unsigned int offset = vaddr & PAGE_OFFSET_MASK, k;
+
+	if (code_bit(m, &m->p.fetch[new_ip ? 2 : is->fetch], vaddr == ip))
+		return ip;
+	if (!new_ip && code_bit(m, &m->p.page_stride_hit[is->page_stride == 0],
+				vpage == is->last_page + is->page_stride)) {
+		vpage = is->last_page + is->page_stride;
+		goto offset;
+	}
+	for (k = 0; k < RECENT_PAGES && m->recent_pages[k] + 1 != vpage; k++)
+		;
+	k = code_tree(m, m->p.recent_rank, 3, k);
+	if (k < RECENT_PAGES) {
+		vpage = m->recent_pages[k] + 1;
+		goto offset;
+	}
+	if (k > RECENT_PAGES)
+		m->corrupt = true;
+	base = new_ip ? c->last_page : is->last_page;
+	vpage = base + code_sint(m, &m->p.page[new_ip], vpage - base);
+offset:
+	if (!new_ip && code_bit(m, &m->p.same_offset[is->fetch], offset == is->last_offset))
+		offset = is->last_offset;
+	else
+		offset = code_tree(m, m->p.offset[0], PAGE_SHIFT, offset);
+	return vpage << PAGE_SHIFT | offset;
+}
+
 static void code_reference(struct model *m, struct cpu_state *c, struct vmt_record *r)
 {
 	struct vmt_reference *ref = &r->ref;
 	struct vmt_replay_page *page;
 	struct vmt_replay_queue *q;
 	struct ip_state *is;
-	bool new_ip, new_page, hit = false;
+	bool new_ip, new_page;
 	uint32_t i;
 
 	ref->ip = code_ip(m, 0, ref->ip);
+	FIELD(6);
 	i = vmt_index_add(&m->ip_index, ref->ip, &new_ip);
 	if (i == VMT_REPLAY_NONE) {
 		m->corrupt = true;
@@ -398,32 +472,15 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	if (new_ip)
 		*is = (struct ip_state){ 0 };
 
-	if (code_bit(m, &m->p.fetch[new_ip ? 2 : is->fetch], ref->vaddr == ref->ip)) {
-		ref->vaddr = ref->ip;
-		hit = true;
-	} else if (!new_ip) {
-		hit = code_bit(m, &m->p.stride_hit[is->stride == 0],
-			       ref->vaddr == is->last_vaddr + is->stride);
-		if (hit)
-			ref->vaddr = is->last_vaddr + is->stride;
-	}
-	if (!hit) {
-		uint64_t vpage = (c->last_vaddr >> PAGE_SHIFT) +
-				 code_sint(m, &m->p.page[new_ip],
-					   (ref->vaddr >> PAGE_SHIFT) - (c->last_vaddr >> PAGE_SHIFT));
-		unsigned int offset = ref->vaddr & PAGE_OFFSET_MASK;
-
-		if (new_ip || !code_bit(m, &m->p.same_offset,
-					offset == (is->last_vaddr & PAGE_OFFSET_MASK)))
-			offset = code_tree(m, m->p.offset, PAGE_SHIFT, offset);
-		else
-			offset = is->last_vaddr & PAGE_OFFSET_MASK;
-		ref->vaddr = vpage << PAGE_SHIFT | offset;
-	}
-	is->stride = new_ip ? 0 : ref->vaddr - is->last_vaddr;
-	is->last_vaddr = ref->vaddr;
+	ref->vaddr = code_vaddr(m, c, is, new_ip, ref->ip, ref->vaddr);
+	FIELD(7);
+	if (!new_ip)
+		is->page_stride = (ref->vaddr >> PAGE_SHIFT) - is->last_page;
+	is->last_page = ref->vaddr >> PAGE_SHIFT;
+	is->last_offset = ref->vaddr & PAGE_OFFSET_MASK;
 	is->fetch = ref->vaddr == ref->ip;
-	c->last_vaddr = ref->vaddr;
+	c->last_page = ref->vaddr >> PAGE_SHIFT;
+	note_recent_page(m, c->last_page);
 
 	if (new_ip || !code_bit(m, &m->p.same_error[0], ref->error_code == is->error_code))
 		ref->error_code = (uint32_t)code_uint(m, &m->p.error_code, ref->error_code);
@@ -433,6 +490,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 
 	page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
 	code_ref_flags(m, ref, !new_page);
+	FIELD(8);
 	ref->pfn = code_pfn(m, 0, page, ref->pfn);
 	page->pfn = ref->pfn;
 	page->has_pfn = true;
@@ -460,15 +518,27 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 		m->corrupt = true;
 		return;
 	}
+	FIELD(9);
+	/* Is it among the first WALK_MAX pages of the queue? By how full it is. */
 	for (node = q->head; node != VMT_REPLAY_NONE && k < WALK_MAX;
+	     node = m->replay.pages[node].next, k++)
+		if (ref->vaddr == m->replay.pages[node].vpage << PAGE_SHIFT)
+			break;
+	found = node != VMT_REPLAY_NONE && k < WALK_MAX;
+	f = 32 - (unsigned int)__builtin_clz(q->len | 1);
+	found = code_bit(m, &m->p.in_walk[m->requeue][f < 8 ? f : 7], found) && q->len;
+	k = 0;
+	for (node = q->head; found && node != VMT_REPLAY_NONE && k < WALK_MAX;
 	     node = m->replay.pages[node].next) {
 		page = &m->replay.pages[node];
 		if (code_bit(m, &m->p.walk[m->requeue][k < 15 ? k : 15],
-			     ref->vaddr == page->vpage << PAGE_SHIFT)) {
-			found = true;
+			     ref->vaddr == page->vpage << PAGE_SHIFT))
 			break;
-		}
 		passed[k++] = node;
+	}
+	if (found && (node == VMT_REPLAY_NONE || k == WALK_MAX)) {
+		m->corrupt = true;	/* the walk ran out: not from an encoder */
+		return;
 	}
 	if (found) {
 		ref->vaddr = page->vpage << PAGE_SHIFT;
@@ -483,12 +553,15 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 		unsigned int offset = 0;
 
 		if (!code_bit(m, &m->p.evict_offset_zero, !(ref->vaddr & PAGE_OFFSET_MASK)))
-			offset = code_tree(m, m->p.offset, PAGE_SHIFT, ref->vaddr & PAGE_OFFSET_MASK);
+			offset = code_tree(m, m->p.offset[1], PAGE_SHIFT,
+					   ref->vaddr & PAGE_OFFSET_MASK);
 		ref->vaddr = vpage << PAGE_SHIFT | offset;
 		page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
 	}
 	m->last_evict_page = ref->vaddr >> PAGE_SHIFT;
+	FIELD(10);
 	ref->pfn = code_pfn(m, 1, page, ref->pfn);
+	FIELD(11);
 	page->pfn = ref->pfn;
 	page->has_pfn = true;
 
@@ -521,6 +594,7 @@ static void code_other(struct model *m, struct vmt_record *r)
 	unsigned int slot = r->hdr.type < TYPE_SLOTS ? r->hdr.type : TYPE_SLOTS - 1;
 	uint64_t *last = m->words[slot];
 
+	FIELD(12);
 	for (unsigned int i = 0; i < 5; i++) {
 		if (code_bit(m, &m->p.same_word[slot][i], r->raw[i] == last[i]))
 			r->raw[i] = last[i];
@@ -538,6 +612,7 @@ static void code_record(struct model *m, struct vmt_record *r)
 	unsigned int cls, ctx;
 	bool new_cpu, same;
 
+	FIELD(0);
 	if (code_bit(m, &m->p.same_cpu[m->last_class], h->cpu == m->last_cpu))
 		h->cpu = m->last_cpu;
 	else
@@ -553,7 +628,9 @@ static void code_record(struct model *m, struct vmt_record *r)
 		h->type = (uint16_t)code_uint(m, &m->p.type, h->type);
 	cls = record_class(h->type);
 
+	FIELD(1 + cls);
 	h->time_ns = code_time(m, c, new_cpu, cls, h->time_ns);
+	FIELD(4);
 
 	same = c->has_task && code_bit(m, &m->p.same_task[cls],
 				       h->pid == c->pid && h->tid == c->tid);
@@ -565,16 +642,20 @@ static void code_record(struct model *m, struct vmt_record *r)
 			h->pid = c->pid;
 		else
 			h->pid = (uint32_t)code_uint(m, &m->p.pid, h->pid);
-		if (code_bit(m, &m->p.tid_is_pid[cls], h->tid == h->pid))
-			h->tid = h->pid;
-		else
-			h->tid = (uint32_t)code_uint(m, &m->p.tid, h->tid);
+		const uint32_t tids[3] = { h->pid, c->tid, c->other_tid };
+		unsigned int k;
+
+		for (k = 0; k < 3 && h->tid != tids[k]; k++)
+			;
+		k = code_tree(m, m->p.tid_rank[cls], 2, k);
+		h->tid = k < 3 ? tids[k] : (uint32_t)code_uint(m, &m->p.tid, h->tid);
 	}
 	if (code_bit(m, &m->p.no_data[cls], h->data_len == 0))
 		h->data_len = 0;
 	else
 		h->data_len = (uint32_t)code_uint(m, &m->p.data_len, h->data_len);
 
+	FIELD(5);
 	if (cls == 0)
 		code_reference(m, c, r);
 	else if (cls == 1)
@@ -585,6 +666,8 @@ static void code_record(struct model *m, struct vmt_record *r)
 	c->run = cls == c->last_class && c->run < 255 ? c->run + 1 : 0;
 	c->last_class = (uint8_t)cls;
 	c->last_time = h->time_ns;
+	if (h->tid != c->tid)
+		c->other_tid = c->tid;
 	c->pid = h->pid;
 	c->tid = h->tid;
 	c->has_task = true;

@@ -263,6 +263,11 @@ uint32_t vmt_trace_writer_nr_streams(const struct vmt_trace_writer *w)
 	return w->nr_streams;
 }
 
+unsigned int vmt_trace_writer_codec(const struct vmt_trace_writer *w)
+{
+	return w->options.codec;
+}
+
 const struct vmt_trace_stream_info *vmt_trace_writer_stream(const struct vmt_trace_writer *w,
 							    uint32_t id)
 {

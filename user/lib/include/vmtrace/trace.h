@@ -61,7 +61,8 @@ int vmt_codec_from_name(const char *name);
 
 enum vmt_stream_kind {
 	VMT_STREAM_OPAQUE	= 0,	/* entries the library does not interpret */
-	VMT_STREAM_RECORDS	= 1,	/* struct vmt_record, one record type and CPU */
+	/* struct vmt_record, one record type (or VMT_TRACE_ANY_TYPE) and CPU */
+	VMT_STREAM_RECORDS	= 1,
 	/*
 	 * struct vmt_trace_order_run entries: the order in which the writer
 	 * received the records of the other streams.
@@ -77,12 +78,19 @@ enum vmt_stream_kind {
 
 #define VMT_TRACE_NO_TIME	0xffffffffu
 #define VMT_TRACE_ANY_CPU	0xffffffffu
+/*
+ * A record stream's record_type when its entries mix types: the references
+ * and evictions of one CPU, which the model codec codes together (format
+ * version 2).
+ */
+#define VMT_TRACE_ANY_TYPE	0xffffffffu
 
 struct vmt_trace_stream_info {
 	uint32_t id;		/* set by the library: 0, 1, ... in creation order */
 	uint32_t entry_size;	/* 1..4096 bytes */
 	uint32_t kind;		/* enum vmt_stream_kind */
-	uint32_t record_type;	/* enum vmt_record_type, for VMT_STREAM_RECORDS */
+	/* enum vmt_record_type or VMT_TRACE_ANY_TYPE, for VMT_STREAM_RECORDS */
+	uint32_t record_type;
 	uint32_t cpu;		/* for VMT_STREAM_RECORDS; or VMT_TRACE_ANY_CPU */
 	/* Offset of a little-endian u64 timestamp in each entry, or VMT_TRACE_NO_TIME. */
 	uint32_t time_offset;

@@ -45,7 +45,8 @@
 #define MODEL_REQUEUE		0x80
 #define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
 
-#define IP_MTF			16
+#define IP_MTF			64
+#define EVICTED_PAGES		64
 #define RECENT_PAGES		4
 #define WALK_MAX		48
 #define TYPE_SLOTS		16
@@ -66,6 +67,7 @@ struct sint_model {
 struct cpu_state {
 	uint64_t last_time;
 	uint64_t last_page;
+	uint32_t last_ip;		/* its last reference's ip_state, or VMT_REPLAY_NONE */
 	uint32_t pid, tid, other_tid;
 	uint8_t last_class, run;
 	bool has_task;
@@ -73,6 +75,8 @@ struct cpu_state {
 
 struct ip_state {
 	uint64_t last_page, page_stride;
+	uint64_t successor;		/* the ip that followed it last, on its CPU */
+	bool has_successor;
 	uint32_t error_code;
 	uint16_t last_offset;
 	bool fetch;
@@ -84,7 +88,8 @@ struct model_probs {
 	uint16_t is_ref[CLASSES * 4], is_evict[CLASSES * 4];
 	uint16_t same_task[CLASSES], same_pid[CLASSES], tid_rank[CLASSES][4];
 	uint16_t no_data[CLASSES];
-	uint16_t ip_rank[2][32];
+	uint16_t successor_hit[2], ip_in_evicted, page_in_evicted[2];
+	uint16_t ip_offset[1 << PAGE_SHIFT];
 	uint16_t fetch[3], page_stride_hit[2], recent_rank[8], same_offset[2];
 	uint16_t offset[2][1 << PAGE_SHIFT];
 	uint16_t same_error[2];
@@ -95,6 +100,7 @@ struct model_probs {
 	uint16_t same_word[TYPE_SLOTS][5];
 	struct uint_model cpu, type, pid, tid, data_len, error_code, small[4], flags[2];
 	struct sint_model time[CLASSES * CLASSES * 2];
+	struct uint_model ip_rank, evicted_rank[2];
 	struct sint_model ip, page[2], pfn[2], evict_page, evict_ip, word[5];
 };
 
@@ -110,7 +116,11 @@ struct model {
 	uint8_t last_class;
 	uint64_t last_new_pfn, last_new_vpage, last_evict_page;
 	uint64_t recent_pages[RECENT_PAGES];	/* the last pages referenced, newest first */
-	uint64_t ips[IP_MTF];
+	uint32_t nr_recent;
+	uint64_t ips[IP_MTF];		/* recent ips, newest first */
+	uint32_t nr_ips;
+	uint64_t evicted[EVICTED_PAGES];	/* recently evicted pages, newest first */
+	uint32_t nr_evicted;
 	/* By error code's low byte and whether the page was seen in the frame. */
 	struct vmt_reference ref_flags[512];
 	bool ref_flags_valid[512];
@@ -255,9 +265,14 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 	m->last_class = 0;
 	m->last_new_pfn = 0;
 	m->last_new_vpage = 0;
-	memset(m->recent_pages, 0, sizeof(m->recent_pages));
+	m->nr_recent = 0;
 	m->last_evict_page = 0;
+	/* The lists' unused entries are read as bases (ips[0]): zero in every pass. */
 	memset(m->ips, 0, sizeof(m->ips));
+	memset(m->evicted, 0, sizeof(m->evicted));
+	memset(m->recent_pages, 0, sizeof(m->recent_pages));
+	m->nr_ips = 0;
+	m->nr_evicted = 0;
 	memset(m->ref_flags_valid, 0, sizeof(m->ref_flags_valid));
 	memset(&m->last_evict, 0, sizeof(m->last_evict));
 	memset(m->words, 0, sizeof(m->words));
@@ -280,7 +295,8 @@ static struct cpu_state *cpu_state(struct model *m, uint16_t cpu, bool *added)
 		*added = false;
 	}
 	if (*added)
-		m->cpus[i] = (struct cpu_state){ .last_time = m->last_time };
+		m->cpus[i] = (struct cpu_state){ .last_time = m->last_time,
+						 .last_ip = VMT_REPLAY_NONE };
 	return &m->cpus[i];
 }
 
@@ -298,23 +314,84 @@ static uint64_t code_time(struct model *m, struct cpu_state *c, bool new_cpu, un
 	return prev + units * m->unit;
 }
 
-static uint64_t code_ip(struct model *m, unsigned int ctx, uint64_t ip)
+/* Move @value to the front of @list (@n entries of @max), as its newest. */
+static void move_to_front(uint64_t *list, uint32_t *n, uint32_t max, uint64_t value)
 {
-	unsigned int rank;
+	uint32_t k;
 
-	for (rank = 0; rank < IP_MTF && m->ips[rank] != ip; rank++)
+	for (k = 0; k < *n && list[k] != value; k++)
 		;
-	rank = code_tree(m, m->p.ip_rank[ctx], 5, rank);
-	if (rank < IP_MTF) {
-		ip = m->ips[rank];
-	} else {
-		if (rank > IP_MTF)
-			m->corrupt = true;
-		ip = m->ips[0] + code_sint(m, &m->p.ip, ip - m->ips[0]);
-		rank = IP_MTF - 1;
+	if (k == *n) {
+		if (*n < max)
+			(*n)++;
+		k = *n - 1;
 	}
-	memmove(&m->ips[1], &m->ips[0], rank * sizeof(m->ips[0]));
-	m->ips[0] = ip;
+	memmove(&list[1], &list[0], k * sizeof(list[0]));
+	list[0] = value;
+}
+
+/* @value's place in @list, or @n. */
+static uint32_t rank_in(const uint64_t *list, uint32_t n, uint64_t value)
+{
+	uint32_t k;
+
+	for (k = 0; k < n && list[k] != value; k++)
+		;
+	return k;
+}
+
+/*
+ * A page among the recently evicted ones (a page faults again after it
+ * left the set): its rank, 0 when it is not there, else rank + 1.
+ */
+static uint64_t code_evicted_page(struct model *m, uint16_t *hit, struct uint_model *rank,
+				  uint64_t vpage, bool *found)
+{
+	uint32_t k = rank_in(m->evicted, m->nr_evicted, vpage);
+
+	*found = m->nr_evicted && code_bit(m, hit, k < m->nr_evicted);
+	if (!*found)
+		return vpage;
+	k = (uint32_t)code_uint(m, rank, k);
+	if (k >= m->nr_evicted) {
+		m->corrupt = true;
+		k = 0;
+	}
+	return m->evicted[k];
+}
+
+/*
+ * An ip: the one that followed the CPU's last ip last time, a recent one,
+ * one in a recently evicted page (an instruction fetch faulting it back),
+ * or a difference from the last.
+ */
+static uint64_t code_ip(struct model *m, struct cpu_state *c, uint64_t ip)
+{
+	struct ip_state *prev = c->last_ip != VMT_REPLAY_NONE ? &m->ip_states[c->last_ip] : NULL;
+	uint64_t k;
+	bool found;
+
+	if (prev && prev->has_successor &&
+	    code_bit(m, &m->p.successor_hit[0], ip == prev->successor)) {
+		ip = prev->successor;
+		goto known;
+	}
+	k = code_uint(m, &m->p.ip_rank, rank_in(m->ips, m->nr_ips, ip));
+	if (k < m->nr_ips) {
+		ip = m->ips[k];
+		goto known;
+	}
+	if (k > m->nr_ips)
+		m->corrupt = true;
+	ip = code_evicted_page(m, &m->p.ip_in_evicted, &m->p.evicted_rank[0], ip >> PAGE_SHIFT,
+			       &found) << PAGE_SHIFT | (ip & PAGE_OFFSET_MASK);
+	if (found)
+		ip = (ip & ~(uint64_t)PAGE_OFFSET_MASK) |
+		     code_tree(m, m->p.ip_offset, PAGE_SHIFT, ip & PAGE_OFFSET_MASK);
+	else
+		ip = m->ips[0] + code_sint(m, &m->p.ip, ip - m->ips[0]);
+known:
+	move_to_front(m->ips, &m->nr_ips, IP_MTF, ip);
 	return ip;
 }
 
@@ -406,16 +483,6 @@ static void code_ref_flags(struct model *m, struct vmt_reference *ref, bool seen
 	*valid = true;
 }
 
-static void note_recent_page(struct model *m, uint64_t vpage)
-{
-	unsigned int k;
-
-	for (k = 0; k < RECENT_PAGES - 1 && m->recent_pages[k] != vpage; k++)
-		;
-	memmove(&m->recent_pages[1], &m->recent_pages[0], k * sizeof(m->recent_pages[0]));
-	m->recent_pages[0] = vpage;
-}
-
 /*
  * A reference's address: the ip itself (a fetch), or a page (the ip's last
  * plus its stride, a recent page's next, or a difference) and an offset.
@@ -425,6 +492,7 @@ static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state
 {
 	uint64_t vpage = vaddr >> PAGE_SHIFT, base;
 	unsigned int offset = vaddr & PAGE_OFFSET_MASK, k;
+	bool found;
 
 	if (code_bit(m, &m->p.fetch[new_ip ? 2 : is->fetch], vaddr == ip))
 		return ip;
@@ -433,15 +501,19 @@ static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state
 		vpage = is->last_page + is->page_stride;
 		goto offset;
 	}
-	for (k = 0; k < RECENT_PAGES && m->recent_pages[k] + 1 != vpage; k++)
+	for (k = 0; k < m->nr_recent && m->recent_pages[k] + 1 != vpage; k++)
 		;
-	k = code_tree(m, m->p.recent_rank, 3, k);
-	if (k < RECENT_PAGES) {
+	k = code_tree(m, m->p.recent_rank, 3, k < m->nr_recent ? k : RECENT_PAGES);
+	if (k < m->nr_recent) {
 		vpage = m->recent_pages[k] + 1;
 		goto offset;
 	}
-	if (k > RECENT_PAGES)
+	if (k != RECENT_PAGES)
 		m->corrupt = true;
+	vpage = code_evicted_page(m, &m->p.page_in_evicted[new_ip], &m->p.evicted_rank[1], vpage,
+				  &found);
+	if (found)
+		goto offset;
 	base = new_ip ? c->last_page : is->last_page;
 	vpage = base + code_sint(m, &m->p.page[new_ip], vpage - base);
 offset:
@@ -461,7 +533,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	bool new_ip, new_page;
 	uint32_t i;
 
-	ref->ip = code_ip(m, 0, ref->ip);
+	ref->ip = code_ip(m, c, ref->ip);
 	FIELD(6);
 	i = vmt_index_add(&m->ip_index, ref->ip, &new_ip);
 	if (i == VMT_REPLAY_NONE) {
@@ -471,6 +543,11 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	is = &m->ip_states[i];
 	if (new_ip)
 		*is = (struct ip_state){ 0 };
+	if (c->last_ip != VMT_REPLAY_NONE) {
+		m->ip_states[c->last_ip].successor = ref->ip;
+		m->ip_states[c->last_ip].has_successor = true;
+	}
+	c->last_ip = i;
 
 	ref->vaddr = code_vaddr(m, c, is, new_ip, ref->ip, ref->vaddr);
 	FIELD(7);
@@ -480,7 +557,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	is->last_offset = ref->vaddr & PAGE_OFFSET_MASK;
 	is->fetch = ref->vaddr == ref->ip;
 	c->last_page = ref->vaddr >> PAGE_SHIFT;
-	note_recent_page(m, c->last_page);
+	move_to_front(m->recent_pages, &m->nr_recent, RECENT_PAGES, c->last_page);
 
 	if (new_ip || !code_bit(m, &m->p.same_error[0], ref->error_code == is->error_code))
 		ref->error_code = (uint32_t)code_uint(m, &m->p.error_code, ref->error_code);
@@ -559,6 +636,7 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 		page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
 	}
 	m->last_evict_page = ref->vaddr >> PAGE_SHIFT;
+	move_to_front(m->evicted, &m->nr_evicted, EVICTED_PAGES, m->last_evict_page);
 	FIELD(10);
 	ref->pfn = code_pfn(m, 1, page, ref->pfn);
 	FIELD(11);

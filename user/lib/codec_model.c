@@ -46,8 +46,8 @@
 #define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
 
 #define IP_MTF			64
-#define EVICTED_PAGES		64
 #define RECENT_PAGES		4
+#define SUCCESSORS		4
 #define WALK_MAX		48
 #define TYPE_SLOTS		16
 #define CLASSES			3	/* reference, eviction, other */
@@ -68,6 +68,7 @@ struct cpu_state {
 	uint64_t last_time;
 	uint64_t last_page;
 	uint32_t last_ip;		/* its last reference's ip_state, or VMT_REPLAY_NONE */
+	uint32_t last_page_index;	/* its last reference's replay page, or VMT_REPLAY_NONE */
 	uint32_t pid, tid, other_tid;
 	uint8_t last_class, run;
 	bool has_task;
@@ -75,8 +76,8 @@ struct cpu_state {
 
 struct ip_state {
 	uint64_t last_page, page_stride;
-	uint64_t successor;		/* the ip that followed it last, on its CPU */
-	bool has_successor;
+	uint64_t successors[SUCCESSORS];	/* the ips that followed it on its CPU, newest first */
+	uint32_t nr_successors;
 	uint32_t error_code;
 	uint16_t last_offset;
 	bool fetch;
@@ -88,7 +89,7 @@ struct model_probs {
 	uint16_t is_ref[CLASSES * 4], is_evict[CLASSES * 4];
 	uint16_t same_task[CLASSES], same_pid[CLASSES], tid_rank[CLASSES][4];
 	uint16_t no_data[CLASSES];
-	uint16_t successor_hit[2], ip_in_evicted, page_in_evicted[2];
+	uint16_t successor_rank[8], page_successor_hit[2], ip_in_evicted, page_in_evicted[2];
 	uint16_t ip_offset[1 << PAGE_SHIFT];
 	uint16_t fetch[3], page_stride_hit[2], recent_rank[8], same_offset[2];
 	uint16_t offset[2][1 << PAGE_SHIFT];
@@ -119,14 +120,15 @@ struct model {
 	uint32_t nr_recent;
 	uint64_t ips[IP_MTF];		/* recent ips, newest first */
 	uint32_t nr_ips;
-	uint64_t evicted[EVICTED_PAGES];	/* recently evicted pages, newest first */
-	uint32_t nr_evicted;
+	uint32_t *evictions;		/* the page each eviction took, in order */
+	uint32_t nr_evictions;
 	/* By error code's low byte and whether the page was seen in the frame. */
 	struct vmt_reference ref_flags[512];
 	bool ref_flags_valid[512];
 	struct vmt_reference last_evict;
 	uint64_t words[TYPE_SLOTS][5];
 	uint64_t walk_passes;		/* entries passed over by found evictions */
+	uint32_t max_records;
 	struct vmt_index cpu_index, ip_index;
 	struct cpu_state *cpus;
 	struct ip_state *ip_states;
@@ -227,6 +229,7 @@ static void model_free(struct model *m)
 {
 	vmt_index_free(&m->cpu_index);
 	vmt_index_free(&m->ip_index);
+	free(m->evictions);
 	free(m->cpus);
 	free(m->ip_states);
 	vmt_replay_free(&m->replay);
@@ -239,9 +242,11 @@ static struct model *model_new(uint32_t nr_records)
 
 	if (!m)
 		return NULL;
+	m->max_records = nr_records;
+	m->evictions = malloc((nr_records + 1) * sizeof(*m->evictions));
 	m->cpus = malloc((nr_records + 1) * sizeof(*m->cpus));
 	m->ip_states = malloc((nr_records + 1) * sizeof(*m->ip_states));
-	if (!m->cpus || !m->ip_states || vmt_index_init(&m->cpu_index, nr_records + 1) ||
+	if (!m->evictions || !m->cpus || !m->ip_states || vmt_index_init(&m->cpu_index, nr_records + 1) ||
 	    vmt_index_init(&m->ip_index, nr_records + 1) ||
 	    vmt_replay_init(&m->replay, nr_records)) {
 		model_free(m);
@@ -269,10 +274,9 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 	m->last_evict_page = 0;
 	/* The lists' unused entries are read as bases (ips[0]): zero in every pass. */
 	memset(m->ips, 0, sizeof(m->ips));
-	memset(m->evicted, 0, sizeof(m->evicted));
 	memset(m->recent_pages, 0, sizeof(m->recent_pages));
 	m->nr_ips = 0;
-	m->nr_evicted = 0;
+	m->nr_evictions = 0;
 	memset(m->ref_flags_valid, 0, sizeof(m->ref_flags_valid));
 	memset(&m->last_evict, 0, sizeof(m->last_evict));
 	memset(m->words, 0, sizeof(m->words));
@@ -296,7 +300,8 @@ static struct cpu_state *cpu_state(struct model *m, uint16_t cpu, bool *added)
 	}
 	if (*added)
 		m->cpus[i] = (struct cpu_state){ .last_time = m->last_time,
-						 .last_ip = VMT_REPLAY_NONE };
+						 .last_ip = VMT_REPLAY_NONE,
+						 .last_page_index = VMT_REPLAY_NONE };
 	return &m->cpus[i];
 }
 
@@ -341,23 +346,33 @@ static uint32_t rank_in(const uint64_t *list, uint32_t n, uint64_t value)
 }
 
 /*
- * A page among the recently evicted ones (a page faults again after it
- * left the set): its rank, 0 when it is not there, else rank + 1.
+ * A page that was evicted earlier in the frame (a page faults again after
+ * it left the set), as its age: evictions since its last. *found says
+ * whether it was; @vpage is returned as it is when not.
  */
-static uint64_t code_evicted_page(struct model *m, uint16_t *hit, struct uint_model *rank,
-				  uint64_t vpage, bool *found)
+static uint64_t code_evicted_page(struct model *m, uint16_t *hit, struct uint_model *age_model,
+				  uint32_t pid, uint64_t vpage, bool *found)
 {
-	uint32_t k = rank_in(m->evicted, m->nr_evicted, vpage);
+	uint32_t i = m->decoding ? VMT_REPLAY_NONE : vmt_replay_find_page(&m->replay, pid, vpage);
+	const struct vmt_replay_page *page = i != VMT_REPLAY_NONE ? &m->replay.pages[i] : NULL;
+	uint64_t age = 0;
 
-	*found = m->nr_evicted && code_bit(m, hit, k < m->nr_evicted);
+	*found = page && page->evicted_at && page->pid == pid && page->vpage == vpage;
+	if (*found)
+		age = m->nr_evictions - page->evicted_at;
+	*found = m->nr_evictions && code_bit(m, hit, *found);
 	if (!*found)
 		return vpage;
-	k = (uint32_t)code_uint(m, rank, k);
-	if (k >= m->nr_evicted) {
+	age = code_uint(m, age_model, age);
+	if (age >= m->nr_evictions) {
 		m->corrupt = true;
-		k = 0;
+		return vpage;
 	}
-	return m->evicted[k];
+	page = &m->replay.pages[m->evictions[m->nr_evictions - 1 - age]];
+	/* An encoder names a page by its last eviction only. */
+	if (page->evicted_at != m->nr_evictions - age)
+		m->corrupt = true;
+	return page->vpage;
 }
 
 /*
@@ -365,16 +380,22 @@ static uint64_t code_evicted_page(struct model *m, uint16_t *hit, struct uint_mo
  * one in a recently evicted page (an instruction fetch faulting it back),
  * or a difference from the last.
  */
-static uint64_t code_ip(struct model *m, struct cpu_state *c, uint64_t ip)
+static uint64_t code_ip(struct model *m, struct cpu_state *c, uint32_t pid, uint64_t ip)
 {
 	struct ip_state *prev = c->last_ip != VMT_REPLAY_NONE ? &m->ip_states[c->last_ip] : NULL;
 	uint64_t k;
 	bool found;
 
-	if (prev && prev->has_successor &&
-	    code_bit(m, &m->p.successor_hit[0], ip == prev->successor)) {
-		ip = prev->successor;
-		goto known;
+	if (prev && prev->nr_successors) {
+		k = rank_in(prev->successors, prev->nr_successors, ip);
+		k = code_tree(m, m->p.successor_rank, 3,
+			      (unsigned int)(k < prev->nr_successors ? k : SUCCESSORS));
+		if (k < prev->nr_successors) {
+			ip = prev->successors[k];
+			goto known;
+		}
+		if (k != SUCCESSORS)
+			m->corrupt = true;
 	}
 	k = code_uint(m, &m->p.ip_rank, rank_in(m->ips, m->nr_ips, ip));
 	if (k < m->nr_ips) {
@@ -383,8 +404,8 @@ static uint64_t code_ip(struct model *m, struct cpu_state *c, uint64_t ip)
 	}
 	if (k > m->nr_ips)
 		m->corrupt = true;
-	ip = code_evicted_page(m, &m->p.ip_in_evicted, &m->p.evicted_rank[0], ip >> PAGE_SHIFT,
-			       &found) << PAGE_SHIFT | (ip & PAGE_OFFSET_MASK);
+	ip = code_evicted_page(m, &m->p.ip_in_evicted, &m->p.evicted_rank[0], pid,
+			       ip >> PAGE_SHIFT, &found) << PAGE_SHIFT | (ip & PAGE_OFFSET_MASK);
 	if (found)
 		ip = (ip & ~(uint64_t)PAGE_OFFSET_MASK) |
 		     code_tree(m, m->p.ip_offset, PAGE_SHIFT, ip & PAGE_OFFSET_MASK);
@@ -488,7 +509,7 @@ static void code_ref_flags(struct model *m, struct vmt_reference *ref, bool seen
  * plus its stride, a recent page's next, or a difference) and an offset.
  */
 static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state *is,
-			   bool new_ip, uint64_t ip, uint64_t vaddr)
+			   bool new_ip, uint32_t pid, uint64_t ip, uint64_t vaddr)
 {
 	uint64_t vpage = vaddr >> PAGE_SHIFT, base;
 	unsigned int offset = vaddr & PAGE_OFFSET_MASK, k;
@@ -501,6 +522,15 @@ static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state
 		vpage = is->last_page + is->page_stride;
 		goto offset;
 	}
+	if (c->last_page_index != VMT_REPLAY_NONE) {
+		const struct vmt_replay_page *last = &m->replay.pages[c->last_page_index];
+
+		if (last->has_next && code_bit(m, &m->p.page_successor_hit[new_ip],
+					       vpage == last->next_vpage)) {
+			vpage = last->next_vpage;
+			goto offset;
+		}
+	}
 	for (k = 0; k < m->nr_recent && m->recent_pages[k] + 1 != vpage; k++)
 		;
 	k = code_tree(m, m->p.recent_rank, 3, k < m->nr_recent ? k : RECENT_PAGES);
@@ -510,8 +540,8 @@ static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state
 	}
 	if (k != RECENT_PAGES)
 		m->corrupt = true;
-	vpage = code_evicted_page(m, &m->p.page_in_evicted[new_ip], &m->p.evicted_rank[1], vpage,
-				  &found);
+	vpage = code_evicted_page(m, &m->p.page_in_evicted[new_ip], &m->p.evicted_rank[1], pid,
+				  vpage, &found);
 	if (found)
 		goto offset;
 	base = new_ip ? c->last_page : is->last_page;
@@ -533,7 +563,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	bool new_ip, new_page;
 	uint32_t i;
 
-	ref->ip = code_ip(m, c, ref->ip);
+	ref->ip = code_ip(m, c, r->hdr.pid, ref->ip);
 	FIELD(6);
 	i = vmt_index_add(&m->ip_index, ref->ip, &new_ip);
 	if (i == VMT_REPLAY_NONE) {
@@ -544,12 +574,13 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	if (new_ip)
 		*is = (struct ip_state){ 0 };
 	if (c->last_ip != VMT_REPLAY_NONE) {
-		m->ip_states[c->last_ip].successor = ref->ip;
-		m->ip_states[c->last_ip].has_successor = true;
+		struct ip_state *prev = &m->ip_states[c->last_ip];
+
+		move_to_front(prev->successors, &prev->nr_successors, SUCCESSORS, ref->ip);
 	}
 	c->last_ip = i;
 
-	ref->vaddr = code_vaddr(m, c, is, new_ip, ref->ip, ref->vaddr);
+	ref->vaddr = code_vaddr(m, c, is, new_ip, r->hdr.pid, ref->ip, ref->vaddr);
 	FIELD(7);
 	if (!new_ip)
 		is->page_stride = (ref->vaddr >> PAGE_SHIFT) - is->last_page;
@@ -566,6 +597,11 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	is->error_code = ref->error_code;
 
 	page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
+	if (c->last_page_index != VMT_REPLAY_NONE) {
+		m->replay.pages[c->last_page_index].next_vpage = page->vpage;
+		m->replay.pages[c->last_page_index].has_next = true;
+	}
+	c->last_page_index = (uint32_t)(page - m->replay.pages);
 	code_ref_flags(m, ref, !new_page);
 	FIELD(8);
 	ref->pfn = code_pfn(m, 0, page, ref->pfn);
@@ -636,7 +672,7 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 		page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
 	}
 	m->last_evict_page = ref->vaddr >> PAGE_SHIFT;
-	move_to_front(m->evicted, &m->nr_evicted, EVICTED_PAGES, m->last_evict_page);
+
 	FIELD(10);
 	ref->pfn = code_pfn(m, 1, page, ref->pfn);
 	FIELD(11);
@@ -665,6 +701,10 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 	}
 	*last = *ref;
 	vmt_replay_remove(&m->replay, (uint32_t)(page - m->replay.pages));
+	if (m->nr_evictions < m->max_records) {
+		m->evictions[m->nr_evictions++] = (uint32_t)(page - m->replay.pages);
+		page->evicted_at = m->nr_evictions;
+	}
 }
 
 static void code_other(struct model *m, struct vmt_record *r)

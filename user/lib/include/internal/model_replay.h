@@ -73,6 +73,9 @@ struct vmt_replay_page {
 	uint32_t pid;
 	uint32_t prev, next;		/* in its queue; VMT_REPLAY_NONE at the ends */
 	uint32_t queue;			/* the queue it is in, when queued */
+	uint32_t evicted_at;		/* its last eviction's number from 1; 0: none */
+	uint64_t next_vpage;		/* the page referenced after it on its CPU, last time */
+	bool has_next;
 	bool queued;
 	bool has_pfn;
 	bool written;			/* a write reference since it was last queued */

@@ -49,7 +49,7 @@
 #define IP_MTF			64
 #define RECENT_PAGES		4
 #define SUCCESSORS		4
-#define WALK_MAX		48
+#define WALK_MAX		96
 #define TYPE_SLOTS		16
 #define CLASSES			3	/* reference, eviction, other */
 #define PAGE_SHIFT		12
@@ -97,7 +97,7 @@ struct model_probs {
 	uint16_t same_error[2];
 	uint16_t flags_hit[2];
 	uint16_t pfn_map[2], pfn_zero[2], pfn_neighbour[2], pfn_linear[2], pfn_next[2];
-	uint16_t walk[2][16], in_walk[2][8];
+	uint16_t walk[2][4][16], in_walk[2][8];
 	uint16_t evict_same[2], evict_offset_zero, evict_small_flags, dirty[4], accessed[4];
 	uint16_t same_word[TYPE_SLOTS][5];
 	struct uint_model cpu, type, pid, tid, data_len, error_code, small[4], flags[2];
@@ -691,10 +691,13 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 	for (node = q->head; found && node != VMT_REPLAY_NONE && k < WALK_MAX;
 	     node = m->replay.pages[node].next) {
 		page = &m->replay.pages[node];
-		if (code_bit(m, &m->p.walk[m->requeue][k < 15 ? k : 15],
+		/* A page passed over before was accessed: it is likely to be again. */
+		if (code_bit(m, &m->p.walk[m->requeue][page->passes][k < 15 ? k : 15],
 			     ref->vaddr == page->vpage << PAGE_SHIFT))
 			break;
 		passed[k++] = node;
+		if (page->passes < 3)
+			page->passes++;
 	}
 	if (found && (node == VMT_REPLAY_NONE || k == WALK_MAX)) {
 		m->corrupt = true;	/* the walk ran out: not from an encoder */

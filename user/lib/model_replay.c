@@ -135,12 +135,15 @@ void vmt_replay_remove(struct vmt_replay *r, uint32_t page)
 	q->len--;
 }
 
-void vmt_replay_admit(struct vmt_replay *r, struct vmt_replay_queue *q, uint32_t page)
+void vmt_replay_enqueue(struct vmt_replay *r, struct vmt_replay_queue *q, uint32_t page,
+			bool requeue)
 {
 	struct vmt_replay_page *p = &r->pages[page];
 
 	vmt_replay_remove(r, page);
 	p->queue = (uint32_t)(q - r->queues);
+	if (!requeue)
+		p->passes = 0;
 	p->prev = q->tail;
 	p->next = VMT_REPLAY_NONE;
 	if (q->tail != VMT_REPLAY_NONE)

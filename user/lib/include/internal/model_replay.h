@@ -79,6 +79,7 @@ struct vmt_replay_page {
 	bool queued;
 	bool has_pfn;
 	bool written;			/* a write reference since it was last queued */
+	uint8_t passes;			/* eviction walks that passed it over since admitted, up to 3 */
 };
 
 /* A process's enabled set as the frame saw it: oldest at head. */
@@ -104,15 +105,25 @@ uint32_t vmt_replay_find_page(const struct vmt_replay *r, uint32_t pid, uint64_t
 uint32_t vmt_replay_page(struct vmt_replay *r, uint32_t pid, uint64_t vpage, bool *added);
 /* @pid's queue, made when new; NULL when full (cannot happen within max_records). */
 struct vmt_replay_queue *vmt_replay_queue(struct vmt_replay *r, uint32_t pid);
-/* A reference enabled page @page: to the newest end of @q, from where it was. */
-void vmt_replay_admit(struct vmt_replay *r, struct vmt_replay_queue *q, uint32_t page);
+/*
+ * Page @page to the newest end of @q, from where it was: a reference
+ * enabled it, or (@requeue) an eviction walk passed over it.
+ */
+void vmt_replay_enqueue(struct vmt_replay *r, struct vmt_replay_queue *q, uint32_t page,
+			bool requeue);
+
+static inline void vmt_replay_admit(struct vmt_replay *r, struct vmt_replay_queue *q,
+				    uint32_t page)
+{
+	vmt_replay_enqueue(r, q, page, false);
+}
 /* Page @page left the set, if it was in one. */
 void vmt_replay_remove(struct vmt_replay *r, uint32_t page);
 /* CLOCK's second chance: @page, passed over, moves to the newest end. */
 static inline void vmt_replay_requeue(struct vmt_replay *r, struct vmt_replay_queue *q,
 				      uint32_t page)
 {
-	vmt_replay_admit(r, q, page);
+	vmt_replay_enqueue(r, q, page, true);
 }
 
 #endif /* VMTRACE_INTERNAL_MODEL_REPLAY_H */

@@ -221,6 +221,8 @@ int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t siz
 void vmt_trace_close(struct vmt_trace *trace);
 const char *vmt_trace_error_message(const struct vmt_trace *trace);
 
+/* The file's format version: 1 up to VMT_TRACE_FORMAT_VERSION. */
+uint32_t vmt_trace_format_version(const struct vmt_trace *trace);
 uint32_t vmt_trace_nr_streams(const struct vmt_trace *trace);
 const struct vmt_trace_stream_info *vmt_trace_stream(const struct vmt_trace *trace,
 						     uint32_t stream_id);

@@ -180,6 +180,9 @@ static void test_evictions_replayed(void **state)
 /* Every record type, on two CPUs, some with data. */
 static size_t every_type(struct vmt_record *out, const char **data)
 {
+	static const char *const texts[] = {
+		"/usr/bin/python3", "a longer text, past one chunk of forty bytes",
+	};
 	size_t n = 0;
 	uint64_t time = 5000;
 
@@ -206,10 +209,10 @@ static size_t every_type(struct vmt_record *out, const char **data)
 				r->ref.reserved = 0;
 			}
 			data[n] = NULL;
-			if (type == VMT_REC_EXEC || type == VMT_REC_MARKER || type == VMT_REC_TASK) {
-				data[n] = round % 2 ? "/usr/bin/python3" : "a longer text, past one chunk of forty bytes";
+			if (type == VMT_REC_EXEC || type == VMT_REC_MARKER || type == VMT_REC_TASK)
+				data[n] = texts[round % 2];
+			if (data[n])
 				r->hdr.data_len = (uint32_t)strlen(data[n]);
-			}
 			r->raw[VMT_DATA_OFF_WORD] = 0;
 			n++;
 		}
@@ -220,7 +223,9 @@ static size_t every_type(struct vmt_record *out, const char **data)
 static struct vmt_trace *write_with(unsigned int codec, const char *file,
 				    const struct vmt_record *recs, const char **data, size_t n)
 {
-	struct vmt_trace_writer_options o = { .frame_bytes = 4096, .codec = codec };
+	/* The model trace through the worker pool, as vmtrace record writes it. */
+	struct vmt_trace_writer_options o = { .frame_bytes = 4096, .codec = codec,
+					      .workers = codec == VMT_CODEC_MODEL ? 2 : 0 };
 	struct vmt_trace_writer *w;
 	struct vmt_trace_error err;
 	struct vmt_trace *t;

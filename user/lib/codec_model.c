@@ -49,6 +49,7 @@
 #define IP_MTF			64
 #define RECENT_PAGES		4
 #define SUCCESSORS		4
+#define DISTANCES		4
 #define WALK_MAX		96
 #define TYPE_SLOTS		16
 #define CLASSES			3	/* reference, eviction, other */
@@ -77,7 +78,8 @@ struct cpu_state {
 
 struct ip_state {
 	uint64_t last_page, page_stride;
-	uint64_t successors[SUCCESSORS];	/* the ips that followed it on its CPU, newest first */
+	/* The ips that followed it on its CPU, newest first. */
+	uint64_t successors[SUCCESSORS];
 	uint32_t nr_successors;
 	uint32_t error_code;
 	uint16_t last_offset;
@@ -96,7 +98,7 @@ struct model_probs {
 	uint16_t offset[2][1 << PAGE_SHIFT];
 	uint16_t same_error[2];
 	uint16_t flags_hit[2];
-	uint16_t pfn_map[2], pfn_zero[2], pfn_neighbour[2], pfn_linear[2], pfn_next[2];
+	uint16_t pfn_map[2], pfn_zero[2], pfn_neighbour[2], pfn_distance[2][8], pfn_next[2];
 	uint16_t walk[2][4][16], in_walk[2][8];
 	uint16_t evict_same[2], evict_offset_zero, evict_small_flags, dirty[4], accessed[4];
 	uint16_t same_word[TYPE_SLOTS][5];
@@ -116,7 +118,10 @@ struct model {
 	uint64_t last_time;
 	uint16_t last_cpu;
 	uint8_t last_class;
-	uint64_t last_new_pfn, last_new_vpage, last_evict_page;
+	uint64_t last_new_pfn, last_evict_page;
+	/* pfn - page of the last new pairs, distinct, newest first */
+	uint64_t distances[DISTANCES];
+	uint32_t nr_distances;
 	uint64_t recent_pages[RECENT_PAGES];	/* the last pages referenced, newest first */
 	uint32_t nr_recent;
 	uint64_t ips[IP_MTF];		/* recent ips, newest first */
@@ -247,7 +252,8 @@ static struct model *model_new(uint32_t nr_records)
 	m->evictions = malloc((nr_records + 1) * sizeof(*m->evictions));
 	m->cpus = malloc((nr_records + 1) * sizeof(*m->cpus));
 	m->ip_states = malloc((nr_records + 1) * sizeof(*m->ip_states));
-	if (!m->evictions || !m->cpus || !m->ip_states || vmt_index_init(&m->cpu_index, nr_records + 1) ||
+	if (!m->evictions || !m->cpus || !m->ip_states ||
+	    vmt_index_init(&m->cpu_index, nr_records + 1) ||
 	    vmt_index_init(&m->ip_index, nr_records + 1) ||
 	    vmt_replay_init(&m->replay, nr_records)) {
 		model_free(m);
@@ -316,7 +322,7 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 	m->last_cpu = 0;
 	m->last_class = 0;
 	m->last_new_pfn = 0;
-	m->last_new_vpage = 0;
+	m->nr_distances = 0;
 	m->nr_recent = 0;
 	m->last_evict_page = 0;
 	/* The lists' unused entries are read as bases (ips[0]): zero in every pass. */
@@ -463,11 +469,14 @@ known:
 	return ip;
 }
 
-/* A pfn: from the page's own, a neighbour's, the last new one's next, or a difference. */
+/*
+ * A pfn: from the page's own, a neighbour's, a recent pair's distance, the
+ * last new one's next, or a difference.
+ */
 static uint64_t code_pfn(struct model *m, unsigned int cls, struct vmt_replay_page *page,
 			 uint64_t pfn)
 {
-	uint32_t neighbour;
+	uint32_t neighbour, k;
 	uint64_t guess;
 
 	if (page->has_pfn && code_bit(m, &m->p.pfn_map[cls], pfn == page->pfn))
@@ -481,17 +490,22 @@ static uint64_t code_pfn(struct model *m, unsigned int cls, struct vmt_replay_pa
 		if (code_bit(m, &m->p.pfn_neighbour[cls], pfn == guess))
 			goto learnt;
 	}
-	/* Frames handed out in the order of the pages: the last new pair's distance. */
-	guess = m->last_new_pfn + (page->vpage - m->last_new_vpage);
-	if (code_bit(m, &m->p.pfn_linear[cls], pfn == guess))
+	/* Frames handed out in the order of the pages: a recent pair's distance. */
+	k = rank_in(m->distances, m->nr_distances, pfn - page->vpage);
+	k = code_tree(m, m->p.pfn_distance[cls], 3, k < m->nr_distances ? k : DISTANCES);
+	if (k < m->nr_distances) {
+		guess = page->vpage + m->distances[k];
 		goto learnt;
+	}
+	if (k != DISTANCES)
+		m->corrupt = true;
 	guess = m->last_new_pfn + 1;
 	if (code_bit(m, &m->p.pfn_next[cls], pfn == guess))
 		goto learnt;
 	guess = m->last_new_pfn + code_sint(m, &m->p.pfn[cls], pfn - m->last_new_pfn);
 learnt:
 	m->last_new_pfn = guess;
-	m->last_new_vpage = page->vpage;
+	move_to_front(m->distances, &m->nr_distances, DISTANCES, guess - page->vpage);
 	return guess;
 }
 
@@ -680,8 +694,8 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 	}
 	FIELD(9);
 	/* Is it among the first WALK_MAX pages of the queue? By how full it is. */
-	for (node = q->head; node != VMT_REPLAY_NONE && k < WALK_MAX;
-	     node = m->replay.pages[node].next, k++)
+	node = m->decoding ? VMT_REPLAY_NONE : q->head;	/* the decoder learns it from the bit */
+	for (; node != VMT_REPLAY_NONE && k < WALK_MAX; node = m->replay.pages[node].next, k++)
 		if (ref->vaddr == m->replay.pages[node].vpage << PAGE_SHIFT)
 			break;
 	found = node != VMT_REPLAY_NONE && k < WALK_MAX;

@@ -79,7 +79,7 @@ struct vmt_replay_page {
 	bool queued;
 	bool has_pfn;
 	bool written;			/* a write reference since it was last queued */
-	uint8_t passes;			/* eviction walks that passed it over since admitted, up to 3 */
+	uint8_t passes;			/* eviction walks that passed it over, up to 3 */
 };
 
 /* A process's enabled set as the frame saw it: oldest at head. */

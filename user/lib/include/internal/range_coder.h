@@ -19,7 +19,8 @@
 #include "internal/bytes.h"
 
 #define VMT_RC_PROB_BITS	16
-#define VMT_RC_PROB_INIT	(1u << (VMT_RC_PROB_BITS - 1))
+#define VMT_RC_PROB_ONE		(1u << VMT_RC_PROB_BITS)
+#define VMT_RC_PROB_INIT	(VMT_RC_PROB_ONE / 2)
 #define VMT_RC_ADAPT_SHIFT	4
 #define VMT_RC_TOP		(1u << 24)
 
@@ -62,7 +63,7 @@ static inline void vmt_rc_encode_bit(struct vmt_rc_encoder *rc, uint16_t *prob, 
 
 	if (!bit) {
 		rc->range = bound;
-		*prob = (uint16_t)(*prob + (((1u << VMT_RC_PROB_BITS) - *prob) >> VMT_RC_ADAPT_SHIFT));
+		*prob = (uint16_t)(*prob + ((VMT_RC_PROB_ONE - *prob) >> VMT_RC_ADAPT_SHIFT));
 	} else {
 		rc->low += bound;
 		rc->range -= bound;
@@ -104,7 +105,7 @@ static inline unsigned int vmt_rc_decode_bit(struct vmt_rc_decoder *rc, uint16_t
 
 	if (rc->code < bound) {
 		rc->range = bound;
-		*prob = (uint16_t)(*prob + (((1u << VMT_RC_PROB_BITS) - *prob) >> VMT_RC_ADAPT_SHIFT));
+		*prob = (uint16_t)(*prob + ((VMT_RC_PROB_ONE - *prob) >> VMT_RC_ADAPT_SHIFT));
 		bit = 0;
 	} else {
 		rc->code -= bound;

@@ -39,6 +39,13 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	       "struct vmt_record entries are stored as they are: little-endian hosts only");
 
 #define DEFAULT_FRAME_BYTES	(1u << 20)
+/*
+ * The model codec learns within a frame, so larger frames are smaller; 4 MiB
+ * is where make bench's traces were all 2x smaller than xz -9 but the CLOCK
+ * ones, still decoding at 200 MB/s, and a seek (one frame decoded) takes
+ * tens of milliseconds at most: docs/BENCHMARKS.md has the measurements.
+ */
+#define DEFAULT_MODEL_FRAME_BYTES	(4u << 20)
 #define MAX_WORKERS		256
 #define QUEUED_PER_WORKER	4
 
@@ -165,7 +172,8 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 	if (options)
 		w->options = *options;
 	if (!w->options.frame_bytes)
-		w->options.frame_bytes = DEFAULT_FRAME_BYTES;
+		w->options.frame_bytes = w->options.codec == VMT_CODEC_MODEL ?
+					 DEFAULT_MODEL_FRAME_BYTES : DEFAULT_FRAME_BYTES;
 	if (!w->options.stage2)
 		w->options.stage2 = VMT_CODEC_ZSTD;
 	if (w->options.codec > VMT_CODEC_MODEL || w->options.stage2 > VMT_CODEC_XZ ||

@@ -108,7 +108,8 @@ struct vmt_trace_order_run {
 struct vmt_trace_writer;
 
 struct vmt_trace_writer_options {
-	uint32_t frame_bytes;	/* raw bytes a frame holds at most; 0: 1 MiB */
+	/* raw bytes a frame holds at most; 0: 1 MiB, 4 MiB for VMT_CODEC_MODEL */
+	uint32_t frame_bytes;
 	unsigned int codec;	/* enum vmt_codec */
 	unsigned int stage2;	/* VPC's second stage: VMT_CODEC_ZSTD (0 means it) or _XZ */
 	int level;		/* zstd 1..19, xz 0..9; 0: the codec's default */

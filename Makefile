@@ -235,6 +235,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
+# The kernel's enabled set (kernel/enabled_set.c), built in user space over
+# tests/unit/kernel_shim/, against the model codec's replay of it.
+$(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/libvmtrace-asan.a \
+		kernel/enabled_set.c kernel/enabled_set.h $(wildcard tests/unit/kernel_shim/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit/kernel_shim $(CFLAGS) $(SANITIZE) -pthread -o $@ $< \
+		$(BUILD)/lib/libvmtrace-asan.a -lcmocka -lzstd -llzma -lz
+
 # The cmocka suites, then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
 # hmtt.sh, report.sh), export's formats read back by python3 (export.sh), report

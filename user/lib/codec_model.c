@@ -134,6 +134,7 @@ struct model {
 	struct vmt_reference last_evict;
 	uint64_t words[TYPE_SLOTS][5];
 	uint64_t walk_passes;		/* entries passed over by found evictions */
+	uint64_t walk_misses;		/* evictions not found in the replayed set */
 	uint32_t max_records;
 	struct vmt_index cpu_index, ip_index;
 	struct cpu_state *cpus;
@@ -334,6 +335,7 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 	memset(&m->last_evict, 0, sizeof(m->last_evict));
 	memset(m->words, 0, sizeof(m->words));
 	m->walk_passes = 0;
+	m->walk_misses = 0;
 }
 
 static unsigned int record_class(unsigned int type)
@@ -728,6 +730,8 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 				 code_sint(m, &m->p.evict_page,
 					   (ref->vaddr >> PAGE_SHIFT) - m->last_evict_page);
 		unsigned int offset = 0;
+
+		m->walk_misses++;
 
 		if (!code_bit(m, &m->p.evict_offset_zero, !(ref->vaddr & PAGE_OFFSET_MASK)))
 			offset = code_tree(m, m->p.offset[1], PAGE_SHIFT,

@@ -23,6 +23,8 @@
 #define VMT_RC_PROB_INIT	(VMT_RC_PROB_ONE / 2)
 #define VMT_RC_ADAPT_SHIFT	4
 #define VMT_RC_TOP		(1u << 24)
+/* Equiprobable bits coded at once: the range keeps 8 bits of precision. */
+#define VMT_RC_DIRECT_MAX	16
 
 struct vmt_rc_encoder {
 	uint64_t low;
@@ -75,14 +77,19 @@ static inline void vmt_rc_encode_bit(struct vmt_rc_encoder *rc, uint16_t *prob, 
 	}
 }
 
-/* The low @nbits bits of @value, most significant first, each at probability 1/2. */
+/*
+ * The low @nbits bits of @value, most significant first, at probability 1/2
+ * each: up to 16 at a time, the range divided into 2^16 equal parts.
+ */
 static inline void vmt_rc_encode_direct(struct vmt_rc_encoder *rc, uint64_t value,
 					unsigned int nbits)
 {
-	while (nbits--) {
-		rc->range >>= 1;
-		if ((value >> nbits) & 1)
-			rc->low += rc->range;
+	while (nbits) {
+		unsigned int n = nbits < VMT_RC_DIRECT_MAX ? nbits : VMT_RC_DIRECT_MAX;
+
+		nbits -= n;
+		rc->range >>= n;
+		rc->low += ((value >> nbits) & ((1u << n) - 1)) * (uint64_t)rc->range;
 		while (rc->range < VMT_RC_TOP) {
 			rc->range <<= 8;
 			vmt_rc_shift_low(rc);
@@ -124,14 +131,18 @@ static inline uint64_t vmt_rc_decode_direct(struct vmt_rc_decoder *rc, unsigned 
 {
 	uint64_t value = 0;
 
-	while (nbits--) {
-		uint32_t bit;
+	while (nbits) {
+		unsigned int n = nbits < VMT_RC_DIRECT_MAX ? nbits : VMT_RC_DIRECT_MAX;
+		uint32_t part;
 
-		rc->range >>= 1;
-		/* code >= range: 1 (code -= range); else 0, without a branch. */
-		bit = rc->code >= rc->range;
-		rc->code -= rc->range & (0u - bit);
-		value = value << 1 | bit;
+		nbits -= n;
+		rc->range >>= n;
+		part = rc->code / rc->range;
+		/* Only a corrupt payload puts code beyond the 2^n parts: take the last. */
+		if (part >> n)
+			part = (1u << n) - 1;
+		rc->code -= part * rc->range;
+		value = value << n | part;
 		while (rc->range < VMT_RC_TOP) {
 			rc->range <<= 8;
 			rc->code = rc->code << 8 | vmt_rc_next_byte(rc);

@@ -10,15 +10,23 @@
  *     of the frame's differences (the clocksource's granularity), per
  *     context of record type;
  *   - cpu, type, pid, tid, data_len: "as the previous one" bits first;
- *   - a reference's ip from a move-to-front list, its vaddr as the ip
- *     (a fetch), as the ip's last address plus its stride, or as a page
- *     difference and an offset; its pfn from the (pid, page) map of the
- *     frame (model_replay.c), then a neighbour's, then the last new one's
- *     next; its error code as the ip's, and access, kernel_mode, cause,
- *     flags as the last reference with that error code had them;
+ *   - a reference's ip as one of the last four that followed the CPU's
+ *     last ip, one of the 64 most recent, within a page evicted earlier in
+ *     the frame, or a difference; its vaddr as the ip (a fetch), the ip's
+ *     page plus its page stride, the page that followed the CPU's last
+ *     page, a recent page's next, a page evicted earlier (by its age in
+ *     evictions), or a difference, then the offset; its pfn from the
+ *     (pid, page) map of the frame (model_replay.c), a neighbour's, a
+ *     recent pfn - page distance, the last new one's next; its error code
+ *     as the ip's, and access, kernel_mode, cause, flags as the last
+ *     reference with that error code had them;
  *   - an eviction as a walk of its process's enabled set, replayed from
  *     the frame's references (model_replay.c), oldest first: one bit per
- *     page passed, and the page in full only when it is not there;
+ *     page passed, and the page in full only when it is not there. Under
+ *     CLOCK the pages passed over had their second chance and move to the
+ *     newest end, as the kernel moves them; the encoder tries that walk
+ *     too when the first one passed over many pages, and keeps the smaller
+ *     (test_replay_kernel.c holds the replay against kernel/enabled_set.c);
  *   - every other record type: its five payload words each as the same
  *     type's last or a difference from it.
  *
@@ -26,6 +34,8 @@
  * codes a field when encoding and fills it in when decoding, so the two
  * cannot disagree on the model. All state lives in one frame: a frame
  * decodes alone. A frame the model does not shrink is stored as it is.
+ * Built with -DVMT_MODEL_STATS, the encoder adds up the bits each field
+ * costs in vmt_model_cost[] (what tuned the model).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -266,9 +276,11 @@ static struct model *model_new(uint32_t nr_records)
 /*
  * Each thread keeps its last model for the next frame: allocating and
  * faulting in its tables anew cost about a tenth of decoding a 1 MiB frame.
- * A model more than 4 times too large is replaced, so that clearing its
- * tables stays in proportion to the frame.
+ * A model for a default frame (4 MiB, 65536 records) serves every smaller
+ * one, such as a stream's last; a larger one, more than 4 times too large,
+ * is replaced, so that clearing its tables stays in proportion.
  */
+#define KEPT_RECORDS	65536
 static pthread_key_t model_key;
 static pthread_once_t model_key_once = PTHREAD_ONCE_INIT;
 static int model_key_err;
@@ -290,7 +302,8 @@ static struct model *model_get(uint32_t nr_records)
 	if (pthread_once(&model_key_once, model_key_create) || model_key_err)
 		return model_new(nr_records);
 	m = pthread_getspecific(model_key);
-	if (m && m->max_records >= nr_records && m->max_records / 4 <= nr_records)
+	if (m && m->max_records >= nr_records &&
+	    (m->max_records <= KEPT_RECORDS || m->max_records / 4 <= nr_records))
 		return m;
 	if (m)
 		model_free(m);

@@ -40,10 +40,11 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 #define DEFAULT_FRAME_BYTES	(1u << 20)
 /*
- * The model codec learns within a frame, so larger frames are smaller; 4 MiB
- * is where make bench's traces were all 2x smaller than xz -9 but the CLOCK
- * ones, still decoding at 200 MB/s, and a seek (one frame decoded) takes
- * tens of milliseconds at most: docs/BENCHMARKS.md has the measurements.
+ * The model codec learns within a frame, so larger frames are smaller: on
+ * make bench's traces (docs/BENCHMARKS.md), 4 MiB frames made 7 of 9 at
+ * least 2x smaller than xz -9 (1 MiB ones 5), at the cost of a seek of
+ * 7.5 to 14.8 ms rather than 2.3 to 4.2, and of decompression below
+ * 200 MB/s on two synthetic traces (at 1 MiB, none).
  */
 #define DEFAULT_MODEL_FRAME_BYTES	(4u << 20)
 #define MAX_WORKERS		256

@@ -20,7 +20,12 @@ int vmt_index_init(struct vmt_index *ix, uint32_t max)
 {
 	uint32_t cells = 16;
 
-	while (cells < 2 * (uint64_t)max + 2)
+	/*
+	 * At most two thirds full, and a power of two: a 4 MiB frame's 65537
+	 * keys take 131072 cells, not twice as many (the tables, cleared each
+	 * frame, are much of what decoding touches).
+	 */
+	while (cells < (uint64_t)max + max / 2 + 2)
 		cells *= 2;
 	ix->keys = malloc(cells * sizeof(*ix->keys));
 	ix->slots = calloc(cells, sizeof(*ix->slots));

@@ -43,7 +43,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
  * The model codec learns within a frame, so larger frames are smaller: on
  * make bench's traces (docs/BENCHMARKS.md), 4 MiB frames made 7 of 9 at
  * least 2x smaller than xz -9 (1 MiB ones 5), at the cost of a seek of
- * 7.1 to 12.8 ms rather than 2.1 to 3.7, and of decompression 5 to 14%
+ * 7.1 to 12.8 ms rather than 2.1 to 3.7, and of decompression 0 to 14%
  * slower, below 200 MB/s on one synthetic trace (at 1 MiB, on none).
  */
 #define DEFAULT_MODEL_FRAME_BYTES	(4u << 20)

@@ -248,6 +248,14 @@ $(BUILD)/oracle/exact-insn-oracle: tests/unit/exact-insn-oracle.c tests/unit/exa
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) -no-pie -o $@ $(filter %.c %.S,$^)
 
+# The kernel's enabled set (kernel/enabled_set.c), built in user space over
+# tests/unit/kernel_shim/, against the model codec's replay of it.
+$(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/libvmtrace-asan.a \
+		kernel/enabled_set.c kernel/enabled_set.h $(wildcard tests/unit/kernel_shim/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/unit/kernel_shim $(CFLAGS) $(SANITIZE) -pthread -o $@ $< \
+		$(BUILD)/lib/libvmtrace-asan.a -lcmocka -lzstd -llzma -lz
+
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
 # (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the frame codecs (user/lib/codec.c, codec_generic.c,
- * codec_vpc.c): every codec gives back exactly what it was given, on
+ * codec_vpc.c, codec_model.c): every codec gives back exactly what it was given, on
  * record-like and on random data, and malformed payloads are refused
  * without crashing.
  */
@@ -29,6 +29,7 @@ static const struct codec_case codecs[] = {
 	{ VMT_CODEC_VPC, VMT_CODEC_ZSTD, "vpc+zstd" },
 	{ VMT_CODEC_VPC, VMT_CODEC_XZ, "vpc+xz" },
 	{ VMT_CODEC_VPC, VMT_CODEC_NONE, "vpc+none" },
+	{ VMT_CODEC_MODEL, 0, "model" },
 };
 
 #define NR_CODECS (sizeof(codecs) / sizeof(codecs[0]))
@@ -160,9 +161,10 @@ static void test_generic_odd_sizes(void **state)
 			assert_memory_equal(back, data, size);
 		}
 	}
-	/* VPC is for records only. */
+	/* VPC and the model codec are for records only. */
 	assert_int_equal(vmt_codec_compress(VMT_CODEC_VPC, VMT_CODEC_ZSTD, 0, 1, data, 10, &out),
 			 -EINVAL);
+	assert_int_equal(vmt_codec_compress(VMT_CODEC_MODEL, 0, 0, 1, data, 10, &out), -EINVAL);
 	vmt_buf_free(&out);
 }
 

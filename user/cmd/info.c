@@ -57,7 +57,7 @@ int cmd_info(int argc, char **argv)
 	if (!t)
 		return 1;
 	printf("%s: vmtrace trace, format version %u, %lld bytes, %u streams, %llu frames\n",
-	       argv[1], VMT_TRACE_FORMAT_VERSION, file_size(argv[1]), vmt_trace_nr_streams(t),
+	       argv[1], vmt_trace_format_version(t), file_size(argv[1]), vmt_trace_nr_streams(t),
 	       (unsigned long long)vmt_trace_nr_frames(t));
 	printf("%-4s %-14s %-8s %6s %12s %8s  %s\n", "id", "name", "kind", "size", "entries",
 	       "frames", "time");

@@ -24,7 +24,7 @@
 #include "writer_options.h"
 
 static const char record_usage[] =
-	"usage: vmtrace %s [-o FILE] [-q] [-j N] [--codec vpc|zstd|xz|none] [--level N]\n"
+	"usage: vmtrace %s [-o FILE] [-q] [-j N] [--codec model|vpc|zstd|xz|none] [--level N]\n"
 	"%*s [-a] [--follow] [--protect [-n PAGES] [--policy fifo|clock]\n"
 	"%*s [--reprotect-ms MS]] (-p PID ... | -a | -- COMMAND [ARGS...])\n"
 	"  -o FILE          the trace file (default vmtrace.vmt)\n"
@@ -181,7 +181,7 @@ int record_parse_args(const char *cmd, int argc, char **argv, struct record_job 
 	int opt, taken;
 
 	memset(job, 0, sizeof(*job));
-	job->writer.codec = VMT_CODEC_VPC;
+	job->writer.codec = VMT_CODEC_MODEL;
 	job->path = "vmtrace.vmt";
 	collect_options_init(&job->collect);
 	while ((opt = getopt_long(argc, argv, "+o:qj:" COLLECT_SHORT_OPTIONS, options,

@@ -9,10 +9,13 @@
 #include "writer_options.h"
 
 const char writer_options_usage[] =
-	"  --codec C        the frames' codec: vpc (default), zstd, xz or none\n"
-	"  --stage2 C       vpc's second stage: zstd (default) or xz\n"
+	"  --codec C        the frames' codec: model (record's default), vpc (convert's\n"
+	"                   default), zstd, xz or none\n"
+	"  --stage2 C       vpc's second stage, and model's for streams other than\n"
+	"                   records: zstd (default) or xz\n"
 	"  --level N        zstd 1..19 or xz 0..9 (default: zstd 3, xz 6)\n"
-	"  --frame-bytes N  raw bytes a frame holds at most (default 1 MiB)\n";
+	"  --frame-bytes N  raw bytes a frame holds at most (default 1 MiB; 4 MiB with\n"
+	"                   model)\n";
 
 int parse_writer_option(const char *cmd, int opt, const char *arg,
 			struct vmt_trace_writer_options *o)

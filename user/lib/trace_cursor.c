@@ -61,6 +61,12 @@ static bool type_passes(const struct vmt_trace_filter *f, uint32_t type)
 	return !f->types || (type < 32 && (f->types & (1u << type)));
 }
 
+/* A stream of mixed types (VMT_TRACE_ANY_TYPE) is read; its records are filtered. */
+static bool stream_type_passes(const struct vmt_trace_filter *f, uint32_t type)
+{
+	return type == VMT_TRACE_ANY_TYPE || type_passes(f, type);
+}
+
 static bool record_passes(const struct vmt_trace_filter *f, const struct vmt_record *r)
 {
 	return type_passes(f, r->hdr.type) &&
@@ -109,7 +115,8 @@ static int init_stream(struct vmt_trace_cursor *c, uint32_t id)
 	s->end = st.entries;
 	if (info->kind == VMT_STREAM_ORDER)
 		c->order_stream = (int)id;
-	if (info->kind != VMT_STREAM_RECORDS || !type_passes(&c->filter, info->record_type) ||
+	if (info->kind != VMT_STREAM_RECORDS ||
+	    !stream_type_passes(&c->filter, info->record_type) ||
 	    (c->filter.nr_cpus && info->cpu != VMT_TRACE_ANY_CPU &&
 	     !in_list(c->filter.cpus, c->filter.nr_cpus, info->cpu)))
 		return 0;

@@ -44,9 +44,9 @@ int vmt_file_header_check(const uint8_t in[VMT_FILE_HEADER_SIZE], char *msg, siz
 		snprintf(msg, msg_size, "not a vmtrace trace file (wrong magic at byte 0)");
 		return -EBADMSG;
 	}
-	if (version != VMT_TRACE_FORMAT_VERSION) {
+	if (version < 1 || version > VMT_TRACE_FORMAT_VERSION) {
 		snprintf(msg, msg_size,
-			 "format version %u at byte 8: this reader knows version %u only",
+			 "format version %u at byte 8: this reader knows versions 1 to %u",
 			 version, VMT_TRACE_FORMAT_VERSION);
 		return -EPROTO;
 	}
@@ -174,7 +174,7 @@ int vmt_frame_header_decode(const uint8_t in[VMT_FRAME_HEADER_SIZE], struct vmt_
 	h->payload_crc = vmt_get32(in + 56);
 	codec = h->codec & 0xff;
 	stage2 = h->codec >> 8;
-	if (codec > VMT_CODEC_VPC ||
+	if (codec > VMT_CODEC_MODEL ||
 	    (codec == VMT_CODEC_VPC ? stage2 > VMT_CODEC_XZ : stage2 != 0)) {
 		snprintf(msg, msg_size, "unknown codec 0x%04x", h->codec);
 		return -EBADMSG;

@@ -38,6 +38,7 @@ struct vmt_trace {
 	const uint8_t *mem;
 	uint64_t size;
 	uint64_t data_end;		/* where the blocks end: the directory, or the file's end */
+	uint32_t version;		/* the file header's format version */
 	struct reader_stream *streams;
 	uint32_t nr_streams;
 	struct vmt_frame_ref *frames;	/* in file order */
@@ -420,9 +421,15 @@ static int trace_open_common(struct vmt_trace *t, unsigned int flags, bool toler
 	err = vmt_file_header_check(header, t->error, sizeof(t->error));
 	if (err)
 		return err;
+	t->version = vmt_get32(header + 8);
 	if (flags & VMT_TRACE_OPEN_SCAN)
 		return scan_blocks(t, tolerant, report);
 	return load_directory(t);
+}
+
+uint32_t vmt_trace_format_version(const struct vmt_trace *trace)
+{
+	return trace->version;
 }
 
 static struct vmt_trace *trace_new(void)

@@ -2,7 +2,8 @@
 /*
  * The frame codecs, as the writer and the reader call them: one dispatch
  * by a frame's codec field (codec.c), the generic codecs none, zstd and xz
- * (codec_generic.c) and VPC (codec_vpc.c). Internal to libvmtrace. Codec
+ * (codec_generic.c), VPC (codec_vpc.c) and the model codec (codec_model.c,
+ * over range_coder.c and model_replay.c). Internal to libvmtrace. Codec
  * names and numbers are public (vmtrace/trace.h); how a frame records its
  * codec is the file's layout (internal/trace_format.h).
  */
@@ -39,5 +40,12 @@ int vmt_vpc_compress(unsigned int stage2, int level, const void *src, size_t n,
 		     struct vmt_buf *out);
 int vmt_vpc_decompress(unsigned int stage2, const void *src, size_t n, void *dst,
 		       size_t dst_size);
+
+/*
+ * The model codec (codec_model.c), for whole struct vmt_record entries:
+ * @n and @dst_size are multiples of 64.
+ */
+int vmt_model_compress(const void *src, size_t n, struct vmt_buf *out);
+int vmt_model_decompress(const void *src, size_t n, void *dst, size_t dst_size);
 
 #endif /* VMTRACE_INTERNAL_CODEC_H */

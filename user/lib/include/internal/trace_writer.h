@@ -22,6 +22,8 @@
 int vmt_trace_writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 uint32_t vmt_trace_writer_nr_streams(const struct vmt_trace_writer *w);
+/* The codec the writer was created with (enum vmt_codec). */
+unsigned int vmt_trace_writer_codec(const struct vmt_trace_writer *w);
 /* Stream @id, which must be below vmt_trace_writer_nr_streams(). */
 const struct vmt_trace_stream_info *vmt_trace_writer_stream(const struct vmt_trace_writer *w,
 							    uint32_t id);

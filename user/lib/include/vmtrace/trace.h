@@ -27,7 +27,8 @@
 extern "C" {
 #endif
 
-#define VMT_TRACE_FORMAT_VERSION	1
+/* The version written; a reader reads this one and every earlier one. */
+#define VMT_TRACE_FORMAT_VERSION	2
 
 struct vmt_trace_error {
 	char message[256];
@@ -42,19 +43,26 @@ enum vmt_codec {
 	 * stage (zstd or xz). Other streams get the second stage alone.
 	 */
 	VMT_CODEC_VPC	= 3,
+	/*
+	 * A model of the tracer's records coded with an adaptive binary range
+	 * coder (format version 2), for streams of struct vmt_record. Other
+	 * streams get the second stage (zstd or xz) alone.
+	 */
+	VMT_CODEC_MODEL	= 4,
 };
 
 /* "ref", "evict", "vma"...: a record type's short name; NULL for an unknown type. */
 const char *vmt_record_type_name(unsigned int type);
 
-/* "none", "zstd", "xz", "vpc"; NULL for an unknown codec. */
+/* "none", "zstd", "xz", "vpc", "model"; NULL for an unknown codec. */
 const char *vmt_codec_name(unsigned int codec);
 /* The codec named @name, or -EINVAL. */
 int vmt_codec_from_name(const char *name);
 
 enum vmt_stream_kind {
 	VMT_STREAM_OPAQUE	= 0,	/* entries the library does not interpret */
-	VMT_STREAM_RECORDS	= 1,	/* struct vmt_record, one record type and CPU */
+	/* struct vmt_record, one record type (or VMT_TRACE_ANY_TYPE) and CPU */
+	VMT_STREAM_RECORDS	= 1,
 	/*
 	 * struct vmt_trace_order_run entries: the order in which the writer
 	 * received the records of the other streams.
@@ -70,12 +78,19 @@ enum vmt_stream_kind {
 
 #define VMT_TRACE_NO_TIME	0xffffffffu
 #define VMT_TRACE_ANY_CPU	0xffffffffu
+/*
+ * A record stream's record_type when its entries mix types: the references
+ * and evictions of one CPU, which the model codec codes together (format
+ * version 2).
+ */
+#define VMT_TRACE_ANY_TYPE	0xffffffffu
 
 struct vmt_trace_stream_info {
 	uint32_t id;		/* set by the library: 0, 1, ... in creation order */
 	uint32_t entry_size;	/* 1..4096 bytes */
 	uint32_t kind;		/* enum vmt_stream_kind */
-	uint32_t record_type;	/* enum vmt_record_type, for VMT_STREAM_RECORDS */
+	/* enum vmt_record_type or VMT_TRACE_ANY_TYPE, for VMT_STREAM_RECORDS */
+	uint32_t record_type;
 	uint32_t cpu;		/* for VMT_STREAM_RECORDS; or VMT_TRACE_ANY_CPU */
 	/* Offset of a little-endian u64 timestamp in each entry, or VMT_TRACE_NO_TIME. */
 	uint32_t time_offset;
@@ -93,7 +108,8 @@ struct vmt_trace_order_run {
 struct vmt_trace_writer;
 
 struct vmt_trace_writer_options {
-	uint32_t frame_bytes;	/* raw bytes a frame holds at most; 0: 1 MiB */
+	/* raw bytes a frame holds at most; 0: 1 MiB, 4 MiB for VMT_CODEC_MODEL */
+	uint32_t frame_bytes;
 	unsigned int codec;	/* enum vmt_codec */
 	unsigned int stage2;	/* VPC's second stage: VMT_CODEC_ZSTD (0 means it) or _XZ */
 	int level;		/* zstd 1..19, xz 0..9; 0: the codec's default */
@@ -206,6 +222,8 @@ int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t siz
 void vmt_trace_close(struct vmt_trace *trace);
 const char *vmt_trace_error_message(const struct vmt_trace *trace);
 
+/* The file's format version: 1 up to VMT_TRACE_FORMAT_VERSION. */
+uint32_t vmt_trace_format_version(const struct vmt_trace *trace);
 uint32_t vmt_trace_nr_streams(const struct vmt_trace *trace);
 const struct vmt_trace_stream_info *vmt_trace_stream(const struct vmt_trace *trace,
 						     uint32_t stream_id);

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the model codec (user/lib/codec_model.c, model_replay.c,
+ * range_coder.c): the range coder gives back every bit and reads exactly
+ * what it wrote; FIFO evictions, replayed from the references of their
+ * frame, cost almost nothing and CLOCK's second chances round-trip; and a
+ * trace written with it (a CPU's references and evictions in one "mem"
+ * stream, every other record type in its own) reads back, in both orders
+ * and through filters, exactly as the same records written without
+ * compression. test_trace_codec.c has its round trips on synthetic and
+ * random records, cut payloads and flipped bytes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "vmtrace/trace.h"
+#include "internal/codec.h"
+#include "internal/range_coder.h"
+
+#include "temp_file.h"
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Bits of every skew, and direct bits, come back; the decoder reads what the encoder wrote. */
+static void test_range_coder_round_trip(void **state)
+{
+	enum { N = 20000 };
+	static uint8_t bits[N], widths[N];
+	static uint64_t values[N];
+	uint16_t probs[8], dprobs[8];
+	struct vmt_buf out = { 0 };
+	struct vmt_rc_encoder enc;
+	struct vmt_rc_decoder dec;
+
+	(void)state;
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 8; i++)
+		probs[i] = dprobs[i] = VMT_RC_PROB_INIT;
+	vmt_rc_encoder_init(&enc, &out);
+	for (int i = 0; i < N; i++) {
+		unsigned int ctx = i % 8;
+
+		/* Context k gives a 1 with probability about k/8. */
+		bits[i] = rng() % 8 < ctx;
+		vmt_rc_encode_bit(&enc, &probs[ctx], bits[i]);
+		widths[i] = (uint8_t)(rng() % 65);
+		values[i] = widths[i] ? rng() >> (64 - widths[i]) : 0;
+		vmt_rc_encode_direct(&enc, values[i], widths[i]);
+	}
+	assert_int_equal(vmt_rc_encoder_finish(&enc), 0);
+	vmt_rc_decoder_init(&dec, out.data, out.size);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(vmt_rc_decode_bit(&dec, &dprobs[i % 8]), bits[i]);
+		assert_true(vmt_rc_decode_direct(&dec, widths[i]) == values[i]);
+	}
+	assert_int_equal(vmt_rc_decoder_consumed(&dec), out.size);
+	assert_int_equal(vmt_rc_decoder_overrun(&dec), 0);
+	assert_memory_equal(probs, dprobs, sizeof(probs));
+	vmt_buf_free(&out);
+}
+
+static struct vmt_record memref(uint16_t type, uint64_t time, uint32_t pid, uint64_t vaddr,
+				uint64_t pfn)
+{
+	struct vmt_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.time_ns = time;
+	r.hdr.pid = r.hdr.tid = pid;
+	r.hdr.type = type;
+	r.ref.vaddr = vaddr;
+	r.ref.pfn = pfn;
+	if (type == VMT_REC_REFERENCE) {
+		r.ref.ip = 0x401000 + 8 * (vaddr >> 12 & 3);
+		r.ref.error_code = 5;
+		r.ref.access = VMT_ACCESS_READ;
+	} else {
+		r.ref.evict_flags = VMT_EVICT_ACCESSED;
+	}
+	return r;
+}
+
+/*
+ * A process touching random pages of 4096 under a FIFO set of 64 pages:
+ * each reference after the 64th evicts the oldest page. When @clock, every
+ * third eviction passes over the oldest page first (its second chance,
+ * which moves it to the newest end).
+ */
+static size_t enabled_set_trace(struct vmt_record *out, size_t refs, bool clock,
+				bool with_evictions)
+{
+	uint64_t set[4096], time = 1000000;
+	size_t head = 0, len = 0, n = 0;
+
+	for (size_t i = 0; i < refs; i++) {
+		uint64_t page = 0x10000 + rng() % 4096;
+
+		time += 10 * (1 + rng() % 300);
+		out[n++] = memref(VMT_REC_REFERENCE, time, 7, page << 12 | (rng() % 512) * 8,
+				  0x8000 + page);
+		set[(head + len++) % 4096] = page;
+		if (len <= 64)
+			continue;
+		if (clock && i % 3 == 0) {
+			set[(head + len++) % 4096] = set[head % 4096];
+			head++;
+			len--;
+		}
+		if (with_evictions)
+			out[n++] = memref(VMT_REC_EVICT, time + 10, 7, set[head % 4096] << 12,
+					  0x8000 + set[head % 4096]);
+		head++;
+		len--;
+	}
+	return n;
+}
+
+static size_t model_size(const struct vmt_record *recs, size_t n)
+{
+	struct vmt_buf out = { 0 };
+	struct vmt_record *back = malloc(n * sizeof(*back));
+	size_t size;
+
+	assert_non_null(back);
+	assert_int_equal(vmt_codec_compress(VMT_CODEC_MODEL, 0, 0, sizeof(*recs), recs,
+					    n * sizeof(*recs), &out), 0);
+	assert_int_equal(vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(*recs), out.data,
+					      out.size, back, n * sizeof(*recs)), 0);
+	assert_memory_equal(back, recs, n * sizeof(*recs));
+	size = out.size;
+	vmt_buf_free(&out);
+	free(back);
+	return size;
+}
+
+/* FIFO evictions follow from the references: under a bit each; CLOCK's round-trip. */
+static void test_evictions_replayed(void **state)
+{
+	enum { REFS = 8000 };
+	struct vmt_record *recs = malloc(2 * REFS * sizeof(*recs));
+	size_t with, without, n, evictions;
+
+	(void)state;
+	assert_non_null(recs);
+	rng_state = 42;
+	n = enabled_set_trace(recs, REFS, false, true);
+	evictions = n - REFS;
+	with = model_size(recs, n);
+	rng_state = 42;
+	without = model_size(recs, enabled_set_trace(recs, REFS, false, false));
+	print_message("FIFO: %zu bytes with %zu evictions, %zu without\n", with, evictions,
+		      without);
+	/* Time (10 bits or so) is most of an eviction's cost: its page costs next to nothing. */
+	assert_true((with - without) * 8 < evictions * 3);
+
+	rng_state = 43;
+	n = enabled_set_trace(recs, REFS, true, true);
+	with = model_size(recs, n);
+	print_message("CLOCK: %zu bytes for %zu records\n", with, n);
+	free(recs);
+}
+
+/* Every record type, on two CPUs, some with data. */
+static size_t every_type(struct vmt_record *out, const char **data)
+{
+	static const char *const texts[] = {
+		"/usr/bin/python3", "a longer text, past one chunk of forty bytes",
+	};
+	size_t n = 0;
+	uint64_t time = 5000;
+
+	rng_state = 7;
+	for (int round = 0; round < 300; round++) {
+		for (uint16_t type = VMT_REC_LOST; type < VMT_REC_TYPES; type++) {
+			struct vmt_record *r = &out[n];
+
+			if (type == VMT_REC_DATA)
+				continue;
+			memset(r, 0, sizeof(*r));
+			time += 30 + rng() % 100;
+			r->hdr.time_ns = time;
+			r->hdr.type = type;
+			r->hdr.cpu = (uint16_t)(rng() % 2);
+			r->hdr.pid = 100 + (uint32_t)(rng() % 3);
+			r->hdr.tid = r->hdr.pid + (uint32_t)(rng() % 2);
+			for (int w = 0; w < 4; w++)
+				r->raw[w] = rng() % 4 ? rng() % 100000 : rng();
+			if (type == VMT_REC_REFERENCE || type == VMT_REC_EVICT) {
+				r->ref.vaddr = (0x7f0000 + rng() % 300) << 12;
+				r->ref.pfn = r->ref.vaddr >> 12 ^ 0x5000;
+				r->ref.flags = 0;
+				r->ref.reserved = 0;
+			}
+			data[n] = NULL;
+			if (type == VMT_REC_EXEC || type == VMT_REC_MARKER || type == VMT_REC_TASK)
+				data[n] = texts[round % 2];
+			if (data[n])
+				r->hdr.data_len = (uint32_t)strlen(data[n]);
+			r->raw[VMT_DATA_OFF_WORD] = 0;
+			n++;
+		}
+	}
+	return n;
+}
+
+static struct vmt_trace *write_with(unsigned int codec, const char *file,
+				    const struct vmt_record *recs, const char **data, size_t n)
+{
+	/* The model trace through the worker pool, as vmtrace record writes it. */
+	struct vmt_trace_writer_options o = { .frame_bytes = 4096, .codec = codec,
+					      .workers = codec == VMT_CODEC_MODEL ? 2 : 0 };
+	struct vmt_trace_writer *w;
+	struct vmt_trace_error err;
+	struct vmt_trace *t;
+
+	assert_int_equal(vmt_trace_writer_create(&w, file, &o, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(vmt_trace_writer_append_record_data(w, &recs[i], data[i]), 0);
+	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
+	assert_int_equal(vmt_trace_open(&t, file, VMT_TRACE_OPEN_SCAN, &err), 0);
+	return t;
+}
+
+/* Both traces give the same records, with the same data, in @order. */
+static void same_records(struct vmt_trace *a, struct vmt_trace *b, enum vmt_trace_order order)
+{
+	struct vmt_trace_cursor *ca, *cb;
+	const struct vmt_record *ra, *rb;
+	uint32_t sa, sb;
+	size_t count = 0;
+	int ga, gb;
+
+	assert_int_equal(vmt_trace_cursor_create(a, order, &ca), 0);
+	assert_int_equal(vmt_trace_cursor_create(b, order, &cb), 0);
+	for (;;) {
+		ga = vmt_trace_cursor_next(ca, &ra, &sa);
+		gb = vmt_trace_cursor_next(cb, &rb, &sb);
+		assert_int_equal(ga, gb);
+		if (ga <= 0)
+			break;
+		assert_memory_equal(ra, rb, sizeof(*ra));
+		count++;
+	}
+	assert_true(count > 0);
+	vmt_trace_cursor_free(ca);
+	vmt_trace_cursor_free(cb);
+}
+
+static void test_every_record_type_through_the_container(void **state)
+{
+	static struct vmt_record recs[300 * VMT_REC_TYPES];
+	static const char *data[300 * VMT_REC_TYPES];
+	static const uint32_t cpu1[] = { 1 };
+	char plain_path[sizeof(path) + 8];
+	struct vmt_trace *model, *plain;
+	struct vmt_trace_filter f = { 0 };
+	size_t n = every_type(recs, data);
+	bool mem_stream = false;
+
+	(void)state;
+	snprintf(plain_path, sizeof(plain_path), "%s.none", path);
+	model = write_with(VMT_CODEC_MODEL, path, recs, data, n);
+	plain = write_with(VMT_CODEC_NONE, plain_path, recs, data, n);
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(model); i++) {
+		const struct vmt_trace_stream_info *si = vmt_trace_stream(model, i);
+
+		if (si->kind == VMT_STREAM_RECORDS && si->record_type == VMT_TRACE_ANY_TYPE) {
+			assert_true(!strncmp(si->name, "mem.cpu", 7));
+			mem_stream = true;
+		}
+	}
+	assert_true(mem_stream);
+	same_records(model, plain, VMT_ORDER_WRITTEN);
+	same_records(model, plain, VMT_ORDER_TIME);
+
+	/* Evictions only, on CPU 1: the mem streams are read and filtered record by record. */
+	f.types = 1u << VMT_REC_EVICT;
+	f.nr_cpus = 1;
+	f.cpus = cpu1;
+	assert_int_equal(vmt_trace_set_filter(model, &f), 0);
+	assert_int_equal(vmt_trace_set_filter(plain, &f), 0);
+	same_records(model, plain, VMT_ORDER_WRITTEN);
+	same_records(model, plain, VMT_ORDER_TIME);
+	f.types = 1u << VMT_REC_EXEC | 1u << VMT_REC_REFERENCE;
+	f.nr_cpus = 0;
+	f.time_range = 1;
+	f.from_time = recs[n / 3].hdr.time_ns;
+	f.to_time = recs[n / 2].hdr.time_ns;
+	assert_int_equal(vmt_trace_set_filter(model, &f), 0);
+	assert_int_equal(vmt_trace_set_filter(plain, &f), 0);
+	same_records(model, plain, VMT_ORDER_TIME);
+	same_records(model, plain, VMT_ORDER_WRITTEN);
+
+	vmt_trace_close(model);
+	vmt_trace_close(plain);
+	unlink(plain_path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_range_coder_round_trip),
+		cmocka_unit_test(test_evictions_replayed),
+		cmocka_unit_test_setup_teardown(test_every_record_type_through_the_container,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

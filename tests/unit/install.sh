@@ -125,8 +125,10 @@ for how in shared static; do
 		fail "the $how reader on a trace: $got"
 	[ "$got" = "$want" ] || fail "the $how reader got '$got' (records, sum of times), python3 '$want'"
 done
-LD_LIBRARY_PATH=$libdir ldd "$tmp/reader-shared" 2>/dev/null |
-	grep -q "libvmtrace.so.0 => $libdir/libvmtrace.so.0" ||
+# ldd's whole output first: grep -q may stop reading early, and with
+# pipefail ldd's SIGPIPE would fail the check now and then.
+loads=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/reader-shared" 2>/dev/null)
+grep -qF "libvmtrace.so.0 => $libdir/libvmtrace.so.0" <<<"$loads" ||
 	fail "the shared reader does not load $libdir/libvmtrace.so.0"
 
 # Exported: exactly the functions the installed public headers declare.

@@ -17,7 +17,7 @@
 #define CONVERT_BATCH 1024
 
 static const char convert_usage[] =
-	"usage: vmtrace convert RAW -o FILE [--codec vpc|zstd|xz|none] [--stage2 zstd|xz]\n"
+	"usage: vmtrace convert RAW -o FILE [--codec model|vpc|zstd|xz|none] [--stage2 zstd|xz]\n"
 	"                       [--level N] [--frame-bytes N]\n";
 
 static int convert_records(FILE *in, const char *raw_path, struct vmt_trace_writer *w,
@@ -68,7 +68,7 @@ int cmd_convert(int argc, char **argv)
 		WRITER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_VPC };
+	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_MODEL };
 	const char *out_path = NULL, *raw_path;
 	struct vmt_trace_writer *w;
 	struct vmt_trace_error err;

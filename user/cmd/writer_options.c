@@ -9,8 +9,8 @@
 #include "writer_options.h"
 
 const char writer_options_usage[] =
-	"  --codec C        the frames' codec: model (record's default), vpc (convert's\n"
-	"                   default), zstd, xz or none\n"
+	"  --codec C        the frames' codec: model (the default), vpc, zstd, xz or\n"
+	"                   none\n"
 	"  --stage2 C       vpc's second stage, and model's for streams other than\n"
 	"                   records: zstd (default) or xz\n"
 	"  --level N        zstd 1..19 or xz 0..9 (default: zstd 3, xz 6)\n"

@@ -73,7 +73,18 @@ PY
 valgrind --tool=lackey --trace-mem=yes --vex-iropt-level=0 --log-file=lackey.txt \
 	/opt/vmtrace/bin/vmt-exact >lackey.out || fail "vmt-exact under valgrind"
 diff expected.txt lackey.out || echo "(under valgrind, the values above differ: lackey compares addresses, sizes and kinds)"
-python3 - exact.txt lackey.txt <<'PY' || fail "the exact records differ from lackey's accesses"
+# Where valgrind's CPU has no AVX (its CPUID in the 6.12 guest, whose QEMU
+# CPU lacks CMPXCHG16B: see vm-run), the program skips its AVX part under
+# valgrind: lackey is compared with a trace of a run that skips it too.
+ours=exact.txt
+if ! grep -q ' size=32 ' lackey.out; then
+	VMT_EXACT_AVX=0 vmtrace record -q -o noavx.vmt --exact 10000000000-10000003000 -- \
+		/opt/vmtrace/bin/vmt-exact >/dev/null || fail "vmtrace record of vmt-exact without AVX"
+	vmtrace dump noavx.vmt | grep ' exact ' >noavx.txt
+	ours=noavx.txt
+	echo "lackey: valgrind has no AVX here: compared with a run without the AVX part"
+fi
+python3 - "$ours" lackey.txt <<'PY' || fail "the exact records differ from lackey's accesses"
 import re, sys
 lo, hi = 0x10000000000, 0x10000003000
 ours, kinds = [], {"R": "L", "W": "S", "RW": "M"}

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -113,9 +114,11 @@ static void stores_and_loads(void)
 
 static void avx(void)
 {
+	const char *want = getenv("VMT_EXACT_AVX");
 	unsigned char y[32], ry[32];
 
-	if (!__builtin_cpu_supports("avx"))
+	/* VMT_EXACT_AVX=0: as on a CPU without AVX (valgrind's, in some guests). */
+	if (!__builtin_cpu_supports("avx") || (want && !atoi(want)))
 		return;
 	for (int i = 0; i < 32; i++)
 		y[i] = (unsigned char)(0x40 + i);

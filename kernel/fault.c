@@ -129,6 +129,11 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 		rec.ref.pfn = pte_pfn(pte);
 	if (huge)
 		rec.ref.flags |= VMT_REF_HUGE;
+	if (!(vmt_session_settings()->flags & VMT_CONFIG_PROTECT)) {
+		vmt_emit(&rec, VMT_REC_REFERENCE);
+		return;
+	}
+	/* What the fault maps besides the page, to protect again. */
 	stale_start = 0;
 	stale_end = 0;
 	if (VMT_NUMA_FAULT_MAPS_FOLIO && !huge && rec.ref.cause == VMT_CAUSE_PROTECTION)
@@ -136,25 +141,22 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 	if (rec.ref.cause == VMT_CAUSE_DEMAND && !(error_code & X86_PF_WRITE))
 		vmt_fault_around_span(address, &stale_start, &stale_end);
 	/*
-	 * An exact range's access: single-stepped and logged whole (exact.c).
-	 * What the fault maps besides the page (fault-around, a large folio)
-	 * is protected again before the thread runs user code.
+	 * An exact range's access: single-stepped and logged whole (exact.c),
+	 * the stale span protected again before the thread runs user code.
 	 */
 	if (vmt_exact_fault(address, regs, error_code, kernel_mode, stale_start, stale_end))
 		return;
 	vmt_emit(&rec, VMT_REC_REFERENCE);
 
-	if (vmt_session_settings()->flags & VMT_CONFIG_PROTECT) {
-		t = vmt_target_lookup(current->mm);
-		if (t && t->pagemap && rec.ref.pfn && vmt_session_event_on(VMT_EVENT_PAGEMAP))
-			vmt_pagemap_log(t->pagemap, huge ? address & HPAGE_PMD_MASK :
-					address & PAGE_MASK, rec.ref.pfn, huge);
-		if (!t)
-			return;
-		/* A THP is one entry of the set, by its first page. */
-		vmt_target_admit(t, huge ? address & HPAGE_PMD_MASK : address,
-				 instruction_pointer(regs), kernel_mode, stale_start, stale_end);
-	}
+	t = vmt_target_lookup(current->mm);
+	if (t && t->pagemap && rec.ref.pfn && vmt_session_event_on(VMT_EVENT_PAGEMAP))
+		vmt_pagemap_log(t->pagemap, huge ? address & HPAGE_PMD_MASK : address & PAGE_MASK,
+				rec.ref.pfn, huge);
+	if (!t)
+		return;
+	/* A THP is one entry of the set, by its first page. */
+	vmt_target_admit(t, huge ? address & HPAGE_PMD_MASK : address, instruction_pointer(regs),
+			 kernel_mode, stale_start, stale_end);
 }
 
 static void vmt_fault_probe_user(void *data, unsigned long address,

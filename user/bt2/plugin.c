@@ -123,35 +123,62 @@ static bt_clock_class *clock_class_create(bt_self_component_source *self, int64_
 	return cc;
 }
 
-/* The CPUs with records, from the trace's streams. */
+/*
+ * The CPUs with records: from the trace's streams, and, for a stream of
+ * any CPU (the model codec's "mem"), from its records, read through once.
+ */
 static int find_cpus(struct vmt_source *src, struct vmt_trace *trace)
 {
 	uint32_t n = vmt_trace_nr_streams(trace);
+	bool *has = calloc(UINT16_MAX + 1, sizeof(*has));
+	struct vmt_trace_stream_stats st;
+	struct vmt_record rec;
+	int err;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct vmt_trace_stream_info *info = vmt_trace_stream(trace, i);
-
-		if (info->kind == VMT_STREAM_RECORDS && info->cpu != VMT_TRACE_ANY_CPU &&
-		    info->cpu >= src->nr_cpus)
-			src->nr_cpus = info->cpu + 1;
-	}
-	src->streams = calloc(src->nr_cpus ? src->nr_cpus : 1, sizeof(*src->streams));
-	if (!src->streams)
+	if (!has)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vmt_trace_stream_info *info = vmt_trace_stream(trace, i);
-		uint32_t cpu = info->cpu;
+
+		if (info->kind != VMT_STREAM_RECORDS)
+			continue;
+		if (info->cpu != VMT_TRACE_ANY_CPU) {
+			if (info->cpu <= UINT16_MAX)
+				has[info->cpu] = true;
+			continue;
+		}
+		vmt_trace_stream_stats(trace, i, &st);
+		for (uint64_t k = 0; k < st.entries; k++) {
+			err = vmt_trace_read(trace, i, k, &rec);
+			if (err) {
+				free(has);
+				return err;
+			}
+			has[rec.hdr.cpu] = true;
+		}
+	}
+	for (uint32_t cpu = 0; cpu <= UINT16_MAX; cpu++)
+		if (has[cpu])
+			src->nr_cpus = cpu + 1;
+	src->streams = calloc(src->nr_cpus ? src->nr_cpus : 1, sizeof(*src->streams));
+	if (!src->streams) {
+		free(has);
+		return -ENOMEM;
+	}
+	for (uint32_t cpu = 0; cpu < src->nr_cpus; cpu++) {
 		char name[24];
 
-		if (info->kind != VMT_STREAM_RECORDS || cpu == VMT_TRACE_ANY_CPU ||
-		    src->streams[cpu])
+		if (!has[cpu])
 			continue;
 		src->streams[cpu] = bt_stream_create_with_id(src->classes.stream_class,
 							     src->trace, cpu);
 		snprintf(name, sizeof(name), "cpu%u", cpu);
-		if (!src->streams[cpu] || bt_stream_set_name(src->streams[cpu], name))
+		if (!src->streams[cpu] || bt_stream_set_name(src->streams[cpu], name)) {
+			free(has);
 			return -ENOMEM;
+		}
 	}
+	free(has);
 	return 0;
 }
 

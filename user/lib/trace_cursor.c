@@ -14,6 +14,14 @@
  * has passed its end. Pids, and times in streams that are not time-sorted,
  * are checked record by record.
  *
+ * By time, a stream that is not time-sorted (the model codec's "mem", every
+ * CPU's records in the order they were drained) is read through a time
+ * view: its frames are loaded in turn into a heap, and its least record
+ * leaves the heap once no frame still to load holds an earlier one, which
+ * the frames' least times (VMT_FRAME_TIME_RANGE) tell. Each CPU's records
+ * come in time order and the collector drains every ring in turn, so the
+ * heap holds about a frame or two.
+ *
  *   stream 3: |----frame----|----frame----|----frame----|----frame----|
  *                                 ^start (from)       ^end (first after to)
  */
@@ -23,7 +31,22 @@
 
 #include "internal/trace_reader.h"
 
+/* A record of a time view, and its place in the stream (ties go to the earlier). */
+struct view_entry {
+	struct vmt_record record;
+	uint64_t index;
+};
+
+/* VMT_ORDER_TIME over a stream that is not time-sorted (see the top). */
+struct time_view {
+	struct view_entry *heap;	/* least (time, index) first */
+	uint32_t len, capacity;
+	uint64_t next_frame, nr_frames;
+	uint64_t *least_after;		/* [k]: least time in frames k.., UINT64_MAX past them */
+};
+
 struct cursor_stream {
+	struct time_view *view;		/* NULL but for a stream read through one */
 	uint64_t entries;
 	uint64_t next;			/* the next entry to return or pass over */
 	uint64_t start, end;		/* the entries the filter's time range may pass */
@@ -130,6 +153,119 @@ static int init_stream(struct vmt_trace_cursor *c, uint32_t id)
 	return 0;
 }
 
+/*
+ * A time view for stream @id when it needs one: a record stream read, not
+ * time-sorted, whose frames all say their least time (version 3). Older
+ * traces' unsorted streams are merged as they come.
+ */
+static int open_view(struct vmt_trace_cursor *c, uint32_t id)
+{
+	struct cursor_stream *s = &c->streams[id];
+	struct vmt_trace_stream_stats st;
+	struct time_view *v;
+	uint64_t first;
+	uint32_t count;
+
+	vmt_trace_stream_stats(c->trace, id, &st);
+	if (!s->records || st.time_sorted || !st.frames)
+		return 0;
+	v = calloc(1, sizeof(*v));
+	if (!v || !(v->least_after = malloc((st.frames + 1) * sizeof(uint64_t)))) {
+		free(v);
+		return vmt_trace_fail(c->trace, -ENOMEM, "out of memory");
+	}
+	v->nr_frames = st.frames;
+	v->least_after[st.frames] = UINT64_MAX;
+	for (uint64_t k = st.frames; k--;) {
+		uint64_t least;
+
+		if (vmt_trace_frame_span(c->trace, id, k, &first, &count, &least)) {
+			free(v->least_after);
+			free(v);
+			return 0;
+		}
+		v->least_after[k] = least < v->least_after[k + 1] ? least : v->least_after[k + 1];
+	}
+	s->view = v;
+	return 0;
+}
+
+static bool view_before(const struct view_entry *a, const struct view_entry *b)
+{
+	return a->record.hdr.time_ns < b->record.hdr.time_ns ||
+	       (a->record.hdr.time_ns == b->record.hdr.time_ns && a->index < b->index);
+}
+
+static void view_sift_down(struct time_view *v, uint32_t i)
+{
+	for (;;) {
+		uint32_t least = i, l = 2 * i + 1, r = l + 1;
+		struct view_entry t;
+
+		if (l < v->len && view_before(&v->heap[l], &v->heap[least]))
+			least = l;
+		if (r < v->len && view_before(&v->heap[r], &v->heap[least]))
+			least = r;
+		if (least == i)
+			return;
+		t = v->heap[i];
+		v->heap[i] = v->heap[least];
+		v->heap[least] = t;
+		i = least;
+	}
+}
+
+static int view_push(struct vmt_trace_cursor *c, struct time_view *v, uint32_t id,
+		     uint64_t index)
+{
+	uint32_t i;
+	int err;
+
+	if (v->len == v->capacity) {
+		uint32_t capacity = v->capacity ? 2 * v->capacity : 4096;
+		struct view_entry *heap = realloc(v->heap, (size_t)capacity * sizeof(*heap));
+
+		if (!heap || capacity < v->capacity)
+			return vmt_trace_fail(c->trace, -ENOMEM, "out of memory");
+		v->heap = heap;
+		v->capacity = capacity;
+	}
+	i = v->len++;
+	err = vmt_trace_read(c->trace, id, index, &v->heap[i].record);
+	if (err)
+		return err;
+	v->heap[i].index = index;
+	while (i && view_before(&v->heap[i], &v->heap[(i - 1) / 2])) {
+		struct view_entry t = v->heap[i];
+
+		v->heap[i] = v->heap[(i - 1) / 2];
+		v->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+/* Frames into the heap until its least record is the stream's least left; 0 or -errno. */
+static int view_fill(struct vmt_trace_cursor *c, uint32_t id)
+{
+	struct time_view *v = c->streams[id].view;
+
+	while (v->next_frame < v->nr_frames &&
+	       (!v->len || v->heap[0].record.hdr.time_ns > v->least_after[v->next_frame])) {
+		uint64_t first, least;
+		uint32_t count;
+		int err;
+
+		vmt_trace_frame_span(c->trace, id, v->next_frame++, &first, &count, &least);
+		for (uint32_t i = 0; i < count; i++) {
+			err = view_push(c, v, id, first + i);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 			    struct vmt_trace_cursor **cursor)
 {
@@ -174,8 +310,14 @@ int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 		}
 	}
 	/* In time order, a stream starts where its range does. */
-	for (uint32_t i = 0; order == VMT_ORDER_TIME && i < c->nr_streams; i++)
+	for (uint32_t i = 0; order == VMT_ORDER_TIME && i < c->nr_streams; i++) {
 		c->streams[i].next = c->streams[i].start;
+		err = open_view(c, i);
+		if (err) {
+			vmt_trace_cursor_free(c);
+			return err;
+		}
+	}
 	*cursor = c;
 	return 0;
 }
@@ -184,6 +326,15 @@ void vmt_trace_cursor_free(struct vmt_trace_cursor *c)
 {
 	if (!c)
 		return;
+	for (uint32_t i = 0; c->streams && i < c->nr_streams; i++) {
+		struct time_view *v = c->streams[i].view;
+
+		if (v) {
+			free(v->heap);
+			free(v->least_after);
+			free(v);
+		}
+	}
 	free(c->streams);
 	free(c->filter_ids);
 	free(c);
@@ -198,6 +349,16 @@ static int take(struct vmt_trace_cursor *c, uint32_t id, const struct vmt_record
 {
 	struct cursor_stream *s = &c->streams[id];
 
+	if (s->view) {
+		struct time_view *v = s->view;
+
+		s->head = v->heap[0].record;
+		v->heap[0] = v->heap[--v->len];
+		view_sift_down(v, 0);
+		s->next++;
+		c->remaining--;
+		goto taken;
+	}
 	if (!s->head_valid) {
 		int err = vmt_trace_read(c->trace, id, s->next, &s->head);
 
@@ -207,6 +368,7 @@ static int take(struct vmt_trace_cursor *c, uint32_t id, const struct vmt_record
 	s->head_valid = false;
 	s->next++;
 	c->remaining--;
+taken:
 	if (!record_passes(&c->filter, &s->head))
 		return 0;
 	c->record = s->head;
@@ -226,6 +388,16 @@ static int next_by_time(struct vmt_trace_cursor *c, const struct vmt_record **re
 
 			if (!s->records)
 				continue;
+			if (s->view) {
+				int err = view_fill(c, i);
+
+				if (err)
+					return err;
+				if (!s->view->len)
+					continue;
+				s->head = s->view->heap[0].record;
+				s->head_valid = true;
+			}
 			if (s->next < s->start)
 				s->next = s->start;
 			if (s->next >= s->end)

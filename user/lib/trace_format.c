@@ -179,7 +179,7 @@ int vmt_frame_header_decode(const uint8_t in[VMT_FRAME_HEADER_SIZE], struct vmt_
 		snprintf(msg, msg_size, "unknown codec 0x%04x", h->codec);
 		return -EBADMSG;
 	}
-	if (h->flags & ~VMT_FRAME_TIME_SORTED) {
+	if ((h->flags & ~VMT_FRAME_FLAGS) || h->flags == VMT_FRAME_FLAGS) {
 		snprintf(msg, msg_size, "unknown frame flags 0x%x", h->flags);
 		return -EBADMSG;
 	}
@@ -192,8 +192,8 @@ int vmt_frame_header_decode(const uint8_t in[VMT_FRAME_HEADER_SIZE], struct vmt_
 			 h->comp_size);
 		return -EBADMSG;
 	}
-	if ((h->flags & VMT_FRAME_TIME_SORTED) && h->first_time > h->last_time) {
-		snprintf(msg, msg_size, "time-sorted frame with first time %llu after last %llu",
+	if ((h->flags & VMT_FRAME_FLAGS) && h->first_time > h->last_time) {
+		snprintf(msg, msg_size, "frame with first time %llu after last %llu",
 			 (unsigned long long)h->first_time, (unsigned long long)h->last_time);
 		return -EBADMSG;
 	}

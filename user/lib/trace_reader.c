@@ -125,7 +125,8 @@ static int add_frame(struct vmt_trace *t, const struct vmt_frame_ref *ref)
 	s = &t->streams[ref->stream_id];
 	if (!ref->entry_count ||
 	    (uint64_t)ref->entry_count * s->info.entry_size > VMT_MAX_FRAME_RAW ||
-	    ref->first_entry != s->entries || (ref->flags & ~VMT_FRAME_TIME_SORTED))
+	    ref->first_entry != s->entries || (ref->flags & ~VMT_FRAME_FLAGS) ||
+	    ref->flags == VMT_FRAME_FLAGS)
 		return vmt_trace_fail(t, -EBADMSG,
 				      "frame %llu at byte %llu: %u entries from %llu (flags 0x%x) do not continue stream %u at entry %llu",
 				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
@@ -605,7 +606,30 @@ int vmt_trace_stream_stats(const struct vmt_trace *trace, uint32_t stream_id,
 		stats->first_time = trace->frames[s->frames[0]].first_time;
 		stats->last_time = trace->frames[s->frames[s->nr_frames - 1]].last_time;
 	}
+	/* Not sorted: the frames' bounds (exact with TIME_RANGE, else their ends). */
+	for (uint64_t k = 1; !s->time_sorted && k < s->nr_frames; k++) {
+		const struct vmt_frame_ref *ref = &trace->frames[s->frames[k]];
+
+		if (ref->first_time < stats->first_time)
+			stats->first_time = ref->first_time;
+		if (ref->last_time > stats->last_time)
+			stats->last_time = ref->last_time;
+	}
 	return 0;
+}
+
+int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t k,
+			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time)
+{
+	const struct vmt_frame_ref *ref;
+
+	if (stream_id >= t->nr_streams || k >= t->streams[stream_id].nr_frames)
+		return -EINVAL;
+	ref = &t->frames[t->streams[stream_id].frames[k]];
+	*first_entry = ref->first_entry;
+	*count = ref->entry_count;
+	*least_time = ref->first_time;
+	return ref->flags & VMT_FRAME_FLAGS ? 0 : -ENOENT;
 }
 
 /* Decodes frame @frame_no (file order) into its stream's cache. */
@@ -643,15 +667,25 @@ static int load_frame(struct vmt_trace *t, uint64_t frame_no)
 				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
 				      vmt_codec_name(h.codec & 0xff), h.raw_size);
 	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
-		const uint8_t *last = s->cache + (size_t)(h.entry_count - 1) * s->info.entry_size;
+		uint64_t first, last, least, greatest, prev, time;
 		bool sorted = true;
 
-		for (uint32_t i = 1; i < h.entry_count && (h.flags & VMT_FRAME_TIME_SORTED); i++)
-			if (vmt_get64(s->cache + (size_t)i * s->info.entry_size + s->info.time_offset) <
-			    vmt_get64(s->cache + (size_t)(i - 1) * s->info.entry_size + s->info.time_offset))
-				sorted = false;
-		if (!sorted || vmt_get64(s->cache + s->info.time_offset) != h.first_time ||
-		    vmt_get64(last + s->info.time_offset) != h.last_time)
+		/* The header's times: the first and last entry's, or (TIME_RANGE) the bounds. */
+		first = last = least = greatest = prev = vmt_get64(s->cache + s->info.time_offset);
+		for (uint32_t i = 1; i < h.entry_count; i++) {
+			time = vmt_get64(s->cache + (size_t)i * s->info.entry_size +
+					 s->info.time_offset);
+			sorted &= time >= prev;
+			least = time < least ? time : least;
+			greatest = time > greatest ? time : greatest;
+			last = prev = time;
+		}
+		if (h.flags & VMT_FRAME_TIME_RANGE) {
+			first = least;
+			last = greatest;
+		}
+		if ((!sorted && (h.flags & VMT_FRAME_TIME_SORTED)) || first != h.first_time ||
+		    last != h.last_time)
 			return vmt_trace_fail(t, -EBADMSG,
 					      "frame %llu at byte %llu: entry times disagree with the header",
 					      (unsigned long long)frame_no, (unsigned long long)ref->offset);
@@ -765,7 +799,8 @@ int64_t vmt_trace_seek_time(struct vmt_trace *t, uint32_t stream_id, uint64_t ti
 		uint32_t i;
 		int err;
 
-		if (sorted && ref->last_time < time)
+		/* Sorted or TIME_RANGE: last_time is the greatest. */
+		if ((ref->flags & VMT_FRAME_FLAGS) && ref->last_time < time)
 			continue;
 		err = load_frame(t, s->frames[k]);
 		if (err)

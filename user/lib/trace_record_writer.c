@@ -5,9 +5,10 @@
  * and through its streams. The write side of trace_cursor.c:
  *
  *   - each record goes to the record stream of its type and CPU ("exec.cpu0"),
- *     made on first use; with the model codec, a CPU's references and
- *     evictions share one stream ("mem.cpu0"), so that a frame holds the
- *     references an eviction follows from (codec_model.c replays them);
+ *     made on first use; with the model codec, every CPU's references and
+ *     evictions share one stream ("mem"), so that a frame holds the
+ *     references an eviction follows from, whichever CPU made them
+ *     (codec_model.c replays them), for the time window it covers;
  *   - the order stream keeps the order they came in, as runs (stream, count)
  *     of consecutive records in one stream;
  *   - a record's variable-size data, put back together from the DATA
@@ -52,23 +53,22 @@ struct vmt_record_writer *vmt_record_writer_new(struct vmt_trace_writer *w)
 	return rw;
 }
 
-/* The type of the stream @rec goes to: its own, or VMT_TRACE_ANY_TYPE (see the top). */
-static uint32_t stream_type(const struct vmt_record_writer *rw, const struct vmt_record *rec)
+/* Whether @rec goes to the one stream of every CPU's memory records (see the top). */
+static bool in_mem_stream(const struct vmt_record_writer *rw, const struct vmt_record *rec)
 {
-	if (vmt_trace_writer_codec(rw->writer) == VMT_CODEC_MODEL &&
-	    (rec->hdr.type == VMT_REC_REFERENCE || rec->hdr.type == VMT_REC_EVICT))
-		return VMT_TRACE_ANY_TYPE;
-	return rec->hdr.type;
+	return vmt_trace_writer_codec(rw->writer) == VMT_CODEC_MODEL &&
+	       (rec->hdr.type == VMT_REC_REFERENCE || rec->hdr.type == VMT_REC_EVICT);
 }
 
 /* The record stream for @rec's type and CPU, made on first use. */
 static int record_stream(struct vmt_record_writer *rw, const struct vmt_record *rec)
 {
+	bool mem = in_mem_stream(rw, rec);
 	struct vmt_trace_stream_info info = {
 		.entry_size = sizeof(*rec),
 		.kind = VMT_STREAM_RECORDS,
-		.record_type = stream_type(rw, rec),
-		.cpu = rec->hdr.cpu,
+		.record_type = mem ? VMT_TRACE_ANY_TYPE : rec->hdr.type,
+		.cpu = mem ? VMT_TRACE_ANY_CPU : rec->hdr.cpu,
 		.time_offset = 0,
 	};
 	const char *type = vmt_record_type_name(rec->hdr.type);
@@ -76,18 +76,18 @@ static int record_stream(struct vmt_record_writer *rw, const struct vmt_record *
 
 	if (rw->last_record_stream >= 0) {
 		last = vmt_trace_writer_stream(rw->writer, (uint32_t)rw->last_record_stream);
-		if (last->record_type == info.record_type && last->cpu == rec->hdr.cpu)
+		if (last->record_type == info.record_type && last->cpu == info.cpu)
 			return rw->last_record_stream;
 	}
 	for (uint32_t i = 0; i < vmt_trace_writer_nr_streams(rw->writer); i++) {
 		const struct vmt_trace_stream_info *si = vmt_trace_writer_stream(rw->writer, i);
 
 		if (si->kind == VMT_STREAM_RECORDS && si->record_type == info.record_type &&
-		    si->cpu == rec->hdr.cpu)
+		    si->cpu == info.cpu)
 			return rw->last_record_stream = (int)i;
 	}
-	if (info.record_type == VMT_TRACE_ANY_TYPE)
-		snprintf(info.name, sizeof(info.name), "mem.cpu%u", rec->hdr.cpu);
+	if (mem)
+		snprintf(info.name, sizeof(info.name), "mem");
 	else if (type)
 		snprintf(info.name, sizeof(info.name), "%s.cpu%u", type, rec->hdr.cpu);
 	else

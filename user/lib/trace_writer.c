@@ -434,18 +434,25 @@ static void frame_header_init(const struct vmt_trace_writer *w, const struct wri
 	h->codec = vmt_codec_field(job->codec, job->stage2);
 	h->raw_size = (uint32_t)job->len;
 	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
-		uint64_t prev;
+		uint64_t prev, least, greatest;
 
+		/* Sorted, or (VMT_FRAME_TIME_RANGE) the least and greatest time. */
 		h->flags = VMT_FRAME_TIME_SORTED;
-		h->first_time = prev = entry_time(&s->info, s->pending);
+		h->first_time = prev = least = greatest = entry_time(&s->info, s->pending);
 		for (uint32_t i = 1; i < s->nr_pending; i++) {
 			uint64_t t = entry_time(&s->info, s->pending + (size_t)i * s->info.entry_size);
 
 			if (t < prev)
-				h->flags = 0;
+				h->flags = VMT_FRAME_TIME_RANGE;
+			least = t < least ? t : least;
+			greatest = t > greatest ? t : greatest;
 			prev = t;
 		}
 		h->last_time = prev;
+		if (h->flags == VMT_FRAME_TIME_RANGE) {
+			h->first_time = least;
+			h->last_time = greatest;
+		}
 	}
 }
 

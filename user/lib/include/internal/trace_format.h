@@ -50,6 +50,14 @@
 
 /* struct frame_header.flags */
 #define VMT_FRAME_TIME_SORTED	0x1	/* entry times never decrease in the frame */
+/*
+ * Version 3: the entries are not in time order, and the header's first and
+ * last times are the least and the greatest of them (not the first and the
+ * last entry's), so that a reader merging by time knows how early a frame
+ * still to come can go. Never with VMT_FRAME_TIME_SORTED.
+ */
+#define VMT_FRAME_TIME_RANGE	0x2
+#define VMT_FRAME_FLAGS		(VMT_FRAME_TIME_SORTED | VMT_FRAME_TIME_RANGE)
 
 /* A frame's codec field: the codec in the low byte, VPC's second stage above. */
 static inline uint16_t vmt_codec_field(unsigned int codec, unsigned int stage2)

@@ -28,6 +28,14 @@ int vmt_trace_scan_for_repair(const char *path, struct vmt_trace_stream_info **s
  */
 int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Frame @k of stream @stream_id, in entry order: its first entry, its
+ * count and its least entry time. 0; -ENOENT when the frame does not say
+ * its least time (an unsorted frame before version 3: the time is then
+ * its first entry's); -EINVAL when there is no such frame.
+ */
+int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t k,
+			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time);
 /* The filter vmt_trace_set_filter() gave (a copy), or NULL. */
 const struct vmt_trace_filter *vmt_trace_filter(const struct vmt_trace *t);
 

@@ -283,22 +283,3 @@ dmesg | sed -n 's/.*vmt_bench_ring: \(paced\|free\): \([0-9]*\) records, \([0-9]
 		free) echo "ring-free-rate ${rest%% *}" ;;
 		esac
 	done
-
-# ---- The collector's drain rate --------------------------------------------------
-# Two fault loops, one a CPU, as fast as they fault, all of it traced (-a)
-# by vmtrace record into a compressed trace: records drained a second of
-# wall time (the collector's start and finish included), and lost.
-echo never >/sys/kernel/mm/transparent_hugepage/enabled
-insmod /opt/vmtrace/lib/vmtrace.ko
-t0=$(date +%s%N)
-vmtrace record -a -o /tmp/drain.vmt -- sh -c \
-	"taskset -c 0 vmt-fault-loop $PAGES & taskset -c 1 vmt-fault-loop $PAGES; wait" \
-	>/dev/null 2>/tmp/drain.summary
-t1=$(date +%s%N)
-drained=$(sed -n 's/.*(\([0-9]*\) records,.*/\1/p' /tmp/drain.summary)
-echo "drain-records $drained"
-echo "drain-lost $(sed -n 's/.* \([0-9]*\) lost).*/\1/p' /tmp/drain.summary)"
-echo "drain-seconds $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
-echo "drain-rate $(awk -v n="$drained" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / ((b - a) / 1e9) }')"
-rm -f /tmp/drain.vmt
-rmmod vmtrace

@@ -179,6 +179,54 @@ static void test_evictions_replayed(void **state)
 	free(recs);
 }
 
+/*
+ * A page that faults again is reached where it was last time: references
+ * to random pages of 4096, each page always at its own offset, against the
+ * same pages at fresh random offsets. The second reference of a page and
+ * after costs at least 6 bits less (its offset is the page's last: under a
+ * bit, against 9 bits or so through the offset's tree).
+ */
+static void test_page_offsets_predicted(void **state)
+{
+	enum { REFS = 8000, PAGES = 4096 };
+	static struct vmt_record recs[REFS];
+	static uint16_t offset[PAGES];
+	static bool seen[PAGES];
+	size_t fixed, fresh, again = 0;
+
+	(void)state;
+	rng_state = 44;
+	for (int p = 0; p < PAGES; p++)
+		offset[p] = (uint16_t)(rng() % 512 * 8);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t time = 1000000, seed = 45;
+
+		for (size_t i = 0; i < REFS; i++) {
+			uint64_t page;
+
+			rng_state = seed;
+			page = rng() % PAGES;
+			seed = rng_state;
+			time += 10 * (1 + rng() % 300);
+			recs[i] = memref(VMT_REC_REFERENCE, time, 7,
+					 (0x10000 + page) << 12 |
+					 (pass ? rng() % 512 * 8 : offset[page]), 0x8000 + page);
+			if (!pass) {
+				again += seen[page];
+				seen[page] = true;
+			}
+		}
+		if (pass)
+			fresh = model_size(recs, REFS);
+		else
+			fixed = model_size(recs, REFS);
+	}
+	print_message("%zu references (%zu to a page seen before): %zu bytes at each page's own offset, %zu at fresh ones\n",
+		      (size_t)REFS, again, fixed, fresh);
+	assert_true(again > REFS / 3);
+	assert_true((fresh - fixed) * 8 > again * 6);
+}
+
 /* Every record type, on two CPUs, some with data. */
 static size_t every_type(struct vmt_record *out, const char **data)
 {
@@ -430,6 +478,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_range_coder_round_trip),
 		cmocka_unit_test(test_evictions_replayed),
+		cmocka_unit_test(test_page_offsets_predicted),
 		cmocka_unit_test_setup_teardown(test_every_record_type_through_the_container,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drained_mem_stream_by_time, setup, teardown),

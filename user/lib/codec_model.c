@@ -15,9 +15,11 @@
  *     the frame, or a difference; its vaddr as the ip (a fetch), the ip's
  *     page plus its page stride, the page that followed the CPU's last
  *     page, a recent page's next, a page evicted earlier (by its age in
- *     evictions), or a difference, then the offset: the ip's last, or
- *     through one of 32 trees its ip picks (an instruction reaches the same
- *     fields of its structures; from MODEL_CODED_2, 4% off xz's trace); its pfn from the
+ *     evictions), or a difference, then the offset: the ip's last; from
+ *     MODEL_CODED_2, the page's last (a page faulting again after its
+ *     eviction is reached where it was before), one of the ip's 3 before,
+ *     or through one of 32 trees the ip picks (an instruction reaches the
+ *     same fields of its structures); in MODEL_CODED, through one tree; its pfn from the
  *     (pid, page) map of the frame (model_replay.c), a neighbour's, a
  *     recent pfn - page distance, the last new one's next; its error code
  *     as the ip's, and access, kernel_mode, cause, flags as the last
@@ -69,6 +71,7 @@
 #define CLASSES			3	/* reference, eviction, other */
 #define PAGE_SHIFT		12
 #define PAGE_OFFSET_MASK	0xfffu
+#define OFFSETS			4	/* an ip's recent offsets (MODEL_CODED_2) */
 #define OFFSET_TREE_BITS	5	/* 2^5 offset trees a reference's ip picks (MODEL_CODED_2) */
 #define OFFSET_TREES		(1 << OFFSET_TREE_BITS)
 
@@ -98,7 +101,11 @@ struct ip_state {
 	uint64_t successors[SUCCESSORS];
 	uint32_t nr_successors;
 	uint32_t error_code;
-	uint16_t last_offset;
+	/* Its last offsets in their pages, newest first (MODEL_CODED: the first only). */
+	uint16_t offsets[OFFSETS];
+	uint8_t nr_offsets;
+	uint8_t offset_hits;		/* whether its last two were among them, newest low */
+	uint8_t page_offset_hits;	/* whether its last two were their page's last */
 	bool fetch;
 };
 
@@ -111,6 +118,7 @@ struct model_probs {
 	uint16_t successor_rank[8], page_successor_hit[2], ip_in_evicted, page_in_evicted[2];
 	uint16_t ip_offset[1 << PAGE_SHIFT];
 	uint16_t fetch[3], page_stride_hit[2], recent_rank[8], same_offset[2];
+	uint16_t recent_offset[2][4], offset_rank[2][4], page_offset[5];
 	uint16_t offset[2][1 << PAGE_SHIFT], ip_offset_tree[OFFSET_TREES][1 << PAGE_SHIFT];
 	uint16_t same_error[2];
 	uint16_t flags_hit[2];
@@ -153,6 +161,9 @@ struct model {
 	uint64_t walk_passes;		/* entries passed over by found evictions */
 	uint64_t walk_misses;		/* evictions not found in the replayed set */
 	uint32_t max_records;
+	/* The reference's page when code_offset() looked it up already, else NULL. */
+	struct vmt_replay_page *ref_page;
+	bool ref_page_added;
 	struct vmt_index cpu_index, ip_index;
 	struct cpu_state *cpus;
 	struct ip_state *ip_states;
@@ -384,12 +395,19 @@ static struct cpu_state *cpu_state(struct model *m, uint16_t cpu, bool *added)
 
 /* ---- Fields --------------------------------------------------------------- */
 
+/* @bits bits of a hash of @value (Fibonacci hashing: the top bits of a product). */
+static inline unsigned int hash_bits(uint64_t value, unsigned int bits)
+{
+	return (unsigned int)((value * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
 static uint64_t code_time(struct model *m, struct cpu_state *c, bool new_cpu, unsigned int cls,
 			  uint64_t time)
 {
 	uint64_t prev = new_cpu ? m->last_time : c->last_time;
 	struct sint_model *sm = &m->p.time[(cls * CLASSES + c->last_class) * 2 + new_cpu];
 	uint64_t diff = time - prev, units;
+
 
 	/* The unit divides every difference the encoder codes (frame_time_unit()). */
 	units = code_sint(m, sm, (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) : diff / m->unit);
@@ -598,7 +616,77 @@ static uint16_t *offset_tree(struct model *m, uint64_t ip)
 {
 	if (m->revision < MODEL_CODED_2)
 		return m->p.offset[0];
-	return m->p.ip_offset_tree[(ip * 0x9e3779b97f4a7c15ull) >> (64 - OFFSET_TREE_BITS)];
+	return m->p.ip_offset_tree[hash_bits(ip, OFFSET_TREE_BITS)];
+}
+
+/*
+ * A reference's offset in its page: the ip's last; from MODEL_CODED_2, the
+ * page's last (see below), one of the ip's OFFSETS - 1 before (an
+ * instruction walking a few fields, or a few structures' same field: a
+ * tenth of python3's references); or through the ip's tree.
+ */
+static unsigned int code_offset(struct model *m, struct ip_state *is, bool new_ip, uint64_t ip,
+				uint32_t pid, uint64_t vpage, unsigned int offset)
+{
+	struct vmt_replay_page *page;
+	unsigned int k, hit;
+
+	if (m->revision < MODEL_CODED_2) {
+		if (!new_ip && code_bit(m, &m->p.same_offset[is->fetch], offset == is->offsets[0]))
+			return is->offsets[0];
+		return code_tree(m, offset_tree(m, ip), PAGE_SHIFT, offset);
+	}
+	if (!new_ip && code_bit(m, &m->p.same_offset[is->fetch], offset == is->offsets[0]))
+		return is->offsets[0];
+	/*
+	 * Where the page was reached last time: a page that faults again after
+	 * its eviction is often reached where it was before (half of xz's
+	 * references, a tenth of python3's).
+	 */
+	page = m->ref_page = page_of(m, pid, vpage << PAGE_SHIFT, &m->ref_page_added);
+	if (page->has_offset && (new_ip || page->last_offset != is->offsets[0])) {
+		unsigned int ctx = new_ip ? 4 : is->page_offset_hits & 3;
+
+		hit = code_bit(m, &m->p.page_offset[ctx], offset == page->last_offset);
+		if (!new_ip)
+			is->page_offset_hits = (uint8_t)(is->page_offset_hits << 1 | hit);
+		if (hit)
+			return page->last_offset;
+	}
+	if (new_ip || is->nr_offsets < 2)
+		return code_tree(m, offset_tree(m, ip), PAGE_SHIFT, offset);
+	for (k = 1; k < is->nr_offsets && is->offsets[k] != offset; k++)
+		;
+	/* In the context of the ip's last two: some ips hash, others walk. */
+	hit = code_bit(m, &m->p.recent_offset[is->fetch][is->offset_hits & 3],
+		       k < is->nr_offsets);
+	is->offset_hits = (uint8_t)(is->offset_hits << 1 | hit);
+	if (!hit)
+		return code_tree(m, offset_tree(m, ip), PAGE_SHIFT, offset);
+	/* Ranks 1..OFFSETS - 1, as 0..2 of a 2-bit tree. */
+	_Static_assert(OFFSETS - 1 <= 4, "ranks in a 2-bit tree");
+	k = code_tree(m, m->p.offset_rank[is->fetch], 2, k - 1) + 1;
+	if (k >= is->nr_offsets) {
+		m->corrupt = true;
+		return 0;
+	}
+	return is->offsets[k];
+}
+
+/* @offset to the front of @is's recent offsets. */
+static void remember_offset(struct model *m, struct ip_state *is, uint16_t offset)
+{
+	unsigned int k, max = m->revision < MODEL_CODED_2 ? 1 : OFFSETS;
+
+	for (k = 0; k < is->nr_offsets && is->offsets[k] != offset; k++)
+		;
+	if (k == is->nr_offsets) {
+		if (is->nr_offsets < max)
+			is->nr_offsets++;
+		k = is->nr_offsets - 1;
+	}
+	memmove(&is->offsets[1], &is->offsets[0], k * sizeof(is->offsets[0]));
+	is->offsets[0] = offset;
 }
 
 /*
@@ -644,11 +732,7 @@ static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state
 	base = new_ip ? c->last_page : is->last_page;
 	vpage = base + code_sint(m, &m->p.page[new_ip], vpage - base);
 offset:
-	if (!new_ip && code_bit(m, &m->p.same_offset[is->fetch], offset == is->last_offset))
-		offset = is->last_offset;
-	else
-		offset = code_tree(m, offset_tree(m, ip), PAGE_SHIFT, offset);
-	return vpage << PAGE_SHIFT | offset;
+	return vpage << PAGE_SHIFT | code_offset(m, is, new_ip, ip, pid, vpage, offset);
 }
 
 static void code_reference(struct model *m, struct cpu_state *c, struct vmt_record *r)
@@ -660,6 +744,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	bool new_ip, new_page;
 	uint32_t i;
 
+	m->ref_page = NULL;
 	ref->ip = code_ip(m, c, r->hdr.pid, ref->ip);
 	FIELD(6);
 	i = vmt_index_add(&m->ip_index, ref->ip, &new_ip);
@@ -682,7 +767,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	if (!new_ip)
 		is->page_stride = (ref->vaddr >> PAGE_SHIFT) - is->last_page;
 	is->last_page = ref->vaddr >> PAGE_SHIFT;
-	is->last_offset = ref->vaddr & PAGE_OFFSET_MASK;
+	remember_offset(m, is, ref->vaddr & PAGE_OFFSET_MASK);
 	is->fetch = ref->vaddr == ref->ip;
 	c->last_page = ref->vaddr >> PAGE_SHIFT;
 	move_to_front(m->recent_pages, &m->nr_recent, RECENT_PAGES, c->last_page);
@@ -693,12 +778,19 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 		ref->error_code = is->error_code;
 	is->error_code = ref->error_code;
 
-	page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
+	if (m->ref_page) {
+		page = m->ref_page;
+		new_page = m->ref_page_added;
+	} else {
+		page = page_of(m, r->hdr.pid, ref->vaddr, &new_page);
+	}
 	if (c->last_page_index != VMT_REPLAY_NONE) {
 		m->replay.pages[c->last_page_index].next_vpage = page->vpage;
 		m->replay.pages[c->last_page_index].has_next = true;
 	}
 	c->last_page_index = (uint32_t)(page - m->replay.pages);
+	page->last_offset = ref->vaddr & PAGE_OFFSET_MASK;
+	page->has_offset = true;
 	code_ref_flags(m, ref, !new_page);
 	FIELD(8);
 	ref->pfn = code_pfn(m, 0, page, ref->pfn);
@@ -1039,9 +1131,11 @@ int vmt_model_decompress(const void *src, size_t size, void *dst, size_t dst_siz
 	m->decoding = true;
 	model_start(m, vmt_get64(in + 1), unit, in[0] & MODEL_REQUEUE, revision);
 	vmt_rc_decoder_init(&m->dec, in + MODEL_HEADER, size - MODEL_HEADER);
-	memset(dst, 0, dst_size);
-	for (uint32_t i = 0; i < n && !m->corrupt; i++)
+	/* Each record zeroed as it is decoded, while its line is in the cache. */
+	for (uint32_t i = 0; i < n && !m->corrupt; i++) {
+		memset(&recs[i], 0, sizeof(recs[i]));
 		code_record(m, &recs[i]);
+	}
 	if (m->corrupt || vmt_rc_decoder_consumed(&m->dec) != size - MODEL_HEADER)
 		err = -EBADMSG;
 	model_put(m);

@@ -81,6 +81,8 @@ struct vmt_replay_page {
 	bool has_pfn;
 	bool written;			/* a write reference since it was last queued */
 	uint8_t passes;			/* eviction walks that passed it over, up to 3 */
+	bool has_offset;
+	uint16_t last_offset;		/* in the page, of its last reference */
 };
 
 /* A process's enabled set as the frame saw it: oldest at head. */

@@ -120,6 +120,13 @@ $(BUILD)/bin/vmt-%: tests/vm/progs/%.c tests/vm/progs/prog.h include/vmtrace_mar
 # Host-side benchmark helpers (tests/bench/NAME.c -> vmt-NAME), with
 # libvmtrace for those that read traces.
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/bench/*.c))
+# vmt-model-stats: the model codec's own sources, built with its bit counters in.
+MODEL_STATS_SRCS := user/lib/codec_model.c user/lib/model_replay.c user/lib/range_coder.c \
+	user/lib/bytes.c
+$(BUILD)/bin/vmt-model-stats: tests/bench/model-stats.c $(MODEL_STATS_SRCS) \
+		$(wildcard user/lib/include/internal/*.h) include/uapi/linux/vmtrace.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DVMT_MODEL_STATS $(CFLAGS) -o $@ $< $(MODEL_STATS_SRCS) -lz -lm
 $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/lib/libvmtrace.a -lzstd -llzma -lz -lm

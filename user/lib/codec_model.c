@@ -61,6 +61,7 @@
 /* Mode byte flag: entries passed over in an eviction walk move to the newest end. */
 #define MODEL_REQUEUE		0x80
 #define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
+#define VMT_MODEL_FIELDS	14	/* VMT_MODEL_STATS: the parts FIELD() names */
 
 #define IP_MTF			64
 #define RECENT_PAGES		4
@@ -175,8 +176,15 @@ struct model {
 
 #ifdef VMT_MODEL_STATS
 #include <math.h>
-double vmt_model_cost[16];
-int vmt_model_field;
+/* Bits the encoder's kept output spent on each part of the records (tests/bench/model-stats.c). */
+double vmt_model_cost[VMT_MODEL_FIELDS];
+const char *const vmt_model_field_names[VMT_MODEL_FIELDS] = {
+	"cpu, type", "time of a reference", "time of an eviction", "time of another record",
+	"pid, tid, data_len", "reference: ip", "reference: page", "reference: offset",
+	"reference: error code, flags", "reference: pfn", "eviction: page (the walk)",
+	"eviction: pfn", "eviction: the rest", "other records",
+};
+static int vmt_model_field;
 #define FIELD(f) (vmt_model_field = (f))
 #else
 #define FIELD(f) ((void)0)
@@ -732,6 +740,7 @@ static uint64_t code_vaddr(struct model *m, struct cpu_state *c, struct ip_state
 	base = new_ip ? c->last_page : is->last_page;
 	vpage = base + code_sint(m, &m->p.page[new_ip], vpage - base);
 offset:
+	FIELD(7);
 	return vpage << PAGE_SHIFT | code_offset(m, is, new_ip, ip, pid, vpage, offset);
 }
 
@@ -763,7 +772,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	c->last_ip = i;
 
 	ref->vaddr = code_vaddr(m, c, is, new_ip, r->hdr.pid, ref->ip, ref->vaddr);
-	FIELD(7);
+	FIELD(8);
 	if (!new_ip)
 		is->page_stride = (ref->vaddr >> PAGE_SHIFT) - is->last_page;
 	is->last_page = ref->vaddr >> PAGE_SHIFT;
@@ -792,7 +801,7 @@ static void code_reference(struct model *m, struct cpu_state *c, struct vmt_reco
 	page->last_offset = ref->vaddr & PAGE_OFFSET_MASK;
 	page->has_offset = true;
 	code_ref_flags(m, ref, !new_page);
-	FIELD(8);
+	FIELD(9);
 	ref->pfn = code_pfn(m, 0, page, ref->pfn);
 	page->pfn = ref->pfn;
 	page->has_pfn = true;
@@ -820,7 +829,7 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 		m->corrupt = true;
 		return;
 	}
-	FIELD(9);
+	FIELD(10);
 	/* Is it among the first WALK_MAX pages of the queue? By how full it is. */
 	node = m->decoding ? VMT_REPLAY_NONE : q->head;	/* the decoder learns it from the bit */
 	for (; node != VMT_REPLAY_NONE && k < WALK_MAX; node = m->replay.pages[node].next, k++)
@@ -867,9 +876,9 @@ static void code_eviction(struct model *m, struct vmt_record *r)
 	}
 	m->last_evict_page = ref->vaddr >> PAGE_SHIFT;
 
-	FIELD(10);
-	ref->pfn = code_pfn(m, 1, page, ref->pfn);
 	FIELD(11);
+	ref->pfn = code_pfn(m, 1, page, ref->pfn);
+	FIELD(12);
 	page->pfn = ref->pfn;
 	page->has_pfn = true;
 
@@ -906,7 +915,7 @@ static void code_other(struct model *m, struct vmt_record *r)
 	unsigned int slot = r->hdr.type < TYPE_SLOTS ? r->hdr.type : TYPE_SLOTS - 1;
 	uint64_t *last = m->words[slot];
 
-	FIELD(12);
+	FIELD(13);
 	for (unsigned int i = 0; i < 5; i++) {
 		if (code_bit(m, &m->p.same_word[slot][i], r->raw[i] == last[i]))
 			r->raw[i] = last[i];
@@ -1068,7 +1077,15 @@ int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
 	if (!m)
 		return -ENOMEM;
 	unit = frame_time_unit(recs, n, m);
+#ifdef VMT_MODEL_STATS
+	double before[VMT_MODEL_FIELDS], first[VMT_MODEL_FIELDS];
+
+	memcpy(before, vmt_model_cost, sizeof(before));
+#endif
 	err = encode_frame(m, recs, n, (uint64_t)unit, false, out);
+#ifdef VMT_MODEL_STATS
+	memcpy(first, vmt_model_cost, sizeof(first));
+#endif
 	/*
 	 * Walks that passed many pages over before their victim: CLOCK's
 	 * second chances, which a walk that moves them to the newest end
@@ -1083,6 +1100,13 @@ int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
 
 			*out = alt;
 			alt = t;
+#ifdef VMT_MODEL_STATS
+			/* The second pass's bits only. */
+			for (int i = 0; i < VMT_MODEL_FIELDS; i++)
+				vmt_model_cost[i] = before[i] + vmt_model_cost[i] - first[i];
+		} else {
+			memcpy(vmt_model_cost, first, sizeof(first));
+#endif
 		}
 	}
 	vmt_buf_free(&alt);

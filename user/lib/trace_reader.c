@@ -722,6 +722,13 @@ static const uint8_t *entry_at(struct vmt_trace *t, uint32_t stream_id, uint64_t
 		return NULL;
 	}
 	s = &t->streams[stream_id];
+	/* Entries are read in turn, mostly: the frame in the cache first. */
+	if (s->cached_frame != UINT64_MAX) {
+		const struct vmt_frame_ref *ref = &t->frames[s->cached_frame];
+
+		if (index >= ref->first_entry && index - ref->first_entry < ref->entry_count)
+			return s->cache + (index - ref->first_entry) * s->info.entry_size;
+	}
 	if (index >= s->entries) {
 		*err = vmt_trace_fail(t, -ERANGE, "stream %u has %llu entries, not %llu", stream_id,
 				      (unsigned long long)s->entries, (unsigned long long)index + 1);

@@ -416,7 +416,6 @@ static uint64_t code_time(struct model *m, struct cpu_state *c, bool new_cpu, un
 	struct sint_model *sm = &m->p.time[(cls * CLASSES + c->last_class) * 2 + new_cpu];
 	uint64_t diff = time - prev, units;
 
-
 	/* The unit divides every difference the encoder codes (frame_time_unit()). */
 	units = code_sint(m, sm, (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) : diff / m->unit);
 	return prev + units * m->unit;
@@ -639,13 +638,10 @@ static unsigned int code_offset(struct model *m, struct ip_state *is, bool new_i
 	struct vmt_replay_page *page;
 	unsigned int k, hit;
 
-	if (m->revision < MODEL_CODED_2) {
-		if (!new_ip && code_bit(m, &m->p.same_offset[is->fetch], offset == is->offsets[0]))
-			return is->offsets[0];
-		return code_tree(m, offset_tree(m, ip), PAGE_SHIFT, offset);
-	}
 	if (!new_ip && code_bit(m, &m->p.same_offset[is->fetch], offset == is->offsets[0]))
 		return is->offsets[0];
+	if (m->revision < MODEL_CODED_2)
+		return code_tree(m, offset_tree(m, ip), PAGE_SHIFT, offset);
 	/*
 	 * Where the page was reached last time: a page that faults again after
 	 * its eviction is often reached where it was before (half of xz's

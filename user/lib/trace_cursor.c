@@ -230,11 +230,13 @@ static int view_push(struct vmt_trace_cursor *c, struct time_view *v, uint32_t i
 		v->heap = heap;
 		v->capacity = capacity;
 	}
-	i = v->len++;
+	/* Read first: a failed read leaves the heap as it was. */
+	i = v->len;
 	err = vmt_trace_read(c->trace, id, index, &v->heap[i].record);
 	if (err)
 		return err;
 	v->heap[i].index = index;
+	v->len++;
 	while (i && view_before(&v->heap[i], &v->heap[(i - 1) / 2])) {
 		struct view_entry t = v->heap[i];
 

@@ -135,7 +135,7 @@ $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h $(BUILD)/lib/li
 # in (built position-independent for it) and none of its symbols exported.
 BT2_SRCS := $(wildcard user/bt2/*.c)
 BT2_PLUGIN := $(BUILD)/babeltrace2/babeltrace-plugin-vmtrace.so
-$(BUILD)/pic/%.o: %.c $(LIB_HDRS) $(wildcard user/bt2/*.h) user/cmd/record_names.h
+$(BUILD)/pic/%.o: %.c $(LIB_HDRS) $(wildcard user/bt2/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 

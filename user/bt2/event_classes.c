@@ -16,7 +16,6 @@
 
 #include <vmtrace/trace.h>
 
-#include "../cmd/record_names.h"
 #include "event_classes.h"
 
 enum field_kind {
@@ -36,27 +35,23 @@ struct field_def {
 	unsigned char size;	/* bytes of the record's member: 1, 2, 4 or 8 */
 	unsigned short offset;	/* of the member in struct vmt_record */
 	unsigned int mask;	/* F_BIT */
-	const char *const *labels;	/* F_ENUM: label of code i at [i] */
-	unsigned int nr_labels;
+	enum vmt_field_names names;	/* F_ENUM: the codes' labels */
 };
 
 #define MEMBER(m)	sizeof(((struct vmt_record *)0)->m), offsetof(struct vmt_record, m)
-#define UINT(n, m)	{ n, F_UINT, MEMBER(m), 0, NULL, 0 }
-#define HEX(n, m)	{ n, F_HEX, MEMBER(m), 0, NULL, 0 }
-#define BIT(n, m, b)	{ n, F_BIT, MEMBER(m), b, NULL, 0 }
-#define ENUM(n, m, t)	{ n, F_ENUM, MEMBER(m), 0, t, sizeof(t) / sizeof(t[0]) }
-#define KIND(n, k, m)	{ n, k, MEMBER(m), 0, NULL, 0 }
-#define DATA(n)		{ n, F_DATA, 0, 0, 0, NULL, 0 }
+#define UINT(n, m)	{ n, F_UINT, MEMBER(m), 0, 0 }
+#define HEX(n, m)	{ n, F_HEX, MEMBER(m), 0, 0 }
+#define BIT(n, m, b)	{ n, F_BIT, MEMBER(m), b, 0 }
+#define ENUM(n, m, t)	{ n, F_ENUM, MEMBER(m), 0, t }
+#define KIND(n, k, m)	{ n, k, MEMBER(m), 0, 0 }
+#define DATA(n)		{ n, F_DATA, 0, 0, 0, 0 }
 
-static const char *const mode_labels[] = { "user", "kernel" };
-static const char *const vma_ops[] = { "unmap", "map" };
-static const char *const pagemap_ops[] = { "map", "unmap" };
 
 static const struct field_def lost_fields[] = { UINT("count", lost.count) };
 static const struct field_def ref_fields[] = {
 	HEX("addr", ref.vaddr), HEX("ip", ref.ip), HEX("pfn", ref.pfn),
-	ENUM("access", ref.access, access_names), ENUM("mode", ref.kernel_mode, mode_labels),
-	ENUM("cause", ref.cause, cause_names), HEX("err", ref.error_code),
+	ENUM("access", ref.access, VMT_NAMES_ACCESS), ENUM("mode", ref.kernel_mode, VMT_NAMES_MODE),
+	ENUM("cause", ref.cause, VMT_NAMES_CAUSE), HEX("err", ref.error_code),
 	BIT("huge", ref.flags, VMT_REF_HUGE),
 };
 static const struct field_def evict_fields[] = {
@@ -88,26 +83,26 @@ static const struct field_def task_fields[] = {
 	BIT("exe_dropped", task.flags, VMT_DATA_DROPPED),
 };
 static const struct field_def vma_fields[] = {
-	ENUM("op", vma.op, vma_ops), ENUM("cause", vma.cause, vma_causes),
+	ENUM("op", vma.op, VMT_NAMES_VMA_OP), ENUM("cause", vma.cause, VMT_NAMES_VMA_CAUSE),
 	HEX("start", vma.start), HEX("end", vma.end), KIND("prot", F_PROT, vma.prot),
-	ENUM("kind", vma.kind, vma_kinds), HEX("offset", vma.offset), DATA("name"),
+	ENUM("kind", vma.kind, VMT_NAMES_VMA_KIND), HEX("offset", vma.offset), DATA("name"),
 	BIT("name_dropped", vma.flags, VMT_DATA_DROPPED),
 };
 static const struct field_def dma_fields[] = {
-	ENUM("op", dma.op, dma_ops), ENUM("dir", dma.dir, dma_dirs),
+	ENUM("op", dma.op, VMT_NAMES_DMA_OP), ENUM("dir", dma.dir, VMT_NAMES_DMA_DIR),
 	HEX("dma", dma.dma_addr), HEX("phys", dma.phys_addr), UINT("size", dma.size),
 	UINT("index", dma.index), UINT("count", dma.count), UINT("in_task", dma.in_task),
 	DATA("dev"), BIT("dev_dropped", dma.flags, VMT_DATA_DROPPED),
 };
 static const struct field_def pagemap_fields[] = {
-	ENUM("op", pagemap.op, pagemap_ops), HEX("addr", pagemap.vaddr),
+	ENUM("op", pagemap.op, VMT_NAMES_PAGEMAP_OP), HEX("addr", pagemap.vaddr),
 	HEX("pfn", pagemap.pfn), UINT("huge", pagemap.huge),
 	UINT("event", pagemap.notify_event),
 };
 static const struct field_def exact_fields[] = {
 	HEX("addr", exact.addr), UINT("size", exact.size),
-	ENUM("access", exact.access, access_names), KIND("value", F_VALUE, exact.value),
-	HEX("ip", exact.ip), ENUM("mode", exact.kernel_mode, mode_labels),
+	ENUM("access", exact.access, VMT_NAMES_ACCESS), KIND("value", F_VALUE, exact.value),
+	HEX("ip", exact.ip), ENUM("mode", exact.kernel_mode, VMT_NAMES_MODE),
 	BIT("string", exact.flags, VMT_EXACT_STRING), BIT("split", exact.flags, VMT_EXACT_SPLIT),
 	BIT("stack", exact.flags, VMT_EXACT_STACK),
 };
@@ -144,16 +139,18 @@ static const char *const common_fields[] = { "cpu_id", "pid", "tid" };
 static bt_field_class *enum_class_create(bt_trace_class *tc, const struct field_def *def)
 {
 	bt_field_class *fc = bt_field_class_enumeration_unsigned_create(tc);
+	unsigned int nr_labels;
+	const char *const *labels = vmt_field_names(def->names, &nr_labels);
 
-	for (unsigned int i = 0; fc && i < def->nr_labels; i++) {
+	for (unsigned int i = 0; fc && i < nr_labels; i++) {
 		bt_integer_range_set_unsigned *ranges;
 		int bad;
 
-		if (!strcmp(def->labels[i], "?"))
+		if (!strcmp(labels[i], "?"))
 			continue;
 		ranges = bt_integer_range_set_unsigned_create();
 		bad = !ranges || bt_integer_range_set_unsigned_add_range(ranges, i, i) ||
-		      bt_field_class_enumeration_unsigned_add_mapping(fc, def->labels[i], ranges);
+		      bt_field_class_enumeration_unsigned_add_mapping(fc, labels[i], ranges);
 		bt_integer_range_set_unsigned_put_ref(ranges);
 		if (bad) {
 			bt_field_class_put_ref(fc);

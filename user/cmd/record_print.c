@@ -9,17 +9,16 @@
 
 #include <vmtrace/trace.h>
 
-#include "record_names.h"
 #include "record_print.h"
 
-#define NAME(table, i)	((i) < sizeof(table) / sizeof(table[0]) ? table[i] : "?")
+#define NAME(field, i)	vmt_field_name(field, i)
 
-const char *access_name(unsigned int access) { return NAME(access_names, access); }
-const char *fault_cause_name(unsigned int cause) { return NAME(cause_names, cause); }
-const char *vma_cause_name(unsigned int cause) { return NAME(vma_causes, cause); }
-const char *vma_kind_name(unsigned int kind) { return NAME(vma_kinds, kind); }
-const char *dma_op_name(unsigned int op) { return NAME(dma_ops, op); }
-const char *dma_dir_name(unsigned int dir) { return NAME(dma_dirs, dir); }
+const char *access_name(unsigned int access) { return NAME(VMT_NAMES_ACCESS, access); }
+const char *fault_cause_name(unsigned int cause) { return NAME(VMT_NAMES_CAUSE, cause); }
+const char *vma_cause_name(unsigned int cause) { return NAME(VMT_NAMES_VMA_CAUSE, cause); }
+const char *vma_kind_name(unsigned int kind) { return NAME(VMT_NAMES_VMA_KIND, kind); }
+const char *dma_op_name(unsigned int op) { return NAME(VMT_NAMES_DMA_OP, op); }
+const char *dma_dir_name(unsigned int dir) { return NAME(VMT_NAMES_DMA_DIR, dir); }
 
 void print_escaped(FILE *out, const void *bytes, uint32_t len, const char *quote)
 {
@@ -76,13 +75,13 @@ static void print_vma(FILE *out, const struct vmt_record *rec, const void *data)
 	const struct vmt_vma *v = &rec->vma;
 
 	fprintf(out, " op=%s cause=%s start=0x%llx end=0x%llx", v->op ? "map" : "unmap",
-		NAME(vma_causes, v->cause), (unsigned long long)v->start,
+		NAME(VMT_NAMES_VMA_CAUSE, v->cause), (unsigned long long)v->start,
 		(unsigned long long)v->end);
 	if (v->op == VMT_VMA_UNMAP)
 		return;
 	fprintf(out, " prot=%c%c%c%c kind=%s", v->prot & VMT_PROT_READ ? 'r' : '-',
 		v->prot & VMT_PROT_WRITE ? 'w' : '-', v->prot & VMT_PROT_EXEC ? 'x' : '-',
-		v->prot & VMT_PROT_SHARED ? 's' : 'p', NAME(vma_kinds, v->kind));
+		v->prot & VMT_PROT_SHARED ? 's' : 'p', NAME(VMT_NAMES_VMA_KIND, v->kind));
 	if (v->kind == VMT_VMA_FILE)
 		fprintf(out, " offset=0x%llx", (unsigned long long)v->offset);
 	print_data(out, "name", rec, data);
@@ -102,7 +101,7 @@ static void print_exact(FILE *out, const struct vmt_record *rec, const void *dat
 	unsigned long long v = 0;
 
 	fprintf(out, " addr=0x%llx size=%u access=%s value=", (unsigned long long)e->addr, e->size,
-		NAME(access_names, e->access));
+		NAME(VMT_NAMES_ACCESS, e->access));
 	if (!e->size) {
 		fputc('-', out);
 	} else if (!bytes || (e->size > sizeof(e->value) && rec->hdr.data_len < e->size)) {
@@ -144,8 +143,8 @@ void print_record(FILE *out, const struct vmt_record *rec, const void *data)
 	case VMT_REC_REFERENCE:
 		fprintf(out, " addr=0x%llx ip=0x%llx pfn=0x%llx access=%s mode=%s cause=%s err=0x%x%s",
 			(unsigned long long)rec->ref.vaddr, (unsigned long long)rec->ref.ip,
-			(unsigned long long)rec->ref.pfn, NAME(access_names, rec->ref.access),
-			rec->ref.kernel_mode ? "kernel" : "user", NAME(cause_names, rec->ref.cause),
+			(unsigned long long)rec->ref.pfn, NAME(VMT_NAMES_ACCESS, rec->ref.access),
+			rec->ref.kernel_mode ? "kernel" : "user", NAME(VMT_NAMES_CAUSE, rec->ref.cause),
 			rec->ref.error_code, rec->ref.flags & VMT_REF_HUGE ? " huge=1" : "");
 		break;
 	case VMT_REC_EVICT:
@@ -186,7 +185,7 @@ void print_record(FILE *out, const struct vmt_record *rec, const void *data)
 		break;
 	case VMT_REC_DMA:
 		fprintf(out, " op=%s dir=%s dma=0x%llx phys=0x%llx size=%u seg=%u/%u in_task=%u",
-			NAME(dma_ops, rec->dma.op), NAME(dma_dirs, rec->dma.dir),
+			NAME(VMT_NAMES_DMA_OP, rec->dma.op), NAME(VMT_NAMES_DMA_DIR, rec->dma.dir),
 			(unsigned long long)rec->dma.dma_addr,
 			(unsigned long long)rec->dma.phys_addr, rec->dma.size, rec->dma.index,
 			rec->dma.count, rec->dma.in_task);

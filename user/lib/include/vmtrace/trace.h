@@ -54,6 +54,28 @@ enum vmt_codec {
 /* "ref", "evict", "vma"...: a record type's short name; NULL for an unknown type. */
 const char *vmt_record_type_name(unsigned int type);
 
+/* The record fields whose codes print as words (vmtrace dump, babeltrace2). */
+enum vmt_field_names {
+	VMT_NAMES_ACCESS,	/* ref.access, exact.access: "R", "W", "RW", "X" */
+	VMT_NAMES_CAUSE,	/* ref.cause: "protection", "demand", "cow", "other" */
+	VMT_NAMES_MODE,		/* ref.kernel_mode, exact.kernel_mode: "user", "kernel" */
+	VMT_NAMES_VMA_OP,	/* vma.op: "unmap", "map" */
+	VMT_NAMES_VMA_CAUSE,	/* vma.cause: "dump", "exec", "mmap", ... */
+	VMT_NAMES_VMA_KIND,	/* vma.kind: "anon", "file", "heap", "stack", "special" */
+	VMT_NAMES_DMA_OP,	/* dma.op: "map_page", "unmap_page", ... */
+	VMT_NAMES_DMA_DIR,	/* dma.dir: "bidirectional", "to_device", ... */
+	VMT_NAMES_PAGEMAP_OP,	/* pagemap.op: "map", "unmap" */
+	VMT_NAMES_COUNT,
+};
+
+/*
+ * The words of field @field's codes, code i's at [i] ("?" for a code without
+ * one), and their number in *@count; NULL (and 0) for an unknown @field.
+ */
+const char *const *vmt_field_names(enum vmt_field_names field, unsigned int *count);
+/* The word of code @code of field @field: "?" for a code without one. */
+const char *vmt_field_name(enum vmt_field_names field, unsigned int code);
+
 /* "none", "zstd", "xz", "vpc", "model"; NULL for an unknown codec. */
 const char *vmt_codec_name(unsigned int codec);
 /* The codec named @name, or -EINVAL. */

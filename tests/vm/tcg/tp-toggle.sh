@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tp-toggle.sh [CYCLES]: not a test of vmtrace, and not run by `make check`.
+# tp-toggle.sh [CYCLES]: not a test of vmtrace; tests/vm/host/tcg-patching.sh
+# runs it on 6.12 under both of QEMU's TCG threading modes.
 # Reproduces, without vmtrace, the guest hang its module loads and unloads
 # meet under QEMU's TCG (tests/vm/guest/lifecycle.sh): switches the
 # tracepoints vmtrace attaches to on and off through tracefs, CYCLES (400)

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels: 6.12
+# A test of the platform, not of vmtrace: QEMU 7.2's multi-threaded TCG kills
+# Debian's 6.12 when the kernel patches live code (text_poke_bp(): static
+# keys, kprobes, tracepoints) while another vCPU runs, with no vmtrace module
+# loaded; one TCG thread for all vCPUs does not. tests/vm/tcg/tp-toggle.sh
+# switches the kernel's own tracepoints on and off through tracefs while both
+# vCPUs fault. Under --tcg multi the guest must oops ("Oops: int3") within
+# $MULTI_CYCLES cycles; under --tcg single, which vm-run uses on 6.12, it
+# must run $SINGLE_CYCLES cycles clean. The day the first part fails, QEMU no
+# longer meets the fault and 6.12 may go back to multi-threaded TCG
+# (docs/TESTING.md, "Live code patching under QEMU's TCG").
+set -uo pipefail
+k=$1
+vmrun=$(dirname "$0")/../../../scripts/vm-run
+fail() { echo "FAIL: $*" >&2; exit 1; }
+MULTI_CYCLES=${MULTI_CYCLES:-3000}
+SINGLE_CYCLES=${SINGLE_CYCLES:-400}
+toggle=/opt/vmtrace/tests/vm/tcg/tp-toggle.sh
+
+start=$(date +%s)
+out=$("$vmrun" --kernel "$k" --tcg multi --timeout 900 -- "$toggle" "$MULTI_CYCLES" 2>&1)
+rc=$?
+echo "$out" | grep -E -m3 'Oops|RIP:|tp-toggle:'
+echo "multi-threaded TCG: exit $rc after $(($(date +%s) - start)) s"
+[ $rc -eq 125 ] && grep -q 'Oops: int3' <<<"$out" ||
+	fail "$k under multi-threaded TCG ran $MULTI_CYCLES tracepoint cycles without 'Oops: int3' (exit $rc): the platform fault is gone, or has changed"
+
+start=$(date +%s)
+out=$("$vmrun" --kernel "$k" --tcg single --timeout 900 -- "$toggle" "$SINGLE_CYCLES" 2>&1)
+rc=$?
+echo "$out" | grep -E -m3 'Oops|RIP:|tp-toggle:'
+echo "single-threaded TCG: exit $rc after $(($(date +%s) - start)) s"
+[ $rc -eq 0 ] || fail "$k under single-threaded TCG: exit $rc in $SINGLE_CYCLES tracepoint cycles"
+grep -q "tp-toggle: $SINGLE_CYCLES cycles" <<<"$out" || fail "tp-toggle did not finish its cycles"
+echo "tcg-patching: ok"

@@ -31,9 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd_util.h"
 #include "commands.h"
 #include "record.h"
+#include "util/cmd_util.h"
 
 #define STATUS_NOT_RUNNING 3
 

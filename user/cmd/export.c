@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "cmd_util.h"
 #include "commands.h"
 #include "export.h"
-#include "filter_options.h"
+#include "util/cmd_util.h"
+#include "util/filter_options.h"
 
 static int export_stream(struct vmt_trace *t, uint32_t stream, FILE *out)
 {

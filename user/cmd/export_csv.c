@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "export.h"
-#include "record_print.h"
+#include "util/record_print.h"
 
 typedef void (*csv_row_fn)(FILE *out, const struct vmt_record *rec, const void *data);
 

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_command.h"
 #include "commands.h"
 #include "heatmap.h"
+#include "util/analysis_command.h"
 
 enum { HEATMAP_OPT_RESOLUTION = 0x300, HEATMAP_OPT_RAW };
 

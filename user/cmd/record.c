@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd_util.h"
 #include "commands.h"
 #include "record.h"
-#include "writer_options.h"
+#include "util/cmd_util.h"
+#include "util/writer_options.h"
 
 static const char record_usage[] =
 	"usage: vmtrace %s [-o FILE] [-q] [-j N] [--codec model|vpc|zstd|xz|none] [--level N]\n"

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collect.h"
 #include "vmtrace/trace.h"
+#include "util/collect.h"
 
 struct record_job {
 	struct collect_options collect;

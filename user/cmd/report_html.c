@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "vmtrace/analysis.h"
-#include "analysis_command.h"
 #include "heatmap.h"
 #include "report.h"
+#include "util/analysis_command.h"
 
 #define CMD	"report"
 

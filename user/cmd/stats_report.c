@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
-#include "analysis_command.h"
-#include "cmd_util.h"
 #include "commands.h"
-#include "filter_options.h"
 #include "report.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
+#include "util/filter_options.h"
 
 static const char *const type_names[VMT_SUMMARY_TYPES] = {
 	[VMT_REC_NONE] = "none", [VMT_REC_LOST] = "lost", [VMT_REC_REFERENCE] = "reference",

@@ -6,7 +6,8 @@
  * as '_'), but for three families: start, stop and status in daemon.c
  * (the background collector; start's usage is record's, in record.c),
  * dump-raw in record_raw.c beside record-raw, stats and report in
- * stats_report.c.
+ * stats_report.c. What commands share is in user/cmd/util/, which
+ * includes nothing of user/cmd/ and calls none of its functions.
  *
  * `vmtrace help` and the man page (`vmtrace help --man`, which the build
  * runs) are both made from the table below and each command's usage.

@@ -4,7 +4,8 @@
  *
  * Each command's cmd_NAME() and usage_NAME() are in user/cmd/NAME.c ('-'
  * as '_'), but for three families: start, stop and status in daemon.c
- * (the background collector; start's usage is record's, in record.c),
+ * (the background collector; start's usage is record's, from
+ * util/recording.c),
  * dump-raw in record_raw.c beside record-raw, stats and report in
  * stats_report.c. What commands share is in user/cmd/util/, which
  * includes nothing of user/cmd/ and calls none of its functions.

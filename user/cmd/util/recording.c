@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace record [-o FILE] [-q] [-j N] [codec options] [tracer options]
- *                (-p PID ... | -a | -- COMMAND [ARGS...])
- *
- * The collector: traces like record-raw (collect.c), and appends every
- * drained record to a trace file (default ./vmtrace.vmt) through the trace
- * writer, whose worker pool compresses the frames, so that the drain loop
- * only copies records. Progress on stderr about once a second, a summary
- * line at the end; -q silences both. The file is finalized (directory
- * written) when the command or the targets exit, or on SIGINT/SIGTERM;
- * a killed collector leaves complete frames that `verify --repair` keeps.
- * `vmtrace start` runs the same session in the background (record.h).
+ * A recording (recording.h): the collector (collect.c) appending every
+ * drained record to a trace file through the trace writer, whose worker
+ * pool compresses the frames, so that the drain loop only copies records.
+ * Progress on stderr about once a second, a summary line at the end; -q
+ * silences both. The file is finalized (directory written) when the
+ * command or the targets exit, or on SIGINT/SIGTERM; a killed collector
+ * leaves complete frames that `verify --repair` keeps. `vmtrace record`
+ * runs one in the foreground (record.c), `vmtrace start` in the
+ * background (daemon.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "record.h"
-#include "util/cmd_util.h"
-#include "util/writer_options.h"
+#include "../commands.h"
+#include "cmd_util.h"
+#include "recording.h"
+#include "writer_options.h"
 
 static const char record_usage[] =
 	"usage: vmtrace %s [-o FILE] [-q] [-j N] [--codec model|vpc|zstd|xz|none] [--level N]\n"
@@ -31,23 +29,13 @@ static const char record_usage[] =
 	"  -q               no progress and no summary\n"
 	"  -j N             threads that compress frames (default: one per CPU)\n";
 
-static void record_print_usage(const char *cmd, FILE *out)
+void record_print_usage(const char *cmd, FILE *out)
 {
 	int indent = (int)strlen("usage: vmtrace ") + (int)strlen(cmd);
 
 	fprintf(out, record_usage, cmd, indent, "", indent, "");
 	fputs(collect_options_usage, out);
 	fputs(writer_options_usage, out);
-}
-
-void usage_record(FILE *out)
-{
-	record_print_usage("record", out);
-}
-
-void usage_start(FILE *out)
-{
-	record_print_usage("start", out);
 }
 
 struct recording {
@@ -279,6 +267,11 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		print_summary(&r, c, &st);
 	collector_close(c);
 	return status;
+}
+
+void usage_record(FILE *out)
+{
+	record_print_usage("record", out);
 }
 
 int cmd_record(int argc, char **argv)

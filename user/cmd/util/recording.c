@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../commands.h"
 #include "cmd_util.h"
 #include "recording.h"
 #include "writer_options.h"
@@ -267,17 +266,4 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		print_summary(&r, c, &st);
 	collector_close(c);
 	return status;
-}
-
-void usage_record(FILE *out)
-{
-	record_print_usage("record", out);
-}
-
-int cmd_record(int argc, char **argv)
-{
-	struct record_job job;
-	int status = record_parse_args("record", argc, argv, &job);
-
-	return status ? status : record_run("record", &job, NULL);
 }

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "vmtrace/analysis.h"
-#include "heatmap.h"
+#include "util/heatmap_plot.h"
 #include "report.h"
 #include "util/analysis_command.h"
 

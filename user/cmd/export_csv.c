@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "export.h"
+#include "export_csv.h"
 #include "util/record_print.h"
 
 typedef void (*csv_row_fn)(FILE *out, const struct vmt_record *rec, const void *data);

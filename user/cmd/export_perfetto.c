@@ -26,7 +26,7 @@
 
 #include "internal/grow_array.h"
 #include "internal/u64_map.h"
-#include "export.h"
+#include "export_perfetto.h"
 #include "util/record_print.h"
 
 #define CPUS_PID	(1u << 30)

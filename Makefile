@@ -103,9 +103,9 @@ $(BUILD)/lib/libvmtrace.so.$(VERSION): $(patsubst %.c,$(BUILD)/pic/%.o,$(LIB_SRC
 
 lib: $(BUILD)/lib/libvmtrace.a $(BUILD)/lib/libvmtrace.so.$(VERSION)
 
-CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard user/cmd/*.c))
+CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard user/cmd/*.c user/cmd/util/*.c))
 $(CMD_OBJS): CPPFLAGS += -I$(BUILD)/bpf
-$(CMD_OBJS): $(wildcard user/cmd/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
+$(CMD_OBJS): $(wildcard user/cmd/*.h user/cmd/util/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for `vmtrace dump --diff` (user/cmd/record_diff.c, built in
+ * Unit tests for `vmtrace dump --diff` (user/cmd/util/record_diff.c, built in
  * here): exact lines for references, evictions, lost records and other
  * types; each pid keeps its own chains of references and evictions; and
  * summing the columns gives every time and address back.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../user/cmd/record_diff.c"
+#include "../../user/cmd/util/record_diff.c"
 
 static struct vmt_record ref(uint64_t time, uint32_t pid, uint16_t cpu, uint16_t type,
 			     uint64_t vaddr, uint8_t access)

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "cmd_util.h"
 #include "commands.h"
-#include "writer_options.h"
+#include "util/cmd_util.h"
+#include "util/writer_options.h"
 
 #define CONVERT_BATCH 1024
 

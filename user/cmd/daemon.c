@@ -4,8 +4,8 @@
  * and for systemd (Type=forking, PIDFile=RUNDIR/collector.pid).
  *
  * `start [record options]` forks a collector that runs what `record` runs
- * (record.c) in its own session, its output in RUNDIR/collector.log, and
- * returns once tracing is on. The collector holds an exclusive flock() on
+ * (util/recording.c) in its own session, its output in
+ * RUNDIR/collector.log, and returns once tracing is on. The collector holds an exclusive flock() on
  * RUNDIR/collector.pid for as long as it lives and rewrites
  * RUNDIR/collector.state about once a second; the lock, not the pid, says
  * whether it is alive, so a pid file left by a collector that was killed
@@ -31,9 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd_util.h"
 #include "commands.h"
-#include "record.h"
+#include "util/cmd_util.h"
+#include "util/recording.h"
 
 #define STATUS_NOT_RUNNING 3
 
@@ -321,6 +321,12 @@ static void print_log_since(const struct rundir *r, long long from, FILE *out)
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 			fwrite(buf, 1, n, out);
 	fclose(f);
+}
+
+/* start takes record's options. */
+void usage_start(FILE *out)
+{
+	record_print_usage("start", out);
 }
 
 int cmd_start(int argc, char **argv)

@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "cmd_util.h"
 #include "commands.h"
-#include "filter_options.h"
-#include "record_diff.h"
-#include "record_print.h"
+#include "util/cmd_util.h"
+#include "util/filter_options.h"
+#include "util/record_diff.h"
+#include "util/record_print.h"
 
 static const char dump_usage[] =
 	"usage: vmtrace dump [--order written|time] [--diff] [filter options] FILE\n"

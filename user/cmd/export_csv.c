@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "export.h"
-#include "record_print.h"
+#include "export_csv.h"
+#include "util/record_print.h"
 
 typedef void (*csv_row_fn)(FILE *out, const struct vmt_record *rec, const void *data);
 

@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "export.h"
+#include "export_din.h"
 
 /* An instruction fetch, else a write, else a read: the access bits a fault sets. */
 static int din_label(uint8_t access)

@@ -26,8 +26,8 @@
 
 #include "internal/grow_array.h"
 #include "internal/u64_map.h"
-#include "export.h"
-#include "record_print.h"
+#include "export_perfetto.h"
+#include "util/record_print.h"
 
 #define CPUS_PID	(1u << 30)
 #define COUNTERS_PID	(CPUS_PID - 1)

@@ -16,7 +16,7 @@
 
 #include "vmtrace/vmtrace.h"
 #include "commands.h"
-#include "spawn.h"
+#include "util/spawn.h"
 #include "faults.skel.h"
 
 #define TOP_PROCESSES 20

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_command.h"
 #include "commands.h"
-#include "heatmap.h"
+#include "util/analysis_command.h"
+#include "util/heatmap_plot.h"
 
 enum { HEATMAP_OPT_RESOLUTION = 0x300, HEATMAP_OPT_RAW };
 
@@ -103,54 +103,6 @@ static void print_grid(const struct vmt_analysis *h)
 	printf("0x%016llx  (end)\n", (unsigned long long)rows[nr_rows - 1].end);
 }
 
-/* Every non-empty cell (@all: every cell, for an image) as time address count. */
-static void print_cells(FILE *out, const struct vmt_analysis *h, const char *sep, bool all)
-{
-	unsigned int nr_rows, cols;
-	const struct vmt_heatmap_row *rows = vmt_heatmap_rows(h, &nr_rows);
-	const uint64_t *counts = vmt_heatmap_counts(h, &cols, NULL);
-	uint64_t first, last;
-
-	vmt_heatmap_time(h, &first, &last);
-	for (unsigned int r = 0; r < nr_rows; r++) {
-		for (unsigned int c = 0; c < cols; c++) {
-			uint64_t n = counts[(size_t)r * cols + c];
-			double t = (double)(last - first + 1) * c / cols / 1e9;
-
-			if (all)
-				fprintf(out, "%.9f %u %llu\n", t, r, (unsigned long long)n);
-			else if (n)
-				fprintf(out, "%.9f%s%llu%s%llu\n", t, sep,
-					(unsigned long long)rows[r].start, sep,
-					(unsigned long long)n);
-		}
-		if (all)
-			fputc('\n', out);
-	}
-}
-
-/* The image: rows by index, the segments' first addresses as tics. */
-int heatmap_plot(const char *cmd, const struct vmt_analysis *h, const char *path,
-		 const char *title)
-{
-	unsigned int nr_segs;
-	const struct vmt_heatmap_segment *segs = vmt_heatmap_segments(h, &nr_segs);
-	struct plot p;
-
-	if (plot_begin(cmd, &p))
-		return 1;
-	print_cells(p.data, h, " ", true);
-	fprintf(p.script, "set title '%s'\nset xlabel 'time (s)'\nset ylabel 'address'\n"
-		"set cblabel '1 + log10(references); 0: none'\nset autoscale fix\nset ytics (",
-		title);
-	for (unsigned int i = 0; i < nr_segs; i++)
-		fprintf(p.script, "%s'0x%llx' %u", i ? ", " : "", (unsigned long long)segs[i].start,
-			segs[i].first_row);
-	fprintf(p.script, ")\nset yrange [] reverse\nset palette rgb 21,22,23\n"
-		"plot DATA using 1:2:($3 > 0 ? log10($3) + 1 : 0) with image notitle\n");
-	return plot_end(cmd, &p, path);
-}
-
 struct heatmap_run {
 	struct vmt_heatmap_options options;
 	bool raw;
@@ -166,19 +118,6 @@ static int create_heatmap(void *ctx, uint32_t pid, struct vmt_analysis **analysi
 	return vmt_heatmap_create(analysis, &run->options);
 }
 
-/* Without --per-process, virtual space: the busiest process's heatmap alone. */
-unsigned int heatmap_busiest(const struct vmt_analysis *pp)
-{
-	unsigned int best = 0;
-	uint32_t pid;
-
-	for (unsigned int i = 1; i < vmt_per_process_count(pp); i++)
-		if (vmt_heatmap_references(vmt_per_process_get(pp, i, &pid)) >
-		    vmt_heatmap_references(vmt_per_process_get(pp, best, &pid)))
-			best = i;
-	return best;
-}
-
 static int report(const struct analysis_options *o, bool raw, const struct vmt_analysis *h,
 		  const char *who)
 {
@@ -191,7 +130,7 @@ static int report(const struct analysis_options *o, bool raw, const struct vmt_a
 			printf("time_s,address,count\n");
 		else
 			printf("# %s\n# time_s address count\n", title);
-		print_cells(stdout, h, o->csv ? "," : " ", false);
+		heatmap_print_cells(stdout, h, o->csv ? "," : " ", false);
 	} else {
 		printf("# %s\n", title);
 		print_grid(h);

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_command.h"
-#include "cmd_util.h"
 #include "commands.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
 
 #define CMD			"hmtt"
 #define DEFAULT_SCR_WINDOW	16

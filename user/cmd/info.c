@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "vmtrace/analysis.h"
-#include "cmd_util.h"
 #include "commands.h"
+#include "util/cmd_util.h"
 
 static const char *kind_name(uint32_t kind)
 {

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
+#include "util/collect.h"
 #include "commands.h"
 #include "internal/record_assembler.h"
-#include "record_print.h"
+#include "util/record_print.h"
 
 static const char record_raw_usage[] =
 	"usage: vmtrace record-raw [-o FILE] [-a] [-r RECORDS] [--overwrite] [--follow]\n"

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis_command.h"
-#include "cmd_util.h"
 #include "commands.h"
-#include "writer_options.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
+#include "util/writer_options.h"
 
 enum { REDUCE_OPT_SAD = 0x300 };
 

@@ -20,9 +20,10 @@
 #include <unistd.h>
 
 #include "vmtrace/analysis.h"
-#include "analysis_command.h"
-#include "heatmap.h"
-#include "report.h"
+#include "report_html.h"
+#include "util/analysis_command.h"
+#include "util/heatmap_plot.h"
+#include "util/report.h"
 
 #define CMD	"report"
 

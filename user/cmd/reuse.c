@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_command.h"
-#include "cmd_util.h"
 #include "commands.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
 
 static const char reuse_usage[] =
 	"usage: vmtrace reuse [--top N] [analysis options] [filter options] TRACE\n"

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cmd_util.h"
 #include "commands.h"
-#include "record_print.h"
+#include "util/cmd_util.h"
+#include "util/record_print.h"
 
 #define MAX_SEEKS 64
 

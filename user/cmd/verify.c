@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "vmtrace/trace.h"
-#include "cmd_util.h"
 #include "commands.h"
+#include "util/cmd_util.h"
 
 /*
  * Every block read by a scan and every frame decoded; then the directory

@@ -3,10 +3,11 @@
  * vmtrace: the command. Subcommands follow perf and trace-cmd.
  *
  * Each command's cmd_NAME() and usage_NAME() are in user/cmd/NAME.c ('-'
- * as '_'), but for three families: start, stop and status in daemon.c
- * (the background collector; start's usage is record's, in record.c),
- * dump-raw in record_raw.c beside record-raw, stats and report in
- * stats_report.c.
+ * as '_'), but for two families: start, stop and status in daemon.c (the
+ * background collector), dump-raw in record_raw.c beside record-raw. A
+ * command may keep parts of its own in files named for it (export_csv.c,
+ * report_html.c); what commands share is in user/cmd/util/, which
+ * includes nothing of user/cmd/ and calls none of its functions.
  *
  * `vmtrace help` and the man page (`vmtrace help --man`, which the build
  * runs) are both made from the table below and each command's usage.

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_command.h"
-#include "cmd_util.h"
 #include "commands.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
 
 static const unsigned int percents[] = { 0, 25, 50, 75, 90, 99, 100 };
 #define NR_PERCENTS (sizeof(percents) / sizeof(percents[0]))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vmtrace report: what its text (stats_report.c) and its page
- * (report_html.c, --html) share, so that both show the same numbers.
+ * report.c: what vmtrace report's text and its page (--html) share, so
+ * that both show the same numbers, and the summary vmtrace stats prints
+ * too.
  */
 #ifndef VMTRACE_CMD_REPORT_H
 #define VMTRACE_CMD_REPORT_H
@@ -10,6 +11,16 @@
 #include <stdint.h>
 
 #include "vmtrace/trace.h"
+#include "filter_options.h"
+
+/*
+ * @path opened and summarized with @o, through @filter when not NULL: the
+ * summary with the trace in *@trace, or NULL having said why not as @cmd.
+ */
+struct vmt_trace_summary *report_summarize(const char *cmd, const char *path,
+					    const struct vmt_trace_summary_options *o,
+					    struct filter_options *filter,
+					    struct vmt_trace **trace);
 
 /* The memory sizes report gives LRU's fault counts at, in pages. */
 #define REPORT_NR_SIZES	4
@@ -31,13 +42,5 @@ uint64_t report_silent_processes(const struct vmt_trace_summary *s, uint64_t *re
  * why not (@path names the trace).
  */
 int report_attribute(struct vmt_trace *t, const char *path, struct vmt_trace_attribution **a);
-
-/*
- * The report as one HTML page in @html_path, that needs nothing but itself:
- * its tables, and gnuplot's pictures inline as SVG. 0, or 1 having said why
- * not.
- */
-int report_html(struct vmt_trace *t, const char *path, const struct vmt_trace_summary *s,
-		const char *html_path);
 
 #endif

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vmtrace export's formats, one file each (export_csv.c, export_din.c,
- * export_perfetto.c), and the loop they share (export.c).
+ * export_records.c: what vmtrace export's formats (export.c's raw, and
+ * export_csv.c, export_din.c, export_perfetto.c) share: their options,
+ * their errors, and the loop over the records.
  */
-#ifndef VMTRACE_CMD_EXPORT_H
-#define VMTRACE_CMD_EXPORT_H
+#ifndef VMTRACE_CMD_EXPORT_RECORDS_H
+#define VMTRACE_CMD_EXPORT_RECORDS_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,10 +38,5 @@ int64_t export_each(struct vmt_trace *t, enum vmt_trace_order order,
 const void *export_record_data(struct vmt_trace *t, const struct vmt_record *rec);
 /* EXPORT_WRITE_ERROR when @out had an error writing, else @ret. */
 int64_t export_check_output(FILE *out, int64_t ret);
-
-/* Each writes the records the trace's filter passes; their count, or an EXPORT_* error. */
-int64_t export_csv(struct vmt_trace *t, FILE *out, const struct export_options *o);
-int64_t export_din(struct vmt_trace *t, FILE *out, const struct export_options *o);
-int64_t export_perfetto(struct vmt_trace *t, FILE *out, const struct export_options *o);
 
 #endif

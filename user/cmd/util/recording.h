@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * record.c: a recording session, the collector writing a trace file, which
- * `vmtrace record` runs in the foreground and `vmtrace start` in the
- * background (daemon.c).
+ * recording.c: a recording session, the collector writing a trace file,
+ * which `vmtrace record` runs in the foreground (record.c) and `vmtrace
+ * start` in the background (daemon.c).
  */
-#ifndef VMTRACE_CMD_RECORD_H
-#define VMTRACE_CMD_RECORD_H
+#ifndef VMTRACE_CMD_RECORDING_H
+#define VMTRACE_CMD_RECORDING_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "collect.h"
 #include "vmtrace/trace.h"
+#include "collect.h"
 
 struct record_job {
 	struct collect_options collect;
@@ -21,6 +22,9 @@ struct record_job {
 	bool quiet;			/* -q: no progress, no summary */
 	char **command;			/* -- COMMAND ARGS, or NULL (-p, -a) */
 };
+
+/* record's usage, as @cmd (record or start): its options and the tracer's. */
+void record_print_usage(const char *cmd, FILE *out);
 
 /*
  * Parse record's options and operands into @job: 0, or the exit status 2

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace stats FILE and vmtrace report FILE: what vmt_trace_summarize()
- * counts, as tables. stats: records per type, CPU and process, lost
- * records, the time span. report: processes and their footprints, the
- * reference (fault) rate over time, the most referenced pages, and a line
- * from each analysis (mrc, reuse, wss, hmtt's DMA share).
+ * vmtrace report FILE: what vmt_trace_summarize() counts, as tables:
+ * processes and their footprints, the reference (fault) rate over time,
+ * the most referenced pages, and a line from each analysis (mrc, reuse,
+ * wss, hmtt's DMA share); with --html, the same as one page
+ * (report_html.c). What the text and the page share is util/report.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,41 +12,11 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
-#include "analysis_command.h"
-#include "cmd_util.h"
 #include "commands.h"
-#include "filter_options.h"
-#include "report.h"
-
-static const char *const type_names[VMT_SUMMARY_TYPES] = {
-	[VMT_REC_NONE] = "none", [VMT_REC_LOST] = "lost", [VMT_REC_REFERENCE] = "reference",
-	[VMT_REC_EVICT] = "evict", [VMT_REC_MARKER] = "marker",
-};
-
-static struct vmt_trace_summary *summarize_or_say(const char *cmd, const char *path,
-						  const struct vmt_trace_summary_options *o,
-						  struct filter_options *filter,
-						  struct vmt_trace **trace)
-{
-	struct vmt_trace_summary *s;
-	int err;
-
-	*trace = open_or_say(cmd, path, 0);
-	if (!*trace)
-		return NULL;
-	if (filter && apply_filter_options(cmd, *trace, filter)) {
-		vmt_trace_close(*trace);
-		return NULL;
-	}
-	err = vmt_trace_summarize(*trace, o, &s);
-	if (err) {
-		fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, path,
-			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(*trace));
-		vmt_trace_close(*trace);
-		return NULL;
-	}
-	return s;
-}
+#include "report_html.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
+#include "util/report.h"
 
 static double seconds(uint64_t ns)
 {
@@ -56,96 +26,6 @@ static double seconds(uint64_t ns)
 static double span_seconds(const struct vmt_trace_summary *s)
 {
 	return s->records ? seconds(s->last_time - s->first_time) : 0.0;
-}
-
-static const char stats_usage[] =
-	"usage: vmtrace stats [filter options] FILE\n"
-	"  records per type, CPU and process; lost records; the time span\n";
-
-/*
- * The summary's span is the record streams' (from the directory). Through
- * a filter, the span of the records that passed: their processes' first and
- * last times (lost records carry no process).
- */
-static void print_time_span(const struct vmt_trace_summary *s, bool filtered)
-{
-	uint64_t first = s->first_time, last = s->last_time;
-
-	if (filtered) {
-		first = s->nr_processes ? UINT64_MAX : 0;
-		last = 0;
-		for (uint32_t i = 0; i < s->nr_processes; i++) {
-			if (s->processes[i].first_time < first)
-				first = s->processes[i].first_time;
-			if (s->processes[i].last_time > last)
-				last = s->processes[i].last_time;
-		}
-	}
-	printf("time: %llu .. %llu ns (%.3f s)\n", (unsigned long long)first,
-	       (unsigned long long)last, s->records ? seconds(last - first) : 0.0);
-}
-
-void usage_stats(FILE *out)
-{
-	fputs(stats_usage, out);
-	fputs(filter_options_usage, out);
-}
-
-int cmd_stats(int argc, char **argv)
-{
-	static const struct option options[] = {
-		FILTER_LONG_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct filter_options filter = { 0 };
-	struct vmt_trace_summary *s;
-	struct vmt_trace *t;
-	int opt, taken;
-
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		taken = parse_filter_option("stats", opt, optarg, &filter);
-		if (taken < 0)
-			return 2;
-		if (!taken) {
-			usage_stats(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage_stats(stderr);
-		return 2;
-	}
-	s = summarize_or_say("stats", argv[optind], NULL, &filter, &t);
-	if (!s)
-		return 1;
-	printf("records: %llu\n", (unsigned long long)s->records);
-	print_time_span(s, filter.used);
-	printf("lost: %llu\n", (unsigned long long)s->lost);
-	printf("by type:\n");
-	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
-		if (s->by_type[i])
-			printf("  %-10s %12llu\n", type_names[i] ? type_names[i] :
-			       vmt_record_type_name(i) ? vmt_record_type_name(i) : "?",
-			       (unsigned long long)s->by_type[i]);
-	if (s->other_types)
-		printf("  %-10s %12llu\n", "other", (unsigned long long)s->other_types);
-	printf("by cpu:\n");
-	for (uint32_t cpu = 0; cpu < s->nr_cpus; cpu++)
-		if (s->by_cpu[cpu])
-			printf("  cpu%-7u %12llu records, %llu lost\n", cpu,
-			       (unsigned long long)s->by_cpu[cpu],
-			       (unsigned long long)s->lost_by_cpu[cpu]);
-	printf("by pid:\n");
-	for (uint32_t i = 0; i < s->nr_processes; i++) {
-		const struct vmt_trace_process *p = &s->processes[i];
-
-		printf("  %-10u %12llu records: %llu references, %llu evictions\n", p->pid,
-		       (unsigned long long)p->records, (unsigned long long)p->references,
-		       (unsigned long long)p->evictions);
-	}
-	vmt_trace_summary_free(s);
-	vmt_trace_close(t);
-	return 0;
 }
 
 static const char report_usage[] =
@@ -174,27 +54,6 @@ static void print_rates(const struct vmt_trace_summary *s)
 	}
 }
 
-int report_attribute(struct vmt_trace *t, const char *path, struct vmt_trace_attribution **a)
-{
-	uint32_t i;
-	int err;
-
-	*a = NULL;
-	for (i = 0; i < vmt_trace_nr_streams(t); i++)
-		if (vmt_trace_stream(t, i)->kind == VMT_STREAM_RECORDS &&
-		    vmt_trace_stream(t, i)->record_type == VMT_REC_VMA)
-			break;
-	if (i == vmt_trace_nr_streams(t))
-		return 0;
-	err = vmt_trace_attribute(t, a);
-	if (err) {
-		fprintf(stderr, "vmtrace report: %s: %s\n", path,
-			err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
-		return 1;
-	}
-	return 0;
-}
-
 static int print_attribution(struct vmt_trace *t, const char *path)
 {
 	struct vmt_trace_attribution *a;
@@ -218,20 +77,6 @@ static int print_attribution(struct vmt_trace *t, const char *path)
  * others (a trace of every context switch names every task that ran) on
  * one line.
  */
-uint64_t report_silent_processes(const struct vmt_trace_summary *s, uint64_t *records)
-{
-	uint64_t n = 0;
-
-	*records = 0;
-	for (uint32_t i = 0; i < s->nr_processes; i++) {
-		if (!s->processes[i].references) {
-			n++;
-			*records += s->processes[i].records;
-		}
-	}
-	return n;
-}
-
 static void print_processes(const struct vmt_trace_summary *s)
 {
 	uint64_t other_records, others = report_silent_processes(s, &other_records);
@@ -253,13 +98,6 @@ static void print_processes(const struct vmt_trace_summary *s)
 	if (others)
 		printf("  and %llu processes without references (%llu records)\n",
 		       (unsigned long long)others, (unsigned long long)other_records);
-}
-
-const uint64_t report_sizes[REPORT_NR_SIZES] = { 64, 512, 4096, 32768 };
-
-bool report_shows_size(unsigned int i, uint64_t footprint)
-{
-	return !i || report_sizes[i] <= 2 * footprint;
 }
 
 enum { REPORT_MRC, REPORT_REUSE, REPORT_WSS, REPORT_DMA, REPORT_ANALYSES };
@@ -371,7 +209,7 @@ int cmd_report(int argc, char **argv)
 		usage_report(stderr);
 		return 2;
 	}
-	s = summarize_or_say("report", argv[optind], &o, NULL, &t);
+	s = report_summarize("report", argv[optind], &o, NULL, &t);
 	if (!s)
 		return 1;
 	if (html) {

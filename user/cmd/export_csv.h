@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* export_csv.c: vmtrace export --format csv. */
+#ifndef VMTRACE_CMD_EXPORT_CSV_H
+#define VMTRACE_CMD_EXPORT_CSV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmtrace/trace.h"
+#include "util/export_records.h"
+
+/* Writes the records the trace's filter passes; their count, or an EXPORT_* error. */
+int64_t export_csv(struct vmt_trace *t, FILE *out, const struct export_options *o);
+
+#endif

@@ -13,8 +13,8 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/core.h"
-#include "vmtrace.h"
+#include "core.h"
+#include "module.h"
 
 static int vmt_dev_open(struct inode *inode, struct file *file)
 {

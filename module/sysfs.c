@@ -15,8 +15,8 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/core.h"
-#include "vmtrace.h"
+#include "core.h"
+#include "module.h"
 
 static DEFINE_MUTEX(vmt_staged_lock);
 static struct vmt_settings vmt_staged = {	/* under vmt_staged_lock */

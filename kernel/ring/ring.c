@@ -36,7 +36,7 @@
 #include <asm/barrier.h>
 #include <asm/page.h>
 
-#include "ring.h"
+#include "ring/ring.h"
 
 /**
  * vmt_ring_bytes() - size of the area a ring of @nr_records needs

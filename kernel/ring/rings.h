@@ -14,7 +14,7 @@
 #include <uapi/linux/vmtrace.h>
 
 #include "core.h"
-#include "ring.h"
+#include "ring/ring.h"
 
 /* One CPU's ring and the memory it lives in (mapped by readers). */
 struct vmt_cpu_ring {

@@ -15,8 +15,8 @@
 #include <uapi/linux/vmtrace.h>
 
 #include "core.h"
-#include "enabled_set.h"
-#include "protect.h"
+#include "protect/enabled_set.h"
+#include "protect/protect.h"
 
 struct vmt_notifier;
 struct vmt_pagemap_table;

@@ -34,8 +34,8 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "compat.h"
-#include "rings.h"
+#include "base/compat.h"
+#include "ring/rings.h"
 
 struct vmt_ring_set vmt_rings = {
 	.lock = __MUTEX_INITIALIZER(vmt_rings.lock),

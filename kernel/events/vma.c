@@ -26,12 +26,12 @@
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
-#include "emit.h"
-#include "events.h"
-#include "exact.h"
-#include "hooks.h"
-#include "session.h"
-#include "targets.h"
+#include "ring/emit.h"
+#include "events/events.h"
+#include "exact/exact.h"
+#include "base/hooks.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 static u8 vmt_vma_prot(const struct vm_area_struct *vma)
 {

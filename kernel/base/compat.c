@@ -9,7 +9,7 @@
 #include <asm/ibt.h>
 #include <asm/tlbflush.h>
 
-#include "compat.h"
+#include "base/compat.h"
 
 struct vmt_tracepoint_lookup {
 	const char *name;

@@ -7,8 +7,8 @@
  */
 #include <linux/kernel.h>
 
-#include "compat.h"
-#include "hooks.h"
+#include "base/compat.h"
+#include "base/hooks.h"
 
 /* In attach order; each concern's probes do nothing until tracing is on. */
 static struct vmt_hooks *const vmt_all_hooks[] = {

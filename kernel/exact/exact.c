@@ -58,15 +58,15 @@
 #include <asm/ptrace.h>
 #include <asm/trap_pf.h>
 
-#include "admit.h"
-#include "compat.h"
-#include "emit.h"
-#include "exact.h"
-#include "exact_insn.h"
-#include "hooks.h"
-#include "protect.h"
-#include "session.h"
-#include "targets.h"
+#include "protect/admit.h"
+#include "base/compat.h"
+#include "ring/emit.h"
+#include "exact/exact.h"
+#include "exact/exact_insn.h"
+#include "base/hooks.h"
+#include "protect/protect.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 /* ---- The ranges ---------------------------------------------------------- */
 

@@ -19,11 +19,11 @@
 #include <linux/scatterlist.h>
 #include <linux/tracepoint.h>
 
-#include "compat.h"
-#include "emit.h"
-#include "events.h"
-#include "hooks.h"
-#include "session.h"
+#include "base/compat.h"
+#include "ring/emit.h"
+#include "events/events.h"
+#include "base/hooks.h"
+#include "base/session.h"
 
 static void vmt_dma_emit(struct device *dev, u8 op, int dir, u64 dma_addr, u64 phys_addr,
 			 u64 size, u32 index, u32 count)

@@ -54,11 +54,11 @@
 #include <linux/wait.h>
 #include <asm/syscall.h>
 
-#include "admit.h"
-#include "evict.h"
-#include "hooks.h"
-#include "session.h"
-#include "targets.h"
+#include "protect/admit.h"
+#include "protect/evict.h"
+#include "base/hooks.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 #define VMT_TWORK_BITS		8
 #define VMT_TWORKS		BIT(VMT_TWORK_BITS)

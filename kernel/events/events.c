@@ -20,11 +20,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "emit.h"
-#include "events.h"
-#include "hooks.h"
-#include "session.h"
-#include "targets.h"
+#include "ring/emit.h"
+#include "events/events.h"
+#include "base/hooks.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 /* Processes the state dump covers at most; the others are counted missed. */
 #define VMT_DUMP_MAX	65536

@@ -26,13 +26,13 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "admit.h"
-#include "evict.h"
-#include "hooks.h"
-#include "notify.h"
-#include "pagemap.h"
-#include "session.h"
-#include "targets.h"
+#include "protect/admit.h"
+#include "protect/evict.h"
+#include "base/hooks.h"
+#include "protect/notify.h"
+#include "protect/pagemap.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 struct linux_binprm;
 

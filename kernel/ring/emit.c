@@ -18,8 +18,8 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
-#include "emit.h"
-#include "rings.h"
+#include "ring/emit.h"
+#include "ring/rings.h"
 
 static char *vmt_path_bufs;	/* nr_cpu_ids buffers of PATH_MAX bytes */
 

@@ -23,12 +23,12 @@
 #include <linux/sort.h>
 #include <linux/workqueue.h>
 
-#include "compat.h"
-#include "emit.h"
-#include "evict.h"
-#include "pagemap.h"
-#include "session.h"
-#include "targets.h"
+#include "base/compat.h"
+#include "ring/emit.h"
+#include "protect/evict.h"
+#include "protect/pagemap.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 #define VMT_EVICT_BATCH		VMT_ESET_BATCH_MAX	/* a whole batch a round */
 

@@ -18,15 +18,15 @@
 #include <linux/mm.h>
 #include <linux/tracepoint.h>
 
-#include "admit.h"
-#include "compat.h"
-#include "emit.h"
-#include "events.h"
-#include "exact.h"
-#include "hooks.h"
-#include "rings.h"
-#include "session.h"
-#include "targets.h"
+#include "protect/admit.h"
+#include "base/compat.h"
+#include "ring/emit.h"
+#include "events/events.h"
+#include "exact/exact.h"
+#include "base/hooks.h"
+#include "ring/rings.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 struct vmt_session vmt_session = {
 	.lock = __MUTEX_INITIALIZER(vmt_session.lock),

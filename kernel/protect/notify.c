@@ -33,12 +33,12 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "evict.h"
-#include "hooks.h"
-#include "notify.h"
-#include "pagemap.h"
-#include "session.h"
-#include "targets.h"
+#include "protect/evict.h"
+#include "base/hooks.h"
+#include "protect/notify.h"
+#include "protect/pagemap.h"
+#include "base/session.h"
+#include "protect/targets.h"
 
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)
 

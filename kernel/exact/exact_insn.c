@@ -15,7 +15,7 @@
  * with mod 3 names a register: the instruction is then VMT_INSN_OTHER.
  * Everything unknown is -EINVAL: the caller logs the access with size 0.
  */
-#include "exact_insn.h"
+#include "exact/exact_insn.h"
 
 struct vmt_dec {
 	const u8 *code;

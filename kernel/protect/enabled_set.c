@@ -23,7 +23,7 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 
-#include "enabled_set.h"
+#include "protect/enabled_set.h"
 
 /* Faults one thread may take in a system call before it can evict (read() into protected pages). */
 #define VMT_ESET_BACKLOG	1024

@@ -43,8 +43,8 @@
 #include <linux/swapops.h>
 #include <asm/pgtable.h>
 
-#include "compat.h"
-#include "protect.h"
+#include "base/compat.h"
+#include "protect/protect.h"
 
 struct vmt_pte_walk {
 	struct mm_struct *mm;

@@ -21,15 +21,16 @@
 #include <asm/ptrace.h>
 #include <asm/trap_pf.h>
 
-#include "protect/admit.h"
 #include "base/compat.h"
-#include "ring/emit.h"
-#include "exact/exact.h"
 #include "base/hooks.h"
+#include "base/session.h"
+#include "exact/exact.h"
+#include "fault.h"
+#include "protect/admit.h"
 #include "protect/pagemap.h"
 #include "protect/protect.h"
-#include "base/session.h"
 #include "protect/targets.h"
+#include "ring/emit.h"
 
 static u8 vmt_access_type(unsigned long error_code)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching every concern's hooks (struct vmt_hooks) at load, and detaching
- * them at unload. The probes stay attached from load to unload: switching
+ * Attaching a table of concerns' hooks (struct vmt_hooks) at load, and
+ * detaching them at unload; the table is the caller's (core.c's). The probes stay attached from load to unload: switching
  * the page-fault tracepoint on and off patches the fault path's code, which
  * Debian's 6.12 under QEMU TCG does not survive while other CPUs fault.
  */
@@ -9,18 +9,6 @@
 
 #include "base/compat.h"
 #include "base/hooks.h"
-
-/* In attach order; each concern's probes do nothing until tracing is on. */
-static struct vmt_hooks *const vmt_all_hooks[] = {
-	&vmt_fault_hooks,
-	&vmt_targets_hooks,
-	&vmt_events_hooks,
-	&vmt_vma_hooks,
-	&vmt_admit_hooks,
-	&vmt_notify_hooks,
-	&vmt_dma_hooks,
-	&vmt_exact_hooks,
-};
 
 static void vmt_hooks_detach_probes(struct vmt_hooks *h, unsigned int n)
 {
@@ -93,18 +81,20 @@ void vmt_hooks_detach_one(struct vmt_hooks *h)
 }
 
 /**
- * vmt_hooks_attach() - attach every concern's hooks, at load
+ * vmt_hooks_attach() - attach every hook of a table, in order, at load
+ * @table:	the concerns' hooks
+ * @n:		how many
  *
  * Return: 0, -ENOENT when this kernel lacks one of the tracepoints, or the
  * error attaching one gave; nothing stays attached on error.
  */
-int vmt_hooks_attach(void)
+int vmt_hooks_attach(struct vmt_hooks *const *table, unsigned int n)
 {
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(vmt_all_hooks); i++) {
-		err = vmt_hooks_attach_one(vmt_all_hooks[i]);
+	for (i = 0; i < n; i++) {
+		err = vmt_hooks_attach_one(table[i]);
 		if (err)
 			goto out_detach;
 	}
@@ -112,21 +102,22 @@ int vmt_hooks_attach(void)
 
 out_detach:
 	while (i--)
-		vmt_hooks_detach_one(vmt_all_hooks[i]);
+		vmt_hooks_detach_one(table[i]);
 	/* A probe may still run on another CPU: wait, as at unload. */
 	tracepoint_synchronize_unregister();
 	return err;
 }
 
 /**
- * vmt_hooks_detach() - detach every hook and wait until none runs, at unload
+ * vmt_hooks_detach() - detach every hook of a table, in reverse order, and
+ * wait until none runs, at unload
+ * @table:	what vmt_hooks_attach() attached
+ * @n:		how many
  */
-void vmt_hooks_detach(void)
+void vmt_hooks_detach(struct vmt_hooks *const *table, unsigned int n)
 {
-	unsigned int i = ARRAY_SIZE(vmt_all_hooks);
-
-	while (i--)
-		vmt_hooks_detach_one(vmt_all_hooks[i]);
+	while (n--)
+		vmt_hooks_detach_one(table[n]);
 	/* After this no probe runs, so rings and settings may change. */
 	tracepoint_synchronize_unregister();
 }

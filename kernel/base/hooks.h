@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The module's hooks into the kernel: each concern lists its tracepoint
- * probes and kprobes in one struct vmt_hooks, and hooks.c attaches them all
- * at load and detaches them at unload. They stay attached in between and
- * act only while vmt_session_tracing().
+ * probes and kprobes in one struct vmt_hooks; hooks.c attaches a table of
+ * them it is given (core.c's) at load and detaches it at unload. They stay
+ * attached in between and act only while vmt_session_tracing().
  */
 #ifndef _VMTRACE_HOOKS_H
 #define _VMTRACE_HOOKS_H
@@ -42,17 +42,8 @@ struct vmt_hooks {
 #define VMT_HOOKS_PROBES(p)	.probes = (p), .nr_probes = ARRAY_SIZE(p)
 #define VMT_HOOKS_KPROBES(k)	.kprobes = (k), .nr_kprobes = ARRAY_SIZE(k)
 
-extern struct vmt_hooks vmt_fault_hooks;	/* fault.c */
-extern struct vmt_hooks vmt_targets_hooks;	/* targets.c */
-extern struct vmt_hooks vmt_events_hooks;	/* events.c */
-extern struct vmt_hooks vmt_vma_hooks;		/* vma.c */
-extern struct vmt_hooks vmt_admit_hooks;	/* admit.c */
-extern struct vmt_hooks vmt_notify_hooks;	/* notify.c */
-extern struct vmt_hooks vmt_dma_hooks;		/* dma.c */
-extern struct vmt_hooks vmt_exact_hooks;	/* exact.c */
-
-int vmt_hooks_attach(void);
-void vmt_hooks_detach(void);
+int vmt_hooks_attach(struct vmt_hooks *const *table, unsigned int n);
+void vmt_hooks_detach(struct vmt_hooks *const *table, unsigned int n);
 /* For a concern that picks its hooks at load (dma.c). */
 int vmt_hooks_attach_one(struct vmt_hooks *h);
 void vmt_hooks_detach_one(struct vmt_hooks *h);

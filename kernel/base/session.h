@@ -10,7 +10,7 @@
 #include <linux/mutex.h>
 #include <uapi/linux/vmtrace.h>
 
-#include "core.h"
+#include "base/settings.h"
 
 /*
  * struct vmt_session - the one tracing session
@@ -21,10 +21,6 @@
  * @settings:	what the last configure set; immutable while tracing, so
  *		the probes read it without a lock
  * @configured:	configure succeeded at least once
- * @deferred:	evictions put off because no task_work slot was free
- * @data_dropped: variable-size data left out because it did not fit
- * @events_missed: introspection events that could not be written whole
- * @dma_missed_base: vmt_dma_missed() at start
  */
 struct vmt_session {
 	struct mutex lock;	/* see above */
@@ -32,13 +28,11 @@ struct vmt_session {
 	bool tracing;
 	struct vmt_settings settings;
 	bool configured;
-	atomic64_t deferred;
-	atomic64_t data_dropped;
-	atomic64_t events_missed;
-	u64 dma_missed_base;
 };
 
 extern struct vmt_session vmt_session;
+
+int vmt_settings_check(const struct vmt_settings *settings);
 
 /*
  * The memory-ordering rule of the whole module, written once: start fills

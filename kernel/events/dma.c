@@ -20,10 +20,10 @@
 #include <linux/tracepoint.h>
 
 #include "base/compat.h"
-#include "ring/emit.h"
-#include "events/events.h"
 #include "base/hooks.h"
 #include "base/session.h"
+#include "events/dma.h"
+#include "ring/emit.h"
 
 static void vmt_dma_emit(struct device *dev, u8 op, int dir, u64 dma_addr, u64 phys_addr,
 			 u64 size, u32 index, u32 count)
@@ -329,10 +329,8 @@ struct vmt_hooks vmt_dma_hooks = {
 	.detach = vmt_dma_detach,
 };
 
-/**
- * vmt_dma_missed() - DMA calls the kretprobes could not follow, since load
- */
-u64 vmt_dma_missed(void)
+/* DMA calls the kretprobes could not follow, since load. */
+static u64 vmt_dma_missed(void)
 {
 	u64 n = 0;
 	int i;
@@ -341,4 +339,22 @@ u64 vmt_dma_missed(void)
 		for (i = 0; i < ARRAY_SIZE(vmt_dma_krps); i++)
 			n += vmt_dma_krps[i].nmissed;
 	return n;
+}
+
+/* vmt_dma_missed() at start: the kretprobes count from load. */
+static u64 vmt_dma_missed_base;
+
+/* At start, before tracing is on. */
+void vmt_dma_start(void)
+{
+	vmt_dma_missed_base = vmt_dma_missed();
+}
+
+/**
+ * vmt_dma_count() - add the DMA calls missed since start to @status
+ * @status:	its events_missed grows
+ */
+void vmt_dma_count(struct vmt_status *status)
+{
+	status->events_missed += vmt_dma_missed() - vmt_dma_missed_base;
 }

@@ -20,11 +20,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "ring/emit.h"
-#include "events/events.h"
 #include "base/hooks.h"
 #include "base/session.h"
+#include "events/events.h"
+#include "events/vma.h"
 #include "protect/targets.h"
+#include "ring/emit.h"
 
 /* Processes the state dump covers at most; the others are counted missed. */
 #define VMT_DUMP_MAX	65536
@@ -64,10 +65,6 @@ static void vmt_events_probe_newtask(void *data, struct task_struct *task,
 	vmt_emit(&rec, VMT_REC_FORK);
 }
 
-static void vmt_count_dropped(void)
-{
-	atomic64_inc(&vmt_session.data_dropped);
-}
 
 /*
  * sched:sched_process_exec, in the exec'ing task, once its new address
@@ -87,7 +84,7 @@ static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_p
 		len = strnlen(bprm->filename, VMT_MAX_DATA_LEN + 1);
 		if (len > VMT_MAX_DATA_LEN) {
 			rec.exec.flags |= VMT_DATA_DROPPED;
-			vmt_count_dropped();
+			vmt_emit_count_dropped();
 			len = 0;
 		}
 		vmt_emit_data(&rec, VMT_REC_EXEC, bprm->filename, len);
@@ -102,7 +99,7 @@ static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_p
 			vmt_vma_emit_all(p->mm, task_tgid_nr(p), VMT_VMA_EXEC);
 			mmap_read_unlock(p->mm);
 		} else {
-			atomic64_inc(&vmt_session.events_missed);
+			vmt_emit_count_missed();
 		}
 	}
 }
@@ -192,7 +189,7 @@ static void vmt_dump_threads(struct task_struct *p, struct mm_struct *mm)
 			name = vmt_path_name(&exe->f_path, &len);
 			if (!name) {
 				rec.task.flags |= VMT_DATA_DROPPED;
-				vmt_count_dropped();
+				vmt_emit_count_dropped();
 				len = 0;
 			}
 		}
@@ -247,13 +244,13 @@ void vmt_events_dump(void)
 		return;
 	tgids = kvmalloc_array(VMT_DUMP_MAX, sizeof(*tgids), GFP_KERNEL);
 	if (!tgids) {
-		atomic64_inc(&vmt_session.events_missed);
+		vmt_emit_count_missed();
 		return;
 	}
 	rcu_read_lock();
 	for_each_process(p) {
 		if (n == VMT_DUMP_MAX) {
-			atomic64_inc(&vmt_session.events_missed);
+			vmt_emit_count_missed();
 			break;
 		}
 		if (vmt_targets_traces_task(p))

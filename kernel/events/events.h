@@ -1,22 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Introspection events: context switches, task lifecycle, address-space
- * changes, DMA mappings, user markers and the state dump at start. Each
- * source attaches its own probes (hooks.h); these are what others call.
+ * Introspection events of tasks (events.c): context switches, task
+ * lifecycle, user markers and the state dump at start. Address-space
+ * changes are vma.c's, DMA mappings dma.c's.
  */
 #ifndef _VMTRACE_EVENTS_H
 #define _VMTRACE_EVENTS_H
 
-#include <linux/mm_types.h>
 #include <linux/types.h>
 
-/* events.c */
+struct vmt_hooks;
+
+extern struct vmt_hooks vmt_events_hooks;
+
 void vmt_events_dump(void);
-
-/* vma.c */
-void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause);
-
-/* dma.c */
-u64 vmt_dma_missed(void);
+int vmt_marker_emit(u32 id, const void *text, u32 len);
 
 #endif /* _VMTRACE_EVENTS_H */

@@ -26,12 +26,12 @@
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
-#include "ring/emit.h"
-#include "events/events.h"
-#include "exact/exact.h"
 #include "base/hooks.h"
 #include "base/session.h"
+#include "events/vma.h"
+#include "exact/exact.h"
 #include "protect/targets.h"
+#include "ring/emit.h"
 
 static u8 vmt_vma_prot(const struct vm_area_struct *vma)
 {
@@ -91,7 +91,7 @@ static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 ca
 		name = vmt_path_name(&vma->vm_file->f_path, &len);
 		if (!name) {
 			rec.vma.flags |= VMT_DATA_DROPPED;
-			atomic64_inc(&vmt_session.data_dropped);
+			vmt_emit_count_dropped();
 			len = 0;
 		}
 	} else if (special) {
@@ -207,14 +207,14 @@ static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	syscall_get_arguments(current, regs, args);
 	locked = mmap_read_trylock(mm);
 	if (!locked && nr == __NR_brk) {
-		atomic64_inc(&vmt_session.events_missed);
+		vmt_emit_count_missed();
 		return;
 	}
 	n = vmt_vma_ranges(mm, nr, args, ret, r, &cause);
 	for (i = 0; i < n; i++)
 		vmt_vma_emit_unmap(r[i].start, r[i].end, cause);
 	if (!locked) {
-		atomic64_inc(&vmt_session.events_missed);
+		vmt_emit_count_missed();
 		return;
 	}
 	for (i = 0; i < n; i++)

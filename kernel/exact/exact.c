@@ -58,15 +58,15 @@
 #include <asm/ptrace.h>
 #include <asm/trap_pf.h>
 
-#include "protect/admit.h"
 #include "base/compat.h"
-#include "ring/emit.h"
+#include "base/hooks.h"
+#include "base/session.h"
 #include "exact/exact.h"
 #include "exact/exact_insn.h"
-#include "base/hooks.h"
+#include "protect/admit.h"
 #include "protect/protect.h"
-#include "base/session.h"
 #include "protect/targets.h"
+#include "ring/emit.h"
 
 /* ---- The ranges ---------------------------------------------------------- */
 

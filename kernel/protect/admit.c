@@ -54,10 +54,10 @@
 #include <linux/wait.h>
 #include <asm/syscall.h>
 
-#include "protect/admit.h"
-#include "protect/evict.h"
 #include "base/hooks.h"
 #include "base/session.h"
+#include "protect/admit.h"
+#include "protect/evict.h"
 #include "protect/targets.h"
 
 #define VMT_TWORK_BITS		8
@@ -86,6 +86,8 @@ static struct vmt_twork vmt_tworks[VMT_TWORKS];
 static DEFINE_SPINLOCK(vmt_twork_lock);
 static atomic_t vmt_tworks_pending = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
+/* Evictions put off because no slot was free, since start. */
+static atomic64_t vmt_admit_deferred;
 
 static void vmt_twork_run(struct callback_head *cb);
 static bool vmt_calls_done(struct task_struct *task);
@@ -114,7 +116,7 @@ static struct vmt_twork *vmt_twork_queue(struct task_struct *task)
 		if (!READ_ONCE(w->owner) && !cmpxchg(&w->owner, NULL, task))
 			goto claimed;
 	}
-	atomic64_inc(&vmt_session.deferred);
+	atomic64_inc(&vmt_admit_deferred);
 	return NULL;
 
 claimed:
@@ -532,3 +534,18 @@ struct vmt_hooks vmt_admit_hooks = {
 	.name = "admit",
 	VMT_HOOKS_PROBES(vmt_admit_probes),
 };
+
+/* At start, before tracing is on: the count starts from 0. */
+void vmt_admit_start(void)
+{
+	atomic64_set(&vmt_admit_deferred, 0);
+}
+
+/**
+ * vmt_admit_count() - add the evictions put off to @status
+ * @status:	its deferred is set
+ */
+void vmt_admit_count(struct vmt_status *status)
+{
+	status->deferred = atomic64_read(&vmt_admit_deferred);
+}

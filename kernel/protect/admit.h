@@ -10,7 +10,14 @@
 
 struct mm_struct;
 struct task_struct;
+struct vmt_hooks;
+struct vmt_status;
 struct vmt_target;
+
+extern struct vmt_hooks vmt_admit_hooks;
+
+void vmt_admit_start(void);
+void vmt_admit_count(struct vmt_status *status);
 
 void vmt_target_admit(struct vmt_target *t, unsigned long addr, unsigned long ip,
 		      bool kernel_mode, unsigned long stale_start, unsigned long stale_end);

@@ -24,11 +24,11 @@
 #include <linux/workqueue.h>
 
 #include "base/compat.h"
-#include "ring/emit.h"
+#include "base/session.h"
 #include "protect/evict.h"
 #include "protect/pagemap.h"
-#include "base/session.h"
 #include "protect/targets.h"
+#include "ring/emit.h"
 
 #define VMT_EVICT_BATCH		VMT_ESET_BATCH_MAX	/* a whole batch a round */
 

@@ -33,11 +33,11 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "protect/evict.h"
 #include "base/hooks.h"
+#include "base/session.h"
+#include "protect/evict.h"
 #include "protect/notify.h"
 #include "protect/pagemap.h"
-#include "base/session.h"
 #include "protect/targets.h"
 
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)

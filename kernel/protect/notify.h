@@ -6,12 +6,14 @@
 #define _VMTRACE_NOTIFY_H
 
 struct mm_struct;
+struct vmt_hooks;
 struct vmt_target;
+
+extern struct vmt_hooks vmt_notify_hooks;
 
 int vmt_notify_attach(struct vmt_target *t, struct mm_struct *mm);
 void vmt_notify_detach(struct vmt_target *t);
 void vmt_notify_quiesce(void);
 void vmt_notify_synchronize(void);
-void vmt_probe_migration_pte(void *data, unsigned long addr, unsigned long pte, int order);
 
 #endif /* _VMTRACE_NOTIFY_H */

@@ -24,8 +24,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "ring/emit.h"
 #include "protect/pagemap.h"
+#include "ring/emit.h"
 
 #if IS_ENABLED(CONFIG_MMU_NOTIFIER)
 

@@ -26,12 +26,12 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "base/hooks.h"
+#include "base/session.h"
 #include "protect/admit.h"
 #include "protect/evict.h"
-#include "base/hooks.h"
 #include "protect/notify.h"
 #include "protect/pagemap.h"
-#include "base/session.h"
 #include "protect/targets.h"
 
 struct linux_binprm;
@@ -55,6 +55,7 @@ static void vmt_targets_reprotect(struct work_struct *work);
  *		counts of dropped targets; stop takes it only once every
  *		task_work has run
  * @missed:	processes and address spaces left untraced for want of room
+ * @events_missed: targets without their page-mapping log or MMU notifier
  * @exclude_mm:	system-wide, the address space of the process that started
  *		tracing (the collector), which is not traced; pinned with
  *		mmgrab() while tracing, so that the pointer is not reused
@@ -75,6 +76,7 @@ struct vmt_target_table {
 	u32 nr_slots;
 	struct mutex lock;	/* see above */
 	atomic64_t missed;
+	atomic64_t events_missed;
 	struct mm_struct *exclude_mm;
 	pid_t exclude_tgid;
 	struct vmt_protect_counts protect;
@@ -317,7 +319,7 @@ struct vmt_target *vmt_target_add(struct mm_struct *mm, pid_t tgid)
 	if (settings->events & VMT_EVENT_PAGEMAP) {
 		t->pagemap = vmt_pagemap_new(tgid);
 		if (!t->pagemap)
-			atomic64_inc(&vmt_session.events_missed);
+			atomic64_inc(&tt->events_missed);
 	}
 	mmgrab(mm);
 	/*
@@ -326,7 +328,7 @@ struct vmt_target *vmt_target_add(struct mm_struct *mm, pid_t tgid)
 	 * kernel rebuilds are traced again only from the next sweep.
 	 */
 	if (vmt_notify_attach(t, mm))
-		atomic64_inc(&vmt_session.events_missed);
+		atomic64_inc(&tt->events_missed);
 	/* Publish to the lockless vmt_target_lookup(): the fields first. */
 	smp_store_release(&t->mm, mm);
 	if (free == tt->nr_slots) {
@@ -437,6 +439,7 @@ int vmt_targets_prepare(const struct vmt_settings *settings)
 	tt->evictions = 0;
 	tt->overflows = 0;
 	atomic64_set(&tt->missed, 0);
+	atomic64_set(&tt->events_missed, 0);
 	memcpy(tt->tgids, settings->pids, settings->nr_pids * sizeof(pid_t));
 	tt->nr_tgids = settings->nr_pids;
 	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE) {
@@ -623,6 +626,7 @@ void vmt_targets_count(struct vmt_status *status)
 	status->skipped_vmas = tt->protect.skipped_vmas;
 	status->huge_pmds = tt->protect.huge_pmds;
 	status->missed = atomic64_read(&tt->missed);
+	status->events_missed += atomic64_read(&tt->events_missed);
 	/* Dropping a target moves its counts to the table's, under the lock. */
 	mutex_lock(&tt->lock);
 	status->reprotections = atomic64_read(&tt->reprotections);

@@ -14,12 +14,15 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/vmtrace.h>
 
-#include "core.h"
+#include "base/settings.h"
 #include "protect/enabled_set.h"
 #include "protect/protect.h"
 
+struct vmt_hooks;
 struct vmt_notifier;
 struct vmt_pagemap_table;
+
+extern struct vmt_hooks vmt_targets_hooks;
 
 /*
  * struct vmt_target - one traced address space, in a slot of the table
@@ -69,7 +72,7 @@ struct vmt_target {
 	struct vmt_notifier *mn;
 };
 
-/* Start and stop, under the session's lock (session.c). */
+/* Start and stop, under the session's lock (core.c). */
 int vmt_targets_prepare(const struct vmt_settings *settings);
 int vmt_targets_protect(void);
 void vmt_targets_release(void);

@@ -9,6 +9,7 @@
  * Paths are built into a per-CPU buffer, used only with interrupts off, so
  * that no probe needs PATH_MAX bytes of stack or an allocation.
  */
+#include <linux/atomic.h>
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/irqflags.h>
@@ -22,6 +23,13 @@
 #include "ring/rings.h"
 
 static char *vmt_path_bufs;	/* nr_cpu_ids buffers of PATH_MAX bytes */
+/*
+ * Since start: variable-size data left out because it did not fit, and
+ * introspection events that could not be written whole (their sources
+ * count them here).
+ */
+static atomic64_t vmt_emit_dropped;
+static atomic64_t vmt_emit_missed;
 
 /**
  * vmt_emit_as() - stamp a record and write it to this CPU's ring
@@ -105,4 +113,33 @@ int vmt_emit_init(void)
 void vmt_emit_exit(void)
 {
 	kvfree(vmt_path_bufs);
+}
+
+/* Count data left out of a record (its VMT_DATA_DROPPED flag set). */
+void vmt_emit_count_dropped(void)
+{
+	atomic64_inc(&vmt_emit_dropped);
+}
+
+/* Count an introspection event that could not be written whole. */
+void vmt_emit_count_missed(void)
+{
+	atomic64_inc(&vmt_emit_missed);
+}
+
+/* At start, before tracing is on: the counts start from 0. */
+void vmt_emit_start(void)
+{
+	atomic64_set(&vmt_emit_dropped, 0);
+	atomic64_set(&vmt_emit_missed, 0);
+}
+
+/**
+ * vmt_emit_count() - add the data and events left out to @status
+ * @status:	its data_dropped and events_missed grow
+ */
+void vmt_emit_count(struct vmt_status *status)
+{
+	status->data_dropped += atomic64_read(&vmt_emit_dropped);
+	status->events_missed += atomic64_read(&vmt_emit_missed);
 }

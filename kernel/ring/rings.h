@@ -13,7 +13,6 @@
 #include <linux/wait.h>
 #include <uapi/linux/vmtrace.h>
 
-#include "core.h"
 #include "ring/ring.h"
 
 /* One CPU's ring and the memory it lives in (mapped by readers). */
@@ -47,6 +46,8 @@ struct vmt_ring_set {
 
 extern struct vmt_ring_set vmt_rings;
 
+struct vm_area_struct;
+
 int vmt_rings_configure(u32 ring_records, u32 config_flags);
 void vmt_rings_reset(u32 config_flags);
 void vmt_rings_free(void);
@@ -55,5 +56,7 @@ u32 vmt_rings_lost_per_cpu(u64 *lost, u32 max);
 __poll_t vmt_rings_poll(struct file *file, poll_table *wait, bool off);
 void vmt_rings_wakeup(struct vmt_cpu_ring *cr);
 void vmt_rings_wake_readers(void);
+int vmt_rings_geometry(struct vmt_geometry *geometry);
+int vmt_rings_mmap(struct vm_area_struct *vma);
 
 #endif /* _VMTRACE_RINGS_H */

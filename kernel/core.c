@@ -41,7 +41,7 @@
  */
 static struct vmt_hooks *const vmt_all_hooks[] = {
 	&vmt_fault_hooks,
-	&vmt_targets_hooks,
+	&vmt_admit_sched_hooks,
 	&vmt_events_hooks,
 	&vmt_vma_hooks,
 	&vmt_admit_hooks,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Attaching a table of concerns' hooks (struct vmt_hooks) at load, and
- * detaching them at unload; the table is the caller's (core.c's). The probes stay attached from load to unload: switching
- * the page-fault tracepoint on and off patches the fault path's code, which
+ * detaching them at unload; the table is the caller's (core.c's). The
+ * probes stay attached from load to unload: switching the page-fault
+ * tracepoint on and off patches the fault path's code, which
  * Debian's 6.12 under QEMU TCG does not survive while other CPUs fault.
  */
 #include <linux/kernel.h>

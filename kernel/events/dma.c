@@ -64,59 +64,59 @@ static void vmt_dma_emit_sg(struct device *dev, u8 op, int dir, struct scatterli
 
 /* ---- The dma:* trace events (6.12) ---------------------------------------- */
 
-static void vmt_tp_dma_map_page(void *data, struct device *dev, phys_addr_t phys,
-				dma_addr_t dma, size_t size, enum dma_data_direction dir,
-				unsigned long attrs)
+static void vmt_dma_probe_map_page(void *data, struct device *dev, phys_addr_t phys,
+				   dma_addr_t dma, size_t size, enum dma_data_direction dir,
+				   unsigned long attrs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit(dev, VMT_DMA_MAP_PAGE, dir, dma, phys, size, 0, 1);
 }
 
-static void vmt_tp_dma_unmap_page(void *data, struct device *dev, dma_addr_t dma,
-				  size_t size, enum dma_data_direction dir, unsigned long attrs)
+static void vmt_dma_probe_unmap_page(void *data, struct device *dev, dma_addr_t dma,
+				     size_t size, enum dma_data_direction dir, unsigned long attrs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit(dev, VMT_DMA_UNMAP_PAGE, dir, dma, 0, size, 0, 1);
 }
 
-static void vmt_tp_dma_map_sg(void *data, struct device *dev, struct scatterlist *sgl,
-			      int nents, int ents, enum dma_data_direction dir,
-			      unsigned long attrs)
+static void vmt_dma_probe_map_sg(void *data, struct device *dev, struct scatterlist *sgl,
+				 int nents, int ents, enum dma_data_direction dir,
+				 unsigned long attrs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA) && ents > 0)
 		vmt_dma_emit_sg(dev, VMT_DMA_MAP_SG, dir, sgl, nents, ents);
 }
 
-static void vmt_tp_dma_unmap_sg(void *data, struct device *dev, struct scatterlist *sgl,
-				int nents, enum dma_data_direction dir, unsigned long attrs)
+static void vmt_dma_probe_unmap_sg(void *data, struct device *dev, struct scatterlist *sgl,
+				   int nents, enum dma_data_direction dir, unsigned long attrs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit_sg(dev, VMT_DMA_UNMAP_SG, dir, sgl, nents, nents);
 }
 
-static void vmt_tp_dma_alloc(void *data, struct device *dev, void *virt, dma_addr_t dma,
-			     size_t size, enum dma_data_direction dir, gfp_t flags,
-			     unsigned long attrs)
+static void vmt_dma_probe_alloc(void *data, struct device *dev, void *virt, dma_addr_t dma,
+				size_t size, enum dma_data_direction dir, gfp_t flags,
+				unsigned long attrs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA) && virt)
 		vmt_dma_emit(dev, VMT_DMA_ALLOC, dir, dma,
 			     virt_addr_valid(virt) ? virt_to_phys(virt) : 0, size, 0, 1);
 }
 
-static void vmt_tp_dma_free(void *data, struct device *dev, void *virt, dma_addr_t dma,
-			    size_t size, enum dma_data_direction dir, unsigned long attrs)
+static void vmt_dma_probe_free(void *data, struct device *dev, void *virt, dma_addr_t dma,
+			       size_t size, enum dma_data_direction dir, unsigned long attrs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit(dev, VMT_DMA_FREE, dir, dma, 0, size, 0, 1);
 }
 
 static struct vmt_tracepoint_probe vmt_dma_probes[] = {
-	{ "dma_map_page", vmt_tp_dma_map_page },
-	{ "dma_unmap_page", vmt_tp_dma_unmap_page },
-	{ "dma_map_sg", vmt_tp_dma_map_sg },
-	{ "dma_unmap_sg", vmt_tp_dma_unmap_sg },
-	{ "dma_alloc", vmt_tp_dma_alloc },
-	{ "dma_free", vmt_tp_dma_free },
+	{ "dma_map_page", vmt_dma_probe_map_page },
+	{ "dma_unmap_page", vmt_dma_probe_unmap_page },
+	{ "dma_map_sg", vmt_dma_probe_map_sg },
+	{ "dma_unmap_sg", vmt_dma_probe_unmap_sg },
+	{ "dma_alloc", vmt_dma_probe_alloc },
+	{ "dma_free", vmt_dma_probe_free },
 };
 
 static struct vmt_hooks vmt_dma_event_hooks = {
@@ -139,7 +139,7 @@ struct vmt_dma_call {
 #define VMT_KARG(regs, n)	regs_get_kernel_argument(regs, n)
 
 /* dma_map_page_attrs(dev, page, offset, size, dir, attrs) */
-static int vmt_kp_map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 
@@ -151,7 +151,7 @@ static int vmt_kp_map_page_entry(struct kretprobe_instance *ri, struct pt_regs *
 	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;	/* 1: no return probe */
 }
 
-static int vmt_kp_map_page_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_map_page_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 	dma_addr_t dma = regs_return_value(regs);
@@ -163,7 +163,7 @@ static int vmt_kp_map_page_ret(struct kretprobe_instance *ri, struct pt_regs *re
 }
 
 /* dma_map_sg_attrs(dev, sg, nents, dir, attrs): the mapped count */
-static int vmt_kp_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 
@@ -174,7 +174,7 @@ static int vmt_kp_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *re
 	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;
 }
 
-static int vmt_kp_map_sg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_map_sg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 	int ents = (unsigned int)regs_return_value(regs);
@@ -185,7 +185,7 @@ static int vmt_kp_map_sg_ret(struct kretprobe_instance *ri, struct pt_regs *regs
 }
 
 /* dma_map_sgtable(dev, sgt, dir, attrs): 0 with sgt->nents mapped */
-static int vmt_kp_map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 
@@ -195,7 +195,7 @@ static int vmt_kp_map_sgtable_entry(struct kretprobe_instance *ri, struct pt_reg
 	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;
 }
 
-static int vmt_kp_map_sgtable_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_map_sgtable_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 	struct sg_table *sgt = c->arg;
@@ -207,7 +207,7 @@ static int vmt_kp_map_sgtable_ret(struct kretprobe_instance *ri, struct pt_regs 
 }
 
 /* dma_alloc_attrs(dev, size, dma_handle, gfp, attrs): the CPU address */
-static int vmt_kp_alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 
@@ -217,7 +217,7 @@ static int vmt_kp_alloc_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 	return vmt_session_event_on(VMT_EVENT_DMA) ? 0 : 1;
 }
 
-static int vmt_kp_alloc_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int vmt_dma_kp_alloc_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vmt_dma_call *c = (void *)ri->data;
 	void *virt = (void *)regs_return_value(regs);
@@ -229,7 +229,7 @@ static int vmt_kp_alloc_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /* dma_unmap_page_attrs(dev, addr, size, dir, attrs) */
-static int vmt_kp_unmap_page(struct kprobe *kp, struct pt_regs *regs)
+static int vmt_dma_kp_unmap_page(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit((void *)VMT_KARG(regs, 0), VMT_DMA_UNMAP_PAGE, VMT_KARG(regs, 3),
@@ -238,7 +238,7 @@ static int vmt_kp_unmap_page(struct kprobe *kp, struct pt_regs *regs)
 }
 
 /* dma_unmap_sg_attrs(dev, sg, nents, dir, attrs); dma_unmap_sgtable() too */
-static int vmt_kp_unmap_sg(struct kprobe *kp, struct pt_regs *regs)
+static int vmt_dma_kp_unmap_sg(struct kprobe *kp, struct pt_regs *regs)
 {
 	int nents = VMT_KARG(regs, 2);
 
@@ -249,7 +249,7 @@ static int vmt_kp_unmap_sg(struct kprobe *kp, struct pt_regs *regs)
 }
 
 /* dma_free_attrs(dev, size, cpu_addr, dma_handle, attrs) */
-static int vmt_kp_free(struct kprobe *kp, struct pt_regs *regs)
+static int vmt_dma_kp_free(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (vmt_session_event_on(VMT_EVENT_DMA))
 		vmt_dma_emit((void *)VMT_KARG(regs, 0), VMT_DMA_FREE, DMA_BIDIRECTIONAL,
@@ -265,16 +265,16 @@ static int vmt_kp_free(struct kprobe *kp, struct pt_regs *regs)
 	.data_size = sizeof(struct vmt_dma_call), .maxactive = VMT_DMA_MAXACTIVE }
 
 static struct kretprobe vmt_dma_krps[] = {
-	VMT_KRETPROBE("dma_map_page_attrs", vmt_kp_map_page_entry, vmt_kp_map_page_ret),
-	VMT_KRETPROBE("dma_map_sg_attrs", vmt_kp_map_sg_entry, vmt_kp_map_sg_ret),
-	VMT_KRETPROBE("dma_map_sgtable", vmt_kp_map_sgtable_entry, vmt_kp_map_sgtable_ret),
-	VMT_KRETPROBE("dma_alloc_attrs", vmt_kp_alloc_entry, vmt_kp_alloc_ret),
+	VMT_KRETPROBE("dma_map_page_attrs", vmt_dma_kp_map_page_entry, vmt_dma_kp_map_page_ret),
+	VMT_KRETPROBE("dma_map_sg_attrs", vmt_dma_kp_map_sg_entry, vmt_dma_kp_map_sg_ret),
+	VMT_KRETPROBE("dma_map_sgtable", vmt_dma_kp_map_sgtable_entry, vmt_dma_kp_map_sgtable_ret),
+	VMT_KRETPROBE("dma_alloc_attrs", vmt_dma_kp_alloc_entry, vmt_dma_kp_alloc_ret),
 };
 
 static struct kprobe vmt_dma_kps[] = {
-	{ .symbol_name = "dma_unmap_page_attrs", .pre_handler = vmt_kp_unmap_page },
-	{ .symbol_name = "dma_unmap_sg_attrs", .pre_handler = vmt_kp_unmap_sg },
-	{ .symbol_name = "dma_free_attrs", .pre_handler = vmt_kp_free },
+	{ .symbol_name = "dma_unmap_page_attrs", .pre_handler = vmt_dma_kp_unmap_page },
+	{ .symbol_name = "dma_unmap_sg_attrs", .pre_handler = vmt_dma_kp_unmap_sg },
+	{ .symbol_name = "dma_free_attrs", .pre_handler = vmt_dma_kp_free },
 };
 
 static struct kretprobe *vmt_dma_krp_ptrs[ARRAY_SIZE(vmt_dma_krps)];

@@ -34,7 +34,7 @@
  * protected again) and the instruction faults anew after the handler.
  * Kernel-mode accesses (a system call copying into the page) cannot be
  * stepped: the first of a call is logged with size 0, and the page is
- * protected again when the call returns (admit.c's calls).
+ * protected again when the call returns (protect/gup_calls.c).
  *
  * Locks: the range table's raw spinlock, taken with interrupts off. The
  * trap and the scheduler's probe only try the PTE table's lock

@@ -2,7 +2,10 @@
 /*
  * Enabled sets at work: admitting faulting pages, and the task_work that
  * has the pages they displace protected (evict.c) before the thread runs
- * user code again.
+ * user code again; the same task_work adds a followed child's or an exec'd
+ * process's address space as a target (the sched probes, here), and
+ * protects again the ranges the kernel mapped back (the stale-range entry
+ * points; get_user_pages()'s calls are kept in gup_calls.c's table).
  *
  * The fault probe runs with interrupts off, before the fault is handled: it
  * may not take mmap_lock, a PTE lock (whose holder may be waiting for this
@@ -58,6 +61,7 @@
 #include "base/session.h"
 #include "protect/admit.h"
 #include "protect/evict.h"
+#include "protect/gup_calls.h"
 #include "protect/targets.h"
 
 #define VMT_TWORK_BITS		8
@@ -90,7 +94,6 @@ static DECLARE_WAIT_QUEUE_HEAD(vmt_tworks_idle);
 static atomic64_t vmt_admit_deferred;
 
 static void vmt_twork_run(struct callback_head *cb);
-static bool vmt_calls_done(struct task_struct *task);
 
 /*
  * Called by the probes, interrupts off, for the faulting or exec'ing thread
@@ -143,8 +146,8 @@ static void vmt_twork_run(struct callback_head *cb)
 	spin_lock(&vmt_twork_lock);
 	WRITE_ONCE(w->owner, NULL);
 	spin_unlock(&vmt_twork_lock);
-	/* Calls ended outside a system call's exit (see vmt_call_add()). */
-	vmt_calls_done(current);
+	/* Calls ended outside a system call's exit (see vmt_target_stale_in_call()). */
+	vmt_gup_calls_done(current);
 
 	/*
 	 * An exiting thread (its mm gone) has nothing to evict. A traced
@@ -227,7 +230,7 @@ void vmt_target_admit(struct vmt_target *t, unsigned long addr, unsigned long ip
  */
 static void vmt_admit_sys_exit(void)
 {
-	bool call = vmt_calls_done(current);
+	bool call = vmt_gup_calls_done(current);
 	struct vmt_target *t;
 
 	if (!call && !vmt_evicts_pending())
@@ -282,124 +285,6 @@ static void vmt_admit_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	vmt_twork_queue(current);
 }
 
-/*
- * Calls: get_user_pages() of a user thread faulting a target's pages in,
- * in a system call of the target's own thread or of another process's
- * (process_vm_readv(), /proc/PID/mem). The ranges join the target's stale
- * range when the calling thread's call returns, once the faults have mapped
- * the pages: marked stale at the fault, the stale work (another CPU), or
- * another thread of the target returning from a call of its own, could take
- * a range before the fault maps it, which then stays unprotected. A slot is
- * the calling thread's, for one target, from its first such fault in a call
- * until the call returns (the system-call exit probe), the thread returns
- * to user space otherwise (get_user_pages() outside a system call, a
- * uprobe's: the task_work queued at the first fault) or exits. (io_uring's
- * task_work, run on the way back from a system call after its exit probe,
- * keeps its slot until the thread's next call.) With every slot in use, the
- * range is marked stale at once, as for a kernel thread's fault: the race
- * above is open again then.
- */
-#define VMT_CALLS	64
-
-struct vmt_call {
-	struct task_struct *caller;	/* NULL: free; compared, never followed */
-	struct vmt_target *t;
-	struct mm_struct *mm;		/* @t's when the range was added */
-	unsigned long start, end;
-};
-
-static struct vmt_call vmt_calls[VMT_CALLS];
-/*
- * Guards the slots; taken by the kprobe, the exit probes, the task_work and
- * stop, and before a target's lock. Only a thread fills a slot for itself:
- * it may look for its own without the lock.
- */
-static DEFINE_RAW_SPINLOCK(vmt_calls_lock);
-static atomic_t vmt_calls_used = ATOMIC_INIT(0);
-
-/* Add [@start, @end) to current's slot for @t, taking one if need be. */
-static bool vmt_call_add(struct vmt_target *t, struct mm_struct *mm,
-			 unsigned long start, unsigned long end)
-{
-	struct vmt_call *c, *free = NULL;
-	unsigned long flags;
-	u32 i;
-
-	raw_spin_lock_irqsave(&vmt_calls_lock, flags);
-	for (i = 0; i < VMT_CALLS; i++) {
-		c = &vmt_calls[i];
-		if (c->caller == current && c->t == t && c->mm == mm) {
-			vmt_range_add(&c->start, &c->end, start, end);
-			raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
-			return true;
-		}
-		if (!c->caller && !free)
-			free = c;
-	}
-	if (free) {
-		*free = (struct vmt_call){ .caller = current, .t = t, .mm = mm,
-					   .start = start, .end = end };
-		atomic_inc(&vmt_calls_used);
-	}
-	raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
-	/*
-	 * Outside a system call (a uprobe's), the way back to user space ends
-	 * the call. In one, its exit probe does: a work queued there could
-	 * keep stop waiting for as long as the call sleeps.
-	 */
-	if (free && syscall_get_nr(current, task_pt_regs(current)) < 0)
-		vmt_twork_queue(current);
-	return free;
-}
-
-/*
- * @task's system call returned, or it exits:
- * the pages its get_user_pages() faulted in are mapped, protect them again.
- * Other processes' pages, and an exiting thread's own, are protected by
- * the stale work; the caller has current's own protected before it
- * returns to user space.
- *
- * Context: the system-call exit and task exit probes, the task_work; does
- * not sleep.
- * Return: whether a range of current's own address space was marked stale
- * and is the caller's to protect.
- */
-static bool vmt_calls_done(struct task_struct *task)
-{
-	bool queue = false, own = false, mine = false;
-	struct vmt_call *c;
-	unsigned long flags;
-	u32 i;
-
-	if (!atomic_read(&vmt_calls_used))
-		return false;
-	/* Every system call's exit comes here: the lock only for a slot of its own. */
-	for (i = 0; i < VMT_CALLS && !mine; i++)
-		mine = READ_ONCE(vmt_calls[i].caller) == task;
-	if (!mine)
-		return false;
-	raw_spin_lock_irqsave(&vmt_calls_lock, flags);
-	for (i = 0; i < VMT_CALLS; i++) {
-		c = &vmt_calls[i];
-		if (c->caller != task)
-			continue;
-		/* A slot reused for another address space has nothing to protect. */
-		if (READ_ONCE(c->t->mm) == c->mm) {
-			vmt_target_mark_stale(c->t, c->start, c->end);
-			if (c->mm == task->mm && !(task->flags & PF_EXITING))
-				own = true;
-			else
-				queue = true;
-		}
-		c->caller = NULL;
-		atomic_dec(&vmt_calls_used);
-	}
-	raw_spin_unlock_irqrestore(&vmt_calls_lock, flags);
-	if (queue)
-		vmt_stale_work_queue();
-	return own;
-}
-
 /**
  * vmt_target_stale_in_call() - get_user_pages() of current, a user thread,
  * is faulting in [@start, @end) of target @t's address space @mm, in a
@@ -420,8 +305,19 @@ static bool vmt_calls_done(struct task_struct *task)
 void vmt_target_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 			      unsigned long start, unsigned long end)
 {
-	if (!vmt_call_add(t, mm, start, end))
+	int taken = vmt_gup_call_add(t, mm, start, end);
+
+	if (taken < 0) {
 		vmt_target_stale_soon(t, start, end);
+		return;
+	}
+	/*
+	 * Outside a system call (a uprobe's), the way back to user space ends
+	 * the call. In one, its exit probe does: a work queued there could
+	 * keep stop waiting for as long as the call sleeps.
+	 */
+	if (taken && syscall_get_nr(current, task_pt_regs(current)) < 0)
+		vmt_twork_queue(current);
 }
 
 /**
@@ -468,18 +364,6 @@ void vmt_target_stale_before_user(struct vmt_target *t, unsigned long start, uns
 }
 
 /**
- * vmt_task_attach() - trace @task's address space from its next return
- * to user space: protect it, unless it is a target already
- * @task:	current, after exec; or a new child that has not run yet
- *
- * Context: the fork and exec probes; may not sleep.
- */
-void vmt_task_attach(struct task_struct *task)
-{
-	vmt_twork_queue(task);
-}
-
-/**
  * vmt_admit_quiesce() - wait until no eviction work is queued or running,
  * and forget the calls under way
  *
@@ -505,11 +389,80 @@ void vmt_admit_quiesce(void)
 		}
 		spin_unlock(&vmt_twork_lock);
 	}
-	raw_spin_lock_irq(&vmt_calls_lock);
-	memset(vmt_calls, 0, sizeof(vmt_calls));
-	atomic_set(&vmt_calls_used, 0);
-	raw_spin_unlock_irq(&vmt_calls_lock);
+	vmt_gup_calls_clear();
 }
+
+/*
+ * Trace @task's address space from its next return to user space: its
+ * task_work adds it as a target and protects it, unless it is one already.
+ * @task is current, after exec, or a new child that has not run yet.
+ */
+static void vmt_target_add_task_later(struct task_struct *task)
+{
+	vmt_twork_queue(task);
+}
+
+/*
+ * sched:sched_process_fork, in the parent before the child first runs. A
+ * thread is its process's target already; a new process is followed when
+ * asked (system-wide, always), and with protection its task_work protects
+ * its address space before it runs user code.
+ */
+static void vmt_admit_probe_fork(void *data, struct task_struct *parent,
+				 struct task_struct *child)
+{
+	const struct vmt_settings *s = vmt_session_settings();
+
+	if (!vmt_session_tracing() || child->tgid == parent->tgid)
+		return;
+	if (s->flags & VMT_CONFIG_SYSTEM_WIDE) {
+		if ((s->flags & VMT_CONFIG_PROTECT) && vmt_targets_traces_task(child))
+			vmt_target_add_task_later(child);
+		return;
+	}
+	if (!(s->flags & VMT_CONFIG_FOLLOW) || !vmt_targets_traces_task(parent))
+		return;
+	vmt_targets_follow(child);
+	if (s->flags & VMT_CONFIG_PROTECT)
+		vmt_target_add_task_later(child);
+}
+
+/*
+ * sched:sched_process_free, once a task is released, from RCU: when the
+ * leader of a process is, every thread of the process has exited (and
+ * had its exit event written), and a followed process is one no more. Its
+ * pid (task_tgid_nr() is 0 by now) may be in use again already, by a
+ * process followed since: one entry only goes.
+ */
+static void vmt_admit_probe_free(void *data, struct task_struct *p)
+{
+	if (vmt_session_tracing() && p->pid == p->tgid)
+		vmt_targets_unfollow(p->tgid);
+}
+
+/* sched:sched_process_exec: a target's new address space is traced too. */
+static void vmt_admit_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+				 struct linux_binprm *bprm)
+{
+	if (vmt_session_protecting() && vmt_targets_traces_task(p))
+		vmt_target_add_task_later(p);
+}
+
+static struct vmt_tracepoint_probe vmt_admit_sched_probes[] = {
+	{ "sched_process_fork", vmt_admit_probe_fork },
+	{ "sched_process_exec", vmt_admit_probe_exec },
+	{ "sched_process_free", vmt_admit_probe_free },
+};
+
+/*
+ * Attached apart from vmt_admit_hooks, second in core.c's table as they were
+ * in targets.c: the probes of one tracepoint (sched_process_exec) run in the
+ * order they were attached, these before the events' probes.
+ */
+struct vmt_hooks vmt_admit_sched_hooks = {
+	.name = "targets",
+	VMT_HOOKS_PROBES(vmt_admit_sched_probes),
+};
 
 /*
  * sched:sched_process_exit, in the exiting thread: one that faulted a
@@ -518,7 +471,7 @@ void vmt_admit_quiesce(void)
 static void vmt_admit_probe_exit(void *data, struct task_struct *p)
 {
 	if (vmt_session_tracing())
-		vmt_calls_done(p);
+		vmt_gup_calls_done(p);
 }
 
 static struct vmt_tracepoint_probe vmt_admit_probes[] = {

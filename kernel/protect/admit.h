@@ -14,6 +14,7 @@ struct vmt_hooks;
 struct vmt_status;
 struct vmt_target;
 
+extern struct vmt_hooks vmt_admit_sched_hooks;
 extern struct vmt_hooks vmt_admit_hooks;
 
 void vmt_admit_start(void);
@@ -25,7 +26,6 @@ void vmt_target_stale_in_call(struct vmt_target *t, struct mm_struct *mm,
 			      unsigned long start, unsigned long end);
 void vmt_target_stale_soon(struct vmt_target *t, unsigned long start, unsigned long end);
 void vmt_target_stale_before_user(struct vmt_target *t, unsigned long start, unsigned long end);
-void vmt_task_attach(struct task_struct *task);
 void vmt_admit_quiesce(void);
 
 #endif /* _VMTRACE_ADMIT_H */

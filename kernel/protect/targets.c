@@ -5,7 +5,7 @@
  * The traced processes are a table of thread group ids: the configured
  * pids at start, then the children a target forks when asked to follow
  * them (system-wide, every user process but the collector is traced, and
- * the table is not used). The probes look a task up in it without a lock.
+ * the table is not used); admit.c's sched probes follow and unfollow them. The probes look a task up in it without a lock.
  *
  * With page protection (VMT_CONFIG_PROTECT), each traced address space is
  * a target, in one of VMT_MAX_TARGETS slots: its pages are protected when
@@ -173,8 +173,13 @@ bool vmt_targets_traces_process(struct task_struct *task)
 	return false;
 }
 
-/* Make a traced process's new child @child, not running yet, traced. */
-static void vmt_targets_follow(struct task_struct *child)
+/**
+ * vmt_targets_follow() - make a traced process's new child traced
+ * @child:	the child, not running yet
+ *
+ * Context: the fork probe; may not sleep.
+ */
+void vmt_targets_follow(struct task_struct *child)
 {
 	struct vmt_target_table *tt = &vmt_targets;
 	unsigned long flags;
@@ -199,11 +204,14 @@ out_unlock:
 	raw_spin_unlock_irqrestore(&tt->tgids_lock, flags);
 }
 
-/*
- * A traced process @tgid is gone: its entry is free, and a new process
- * that gets its pid is not traced.
+/**
+ * vmt_targets_unfollow() - a traced process is gone: its entry is free, and
+ * a new process that gets its pid is not traced
+ * @tgid:	the process
+ *
+ * Context: the task-free probe (RCU); may not sleep.
  */
-static void vmt_targets_unfollow(pid_t tgid)
+void vmt_targets_unfollow(pid_t tgid)
 {
 	struct vmt_target_table *tt = &vmt_targets;
 	unsigned long flags;
@@ -645,60 +653,3 @@ void vmt_targets_count(struct vmt_status *status)
 	}
 	mutex_unlock(&tt->lock);
 }
-
-/*
- * sched:sched_process_fork, in the parent before the child first runs. A
- * thread is its process's target already; a new process is followed when
- * asked (system-wide, always), and with protection its task_work protects
- * its address space before it runs user code.
- */
-static void vmt_targets_probe_fork(void *data, struct task_struct *parent,
-				   struct task_struct *child)
-{
-	const struct vmt_settings *s = vmt_session_settings();
-
-	if (!vmt_session_tracing() || child->tgid == parent->tgid)
-		return;
-	if (s->flags & VMT_CONFIG_SYSTEM_WIDE) {
-		if ((s->flags & VMT_CONFIG_PROTECT) && vmt_targets_traces_task(child))
-			vmt_task_attach(child);
-		return;
-	}
-	if (!(s->flags & VMT_CONFIG_FOLLOW) || !vmt_targets_traces_task(parent))
-		return;
-	vmt_targets_follow(child);
-	if (s->flags & VMT_CONFIG_PROTECT)
-		vmt_task_attach(child);
-}
-
-/*
- * sched:sched_process_free, once a task is released, from RCU: when the
- * leader of a process is, every thread of the process has exited (and
- * had its exit event written), and a followed process is one no more. Its
- * pid (task_tgid_nr() is 0 by now) may be in use again already, by a
- * process followed since: one entry only goes.
- */
-static void vmt_targets_probe_free(void *data, struct task_struct *p)
-{
-	if (vmt_session_tracing() && p->pid == p->tgid)
-		vmt_targets_unfollow(p->tgid);
-}
-
-/* sched:sched_process_exec: a target's new address space is traced too. */
-static void vmt_targets_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
-				   struct linux_binprm *bprm)
-{
-	if (vmt_session_protecting() && vmt_targets_traces_task(p))
-		vmt_task_attach(p);
-}
-
-static struct vmt_tracepoint_probe vmt_targets_probes[] = {
-	{ "sched_process_fork", vmt_targets_probe_fork },
-	{ "sched_process_exec", vmt_targets_probe_exec },
-	{ "sched_process_free", vmt_targets_probe_free },
-};
-
-struct vmt_hooks vmt_targets_hooks = {
-	.name = "targets",
-	VMT_HOOKS_PROBES(vmt_targets_probes),
-};

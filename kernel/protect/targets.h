@@ -18,11 +18,8 @@
 #include "protect/enabled_set.h"
 #include "protect/protect.h"
 
-struct vmt_hooks;
 struct vmt_notifier;
 struct vmt_pagemap_table;
-
-extern struct vmt_hooks vmt_targets_hooks;
 
 /*
  * struct vmt_target - one traced address space, in a slot of the table
@@ -81,6 +78,8 @@ void vmt_targets_count(struct vmt_status *status);
 /* Whom the probes trace. */
 bool vmt_targets_traces_task(struct task_struct *task);
 bool vmt_targets_traces_process(struct task_struct *task);
+void vmt_targets_follow(struct task_struct *child);
+void vmt_targets_unfollow(pid_t tgid);
 
 /* The target table. */
 struct vmt_target *vmt_target_lookup(struct mm_struct *mm);

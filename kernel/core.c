@@ -27,6 +27,7 @@
 #include "events/events.h"
 #include "events/vma.h"
 #include "exact/exact.h"
+#include "exact/exact_ranges.h"
 #include "fault.h"
 #include "protect/admit.h"
 #include "protect/notify.h"

@@ -29,7 +29,7 @@
 #include "base/hooks.h"
 #include "base/session.h"
 #include "events/vma.h"
-#include "exact/exact.h"
+#include "exact/exact_ranges.h"
 #include "protect/targets.h"
 #include "ring/emit.h"
 

@@ -65,7 +65,6 @@ static void vmt_events_probe_newtask(void *data, struct task_struct *task,
 	vmt_emit(&rec, VMT_REC_FORK);
 }
 
-
 /*
  * sched:sched_process_exec, in the exec'ing task, once its new address
  * space is complete: the file name, then (with VMA events) the new map.

@@ -5,7 +5,8 @@
  * The traced processes are a table of thread group ids: the configured
  * pids at start, then the children a target forks when asked to follow
  * them (system-wide, every user process but the collector is traced, and
- * the table is not used); admit.c's sched probes follow and unfollow them. The probes look a task up in it without a lock.
+ * the table is not used); admit.c's sched probes follow and unfollow them.
+ * The probes look a task up in it without a lock.
  *
  * With page protection (VMT_CONFIG_PROTECT), each traced address space is
  * a target, in one of VMT_MAX_TARGETS slots: its pages are protected when

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tracing session's state: its settings, whether tracing is on, and the
- * counts of what was left out; with the accessors the probes read it by.
+ * The tracing session's state: its settings and whether tracing is on, with
+ * the accessors the probes read it by. Its lifecycle is core.c's; the counts
+ * of what was left out are each concern's own.
  */
 #ifndef _VMTRACE_SESSION_H
 #define _VMTRACE_SESSION_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The session's settings: types only, for the state (session.h) and the
- * lifecycle (core.h) alike.
+ * The session's settings: types only, for the state (session.h), what is
+ * traced (protect/targets.h) and the lifecycle (core.h) alike.
  */
 #ifndef _VMTRACE_SETTINGS_H
 #define _VMTRACE_SETTINGS_H

@@ -24,7 +24,7 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/include/internal/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-# The exact-mode decoder, kernel/exact_insn.c, built into userspace tests.
+# The exact-mode decoder, kernel/exact/exact_insn.c, built into userspace tests.
 UNIT_TESTS += exact-insn
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
@@ -244,10 +244,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/lib/libvmtrace-asan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcmocka -lzstd -llzma -lz
 
-EXACT_INSN := kernel/exact_insn.c kernel/exact_insn.h tests/unit/exact-insn-shim.h
+EXACT_INSN := kernel/exact/exact_insn.c kernel/exact/exact_insn.h tests/unit/exact-insn-shim.h
 $(BUILD)/tests/exact-insn: tests/unit/exact-insn.c $(EXACT_INSN)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) $(SANITIZE) -o $@ $< kernel/exact_insn.c -lcmocka
+	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) $(SANITIZE) -o $@ $< kernel/exact/exact_insn.c -lcmocka
 
 # Not sanitized (it runs under valgrind), and -no-pie: the same addresses natively and there.
 $(BUILD)/oracle/exact-insn-oracle: tests/unit/exact-insn-oracle.c tests/unit/exact-insn-forms.S \
@@ -255,12 +255,12 @@ $(BUILD)/oracle/exact-insn-oracle: tests/unit/exact-insn-oracle.c tests/unit/exa
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ikernel -Itests/unit $(CFLAGS) -no-pie -o $@ $(filter %.c %.S,$^)
 
-# The kernel's enabled set (kernel/enabled_set.c), built in user space over
+# The kernel's enabled set (kernel/protect/enabled_set.c), built in user space over
 # tests/unit/kernel_shim/, against the model codec's replay of it.
 $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/libvmtrace-asan.a \
-		kernel/enabled_set.c kernel/enabled_set.h $(wildcard tests/unit/kernel_shim/linux/*.h)
+		kernel/protect/enabled_set.c kernel/protect/enabled_set.h $(wildcard tests/unit/kernel_shim/linux/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/unit/kernel_shim $(CFLAGS) $(SANITIZE) -pthread -o $@ $< \
+	$(CC) $(CPPFLAGS) -Itests/unit/kernel_shim -Ikernel $(CFLAGS) $(SANITIZE) -pthread -o $@ $< \
 		$(BUILD)/lib/libvmtrace-asan.a -lcmocka -lzstd -llzma -lz
 
 # The cmocka suites, the exact-mode decoder against valgrind's lackey

@@ -21,15 +21,16 @@
 #include <asm/ptrace.h>
 #include <asm/trap_pf.h>
 
-#include "admit.h"
-#include "compat.h"
-#include "emit.h"
-#include "exact.h"
-#include "hooks.h"
-#include "pagemap.h"
-#include "protect.h"
-#include "session.h"
-#include "targets.h"
+#include "base/compat.h"
+#include "base/hooks.h"
+#include "base/session.h"
+#include "exact/exact.h"
+#include "fault.h"
+#include "protect/admit.h"
+#include "protect/pagemap.h"
+#include "protect/protect.h"
+#include "protect/targets.h"
+#include "ring/emit.h"
 
 static u8 vmt_access_type(unsigned long error_code)
 {
@@ -98,8 +99,8 @@ static void vmt_fault_around_span(unsigned long address, unsigned long *start,
 	*end = *start + HPAGE_PMD_SIZE;
 }
 
-static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
-			   unsigned long error_code, bool kernel_mode)
+static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
+				    unsigned long error_code, bool kernel_mode)
 {
 	unsigned long stale_start, stale_end;
 	struct vmt_target *t;
@@ -162,7 +163,7 @@ static void vmt_fault_emit(unsigned long address, struct pt_regs *regs,
 static void vmt_fault_probe_user(void *data, unsigned long address,
 				 struct pt_regs *regs, unsigned long error_code)
 {
-	vmt_fault_emit(address, regs, error_code, false);
+	vmt_fault_log_and_admit(address, regs, error_code, false);
 }
 
 static void vmt_fault_probe_kernel(void *data, unsigned long address,
@@ -181,7 +182,7 @@ static void vmt_fault_probe_kernel(void *data, unsigned long address,
 	 */
 	if (pagefault_disabled())
 		return;
-	vmt_fault_emit(address, regs, error_code, true);
+	vmt_fault_log_and_admit(address, regs, error_code, true);
 }
 
 /*
@@ -213,7 +214,7 @@ static void vmt_fault_probe_kernel(void *data, unsigned long address,
  * Context: handle_mm_fault()'s caller, which may sleep; the kprobe runs
  * with preemption off.
  */
-static int vmt_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
+static int vmt_fault_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
 	unsigned long start = regs_get_kernel_argument(regs, 1) & HPAGE_PMD_MASK;
@@ -231,9 +232,9 @@ static int vmt_kp_handle_mm_fault(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe vmt_kp_gup = {
+static struct kprobe vmt_fault_kprobe_gup = {
 	.symbol_name = "handle_mm_fault",
-	.pre_handler = vmt_kp_handle_mm_fault,
+	.pre_handler = vmt_fault_kp_handle_mm_fault,
 };
 
 static struct vmt_tracepoint_probe vmt_fault_probes[] = {
@@ -241,7 +242,7 @@ static struct vmt_tracepoint_probe vmt_fault_probes[] = {
 	{ "page_fault_kernel", vmt_fault_probe_kernel },
 };
 
-static struct kprobe *vmt_fault_kprobes[] = { &vmt_kp_gup };
+static struct kprobe *vmt_fault_kprobes[] = { &vmt_fault_kprobe_gup };
 
 struct vmt_hooks vmt_fault_hooks = {
 	.name = "fault",

@@ -13,8 +13,8 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/core.h"
-#include "vmtrace.h"
+#include "core.h"
+#include "module.h"
 
 static int vmt_dev_open(struct inode *inode, struct file *file)
 {
@@ -100,7 +100,7 @@ static long vmt_ioctl_geometry(void __user *arg)
 	struct vmt_geometry geometry;
 	int err;
 
-	err = vmt_rings_geometry(&geometry);
+	err = vmt_session_geometry(&geometry);
 	if (err)
 		return err;
 	return copy_to_user(arg, &geometry, sizeof(geometry)) ? -EFAULT : 0;
@@ -117,7 +117,7 @@ static long vmt_ioctl_marker(const void __user *arg)
 		return -EINVAL;
 	if (copy_from_user(text, u64_to_user_ptr(m.text_ptr), m.len))
 		return -EFAULT;
-	return vmt_marker_emit(m.id, text, m.len);
+	return vmt_session_marker(m.id, text, m.len);
 }
 
 /* VMT_IOC_EXACT: exact mode's ranges; the counters are copied back whatever the op did. */
@@ -149,7 +149,7 @@ static ssize_t vmt_dev_write(struct file *file, const char __user *buf, size_t c
 	if (copy_from_user(&id, buf, sizeof(id)) ||
 	    copy_from_user(text, buf + sizeof(id), count - sizeof(id)))
 		return -EFAULT;
-	err = vmt_marker_emit(id, text, count - sizeof(id));
+	err = vmt_session_marker(id, text, count - sizeof(id));
 	return err ? err : count;
 }
 
@@ -181,7 +181,7 @@ static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 
 static int vmt_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return vmt_rings_mmap(vma);
+	return vmt_session_mmap(vma);
 }
 
 static __poll_t vmt_dev_poll(struct file *file, poll_table *wait)

@@ -9,8 +9,8 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/core.h"
-#include "vmtrace.h"
+#include "core.h"
+#include "module.h"
 
 static int __init vmt_init(void)
 {

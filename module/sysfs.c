@@ -15,8 +15,8 @@
 
 #include <uapi/linux/vmtrace.h>
 
-#include "../kernel/core.h"
-#include "vmtrace.h"
+#include "core.h"
+#include "module.h"
 
 static DEFINE_MUTEX(vmt_staged_lock);
 static struct vmt_settings vmt_staged = {	/* under vmt_staged_lock */
@@ -95,7 +95,7 @@ static ssize_t ring_records_store(struct kobject *kobj, struct kobj_attribute *a
 		return err;
 	check.ring_records = n;
 	check.flags = VMT_CONFIG_SYSTEM_WIDE;
-	if (vmt_settings_check(&check))
+	if (vmt_session_check(&check))
 		return -EINVAL;
 	mutex_lock(&vmt_staged_lock);
 	vmt_staged.ring_records = n;
@@ -164,7 +164,7 @@ static ssize_t protect_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return vmt_flag_store(buf, count, VMT_CONFIG_PROTECT);
 }
 
-/* A u32 setting, checked with vmt_settings_check() as protect would use it. */
+/* A u32 setting, checked with vmt_session_check() as protect would use it. */
 static ssize_t vmt_u32_store(const char *buf, size_t count, size_t offset)
 {
 	struct vmt_settings check = { .flags = VMT_CONFIG_PROTECT, .nr_pids = 1,
@@ -176,7 +176,7 @@ static ssize_t vmt_u32_store(const char *buf, size_t count, size_t offset)
 	if (err)
 		return err;
 	*(u32 *)((char *)&check + offset) = n;
-	if (vmt_settings_check(&check))
+	if (vmt_session_check(&check))
 		return -EINVAL;
 	mutex_lock(&vmt_staged_lock);
 	*(u32 *)((char *)&vmt_staged + offset) = n;
@@ -395,7 +395,7 @@ static ssize_t lost_per_cpu_show(struct kobject *kobj, struct kobj_attribute *at
 /* Exact mode's ranges, a line each: "PID START-END" (hex; PID 0: every target). */
 static ssize_t exact_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return vmt_exact_show(buf);
+	return vmt_session_exact_show(buf);
 }
 
 /*

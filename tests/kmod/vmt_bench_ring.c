@@ -2,7 +2,7 @@
 /*
  * A benchmark module for `make bench`: the record ring's write path.
  *
- * It builds kernel/ring.c into itself, lays one ring out in vmalloc memory,
+ * It builds kernel/ring/ring.c into itself, lays one ring out in vmalloc memory,
  * and writes @records reference records into it from a kthread bound to
  * CPU 0, each stamped as the fault probe stamps them, while a second kthread
  * bound to CPU 1 drains it with vmt_ring_consume() as the collector does. It
@@ -30,7 +30,7 @@
 
 /* The ring itself, not its KUnit suite (that is vmtrace-kunit.ko's). */
 #undef CONFIG_VMTRACE_KUNIT_TEST
-#include "../../kernel/ring.c"
+#include "../../kernel/ring/ring.c"
 
 static unsigned int records = 4000000;
 module_param(records, uint, 0444);

@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exact_insn.h"
+#include "exact/exact_insn.h"
 
 extern const u8 vmt_forms[], vmt_forms_end[], vmt_forms_avx[], vmt_forms_avx_end[];
 void vmt_forms_run(void) __asm__("vmt_forms");

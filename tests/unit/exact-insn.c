@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "exact_insn.h"
+#include "exact/exact_insn.h"
 
 struct insn_case {
 	const char *asm_text;

@@ -2,7 +2,7 @@
 /*
  * The model codec's enabled-set replay (user/lib/model_replay.c, driven by
  * code_eviction() in codec_model.c) against the kernel's own enabled set
- * (kernel/enabled_set.c, built here in user space over the shims in
+ * (kernel/protect/enabled_set.c, built here in user space over the shims in
  * tests/unit/kernel_shim/): a simulated process faults on pages, the
  * kernel's set admits them and chooses the victims, FIFO or CLOCK (with
  * Accessed bits the simulation keeps), batches included, and the trace of
@@ -26,7 +26,7 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
-#include "../../kernel/enabled_set.c"
+#include "../../kernel/protect/enabled_set.c"
 #include "../../user/lib/codec_model.c"
 
 #define PAGES		400

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address-space events: what mmap, munmap, mremap, mprotect and brk did to a
+ * traced process's map, and the whole map at exec and in the state dump.
+ *
+ * A system call is seen at raw_syscalls:sys_exit, once it has succeeded, in
+ * the calling thread with preemption off. The ranges it changed are known
+ * from its arguments and result; for each one an UNMAP record says the range
+ * is empty now, and a MAP record follows for every mapping (VMA) that
+ * overlaps it after the call, with its protection and its file's path. A
+ * reader that replays them in order has the process's map at any point.
+ *
+ *   mmap(addr, len) = a         [a, a + len)
+ *   munmap(addr, len)           [addr, addr + len)
+ *   mprotect(addr, len, prot)   [addr, addr + len)
+ *   mremap(old, olen, nlen) = a [old, old + olen) and [a, a + nlen)
+ *   brk(b) = b'                 [start_brk, first mapping above b')
+ *
+ * Looking up the mappings needs mmap_lock, which this context may only try
+ * for: when another thread holds it for writing, the UNMAP records are
+ * written alone and the event is counted missed.
+ */
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
+
+#include "base/hooks.h"
+#include "base/session.h"
+#include "events/vma.h"
+#include "exact/exact_ranges.h"
+#include "protect/targets.h"
+#include "ring/emit.h"
+
+static u8 vmt_vma_prot(const struct vm_area_struct *vma)
+{
+	u8 prot = 0;
+
+	if (vma->vm_flags & VM_READ)
+		prot |= VMT_PROT_READ;
+	if (vma->vm_flags & VM_WRITE)
+		prot |= VMT_PROT_WRITE;
+	if (vma->vm_flags & VM_EXEC)
+		prot |= VMT_PROT_EXEC;
+	if (vma->vm_flags & VM_MAYSHARE)
+		prot |= VMT_PROT_SHARED;
+	return prot;
+}
+
+/* What a mapping holds, named as /proc/PID/maps names it (show_map_vma()). */
+static u8 vmt_vma_kind(const struct vm_area_struct *vma, const char **special)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	*special = NULL;
+	if (vma->vm_file)
+		return VMT_VMA_FILE;
+	if (vma->vm_ops && vma->vm_ops->name) {
+		*special = vma->vm_ops->name((struct vm_area_struct *)vma);
+		if (*special)
+			return VMT_VMA_SPECIAL;
+	}
+	if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		return VMT_VMA_HEAP;
+	if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+		return VMT_VMA_STACK;
+	return VMT_VMA_ANON;
+}
+
+/* One MAP record for @vma; the caller holds mmap_lock. */
+static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 cause)
+{
+	const char *special, *name = NULL;
+	struct vmt_record rec;
+	unsigned long flags;
+	u32 len = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.vma.start = vma->vm_start;
+	rec.vma.end = vma->vm_end;
+	rec.vma.op = VMT_VMA_MAP;
+	rec.vma.cause = cause;
+	rec.vma.prot = vmt_vma_prot(vma);
+	rec.vma.kind = vmt_vma_kind(vma, &special);
+	if (rec.vma.kind == VMT_VMA_FILE)
+		rec.vma.offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	/* The path buffer is this CPU's while interrupts are off. */
+	local_irq_save(flags);
+	if (rec.vma.kind == VMT_VMA_FILE) {
+		name = vmt_path_name(&vma->vm_file->f_path, &len);
+		if (!name) {
+			rec.vma.flags |= VMT_DATA_DROPPED;
+			vmt_emit_count_dropped();
+			len = 0;
+		}
+	} else if (special) {
+		name = special;
+		len = strnlen(special, VMT_MAX_DATA_LEN);
+	}
+	vmt_emit_as(&rec, VMT_REC_VMA, pid, tid, name, len);
+	/* A mapping exact mode was given by its name becomes an exact range. */
+	vmt_exact_mapping(pid, rec.vma.start, rec.vma.end, rec.vma.kind, name, len);
+	local_irq_restore(flags);
+}
+
+/**
+ * vmt_vma_emit_all() - MAP records for every mapping of @mm
+ * @mm:		the address space; the caller holds its mmap_lock
+ * @pid:	the process it belongs to
+ * @cause:	VMT_VMA_DUMP or VMT_VMA_EXEC
+ */
+void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause)
+{
+	struct vm_area_struct *vma;
+
+	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end))
+		vmt_vma_emit(vma, pid, pid, cause);
+}
+
+static void vmt_vma_emit_unmap(unsigned long start, unsigned long end, u8 cause)
+{
+	struct vmt_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.vma.start = start;
+	rec.vma.end = end;
+	rec.vma.op = VMT_VMA_UNMAP;
+	rec.vma.cause = cause;
+	vmt_emit(&rec, VMT_REC_VMA);
+}
+
+/* MAP records for the mappings overlapping [start, end); mmap_lock held. */
+static void vmt_vma_emit_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+			       u8 cause)
+{
+	struct vm_area_struct *vma;
+
+	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
+	     vma = find_vma(mm, vma->vm_end))
+		vmt_vma_emit(vma, task_tgid_nr(current), task_pid_nr(current), cause);
+}
+
+struct vmt_vma_range {
+	unsigned long start, end;
+};
+
+/*
+ * The ranges system call @nr changed, from its arguments and result @ret:
+ * 0, 1 or 2 of them in @r. The brk range needs the lock (see above).
+ */
+static int vmt_vma_ranges(struct mm_struct *mm, long nr, const unsigned long *args,
+			  long ret, struct vmt_vma_range *r, u8 *cause)
+{
+	struct vm_area_struct *vma;
+
+	switch (nr) {
+	case __NR_mmap:
+		*cause = VMT_VMA_MMAP;
+		r[0].start = ret;
+		r[0].end = ret + PAGE_ALIGN(args[1]);
+		return 1;
+	case __NR_munmap:
+	case __NR_mprotect:
+		*cause = nr == __NR_munmap ? VMT_VMA_MUNMAP : VMT_VMA_MPROTECT;
+		r[0].start = args[0];
+		r[0].end = args[0] + PAGE_ALIGN(args[1]);
+		return 1;
+	case __NR_mremap:
+		*cause = VMT_VMA_MREMAP;
+		r[0].start = args[0];
+		r[0].end = args[0] + PAGE_ALIGN(args[1]);
+		r[1].start = ret;
+		r[1].end = ret + PAGE_ALIGN(args[2]);
+		return 2;
+	case __NR_brk:
+		*cause = VMT_VMA_BRK;
+		r[0].start = mm->start_brk;
+		vma = find_vma(mm, PAGE_ALIGN(mm->brk));
+		r[0].end = vma ? vma->vm_start : TASK_SIZE;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * raw_syscalls:sys_exit: after every system call of every task whose
+ * syscall tracepoints are on. Only the five above, when they succeeded,
+ * in a traced process, from a 64-bit caller (ia32 numbers differ) matter.
+ */
+static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct vmt_vma_range r[2];
+	struct mm_struct *mm = current->mm;
+	unsigned long args[6];
+	long nr = syscall_get_nr(current, regs);
+	bool locked;
+	u8 cause;
+	int i, n;
+
+	if (nr != __NR_mmap && nr != __NR_munmap && nr != __NR_mprotect &&
+	    nr != __NR_mremap && nr != __NR_brk)
+		return;
+	if (in_ia32_syscall() || IS_ERR_VALUE(ret) || !vmt_session_event_on(VMT_EVENT_VMA) ||
+	    !vmt_targets_traces_task(current))
+		return;
+	syscall_get_arguments(current, regs, args);
+	locked = mmap_read_trylock(mm);
+	if (!locked && nr == __NR_brk) {
+		vmt_emit_count_missed();
+		return;
+	}
+	n = vmt_vma_ranges(mm, nr, args, ret, r, &cause);
+	for (i = 0; i < n; i++)
+		vmt_vma_emit_unmap(r[i].start, r[i].end, cause);
+	if (!locked) {
+		vmt_emit_count_missed();
+		return;
+	}
+	for (i = 0; i < n; i++)
+		vmt_vma_emit_range(mm, r[i].start, r[i].end, cause);
+	mmap_read_unlock(mm);
+}
+
+static struct vmt_tracepoint_probe vmt_vma_probes[] = {
+	/*
+	 * While a probe is attached here every task's system calls take the
+	 * slow exit path; it returns at once for all but five of them.
+	 */
+	{ "sys_exit", vmt_vma_probe_sys_exit },
+};
+
+struct vmt_hooks vmt_vma_hooks = {
+	.name = "vma",
+	VMT_HOOKS_PROBES(vmt_vma_probes),
+};

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writing records to this CPU's ring: stamping them, and carrying their
+ * variable-size data.
+ */
+#ifndef _VMTRACE_EMIT_H
+#define _VMTRACE_EMIT_H
+
+#include <linux/types.h>
+#include <uapi/linux/vmtrace.h>
+
+struct path;
+struct vmt_status;
+
+int vmt_emit_as(struct vmt_record *rec, u16 type, pid_t pid, pid_t tid,
+		const void *data, u32 len);
+int vmt_emit_data(struct vmt_record *rec, u16 type, const void *data, u32 len);
+int vmt_emit(struct vmt_record *rec, u16 type);
+const char *vmt_path_name(const struct path *path, u32 *len);
+int vmt_emit_init(void);
+void vmt_emit_exit(void);
+void vmt_emit_count_dropped(void);
+void vmt_emit_count_missed(void);
+void vmt_emit_start(void);
+void vmt_emit_count(struct vmt_status *status);
+
+#endif /* _VMTRACE_EMIT_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Memory instructions of every form kernel/exact_insn.c decodes, run once
+ * Memory instructions of every form kernel/exact/exact_insn.c decodes, run once
  * natively under ptrace single-step and once under valgrind lackey by
  * tests/unit/exact-insn-lackey.sh. Built -no-pie: code, data and the stack
  * used here (vmt_stack) are at the same addresses in both runs.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/unit/exact-insn-lackey.sh ORACLE: kernel/exact_insn.c against valgrind's
+# tests/unit/exact-insn-lackey.sh ORACLE: kernel/exact/exact_insn.c against valgrind's
 # lackey (an independent decoder: VEX) and objdump (instruction boundaries).
 #
 # ORACLE (exact-insn-oracle.c linked with exact-insn-forms.S, -no-pie) runs the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/unit/exact-insn-objdump.sh ORACLE: kernel/exact_insn.c against objdump
+# tests/unit/exact-insn-objdump.sh ORACLE: kernel/exact/exact_insn.c against objdump
 # on real code, the C library and libm (gcc's output and glibc's hand-written
 # SSE, AVX2 and AVX-512 string functions): every instruction objdump decodes
 # must decode to objdump's length or be refused, have a memory operand exactly

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kernel/exact_insn.c against an independent oracle, valgrind's lackey.
+ * kernel/exact/exact_insn.c against an independent oracle, valgrind's lackey.
  *
  * exact-insn-oracle run
  *	runs the forms of exact-insn-forms.S (under lackey, by the script) and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The kernel types kernel/exact_insn.c uses, for its userspace unit test. */
+/* The kernel types kernel/exact/exact_insn.c uses, for its userspace unit test. */
 #ifndef VMT_EXACT_INSN_SHIM_H
 #define VMT_EXACT_INSN_SHIM_H
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for exact mode's instruction decoder (kernel/exact_insn.c),
+ * Unit tests for exact mode's instruction decoder (kernel/exact/exact_insn.c),
  * built here with tests/unit/exact-insn-shim.h: length, kind, access, bytes
  * accessed and flags of each form in a table (bytes from GNU as, expectations
  * from the Intel SDM), the effective address and the accesses an instruction

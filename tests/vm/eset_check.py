@@ -5,7 +5,7 @@ eset_check.py DUMP BASE NPAGES SEQUENCE N POLICY
 
 Checks a trace of tests/vm/progs/touch-pages.c (the text of `vmtrace
 dump-raw`) against a model of the enabled set written from its specification
-(include/uapi/linux/vmtrace.h, kernel/enabled_set.c's comment), independently of the
+(include/uapi/linux/vmtrace.h, kernel/protect/enabled_set.c's comment), independently of the
 kernel's code:
 
 - every fault of the process is replayed through the model, in time order;

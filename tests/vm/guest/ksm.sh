@@ -3,7 +3,7 @@
 # KSM and traced pages: merging replaces the PTEs of the pages it merges by
 # present ones to the shared page, and unmerging by present ones to private
 # copies; the MMU notifier has the module protect them again, but for the
-# pages of the enabled set (kernel/notify.c). The test waits until the
+# pages of the enabled set (kernel/protect/notify.c). The test waits until the
 # module counts them protected again (the window before is documented as not
 # traced); then every access to a page outside the set must be logged.
 #

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Pages the kernel maps anew behind the tracer's back are protected again
-# (kernel/notify.c), so that the accesses after are logged: a protected THP
+# (kernel/protect/notify.c), so that the accesses after are logged: a protected THP
 # split by MADV_DONTNEED on one of its pages (511 PTEs come back present),
 # and 32 protected pages migrated by MADV_SOFT_OFFLINE (mapped back present
 # on other frames). The test waits until the module counts the pages

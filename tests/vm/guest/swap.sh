@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Swap-out and swap-in of traced pages: reclaim unmaps a page whatever its
 # PTE (protnone or enabled), and the access that brings it back faults, so a
-# swapped page is traced in, and stays traced after (kernel/protect.c).
+# swapped page is traced in, and stays traced after (kernel/protect/protect.c).
 #
 # vmt-swap's 64 pages, traced with --protect -n 8 (FIFO), are read once
 # (pass 0), swapped out by MADV_PAGEOUT into a swap file on the root file

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What kernel/enabled_set.c takes from <linux/mm.h> and friends, so that
+ * What kernel/protect/enabled_set.c takes from <linux/mm.h> and friends, so that
  * test_replay_kernel.c can build the kernel's enabled set in user space.
  */
 #ifndef VMTRACE_TEST_SHIM_MM_H

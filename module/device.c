@@ -14,7 +14,7 @@
 #include <uapi/linux/vmtrace.h>
 
 #include "core.h"
-#include "module.h"
+#include "device.h"
 
 static int vmt_dev_open(struct inode *inode, struct file *file)
 {

@@ -10,7 +10,8 @@
 #include <uapi/linux/vmtrace.h>
 
 #include "core.h"
-#include "module.h"
+#include "device.h"
+#include "sysfs.h"
 
 static int __init vmt_init(void)
 {

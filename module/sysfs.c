@@ -16,7 +16,7 @@
 #include <uapi/linux/vmtrace.h>
 
 #include "core.h"
-#include "module.h"
+#include "sysfs.h"
 
 static DEFINE_MUTEX(vmt_staged_lock);
 static struct vmt_settings vmt_staged = {	/* under vmt_staged_lock */

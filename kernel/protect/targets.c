@@ -29,7 +29,6 @@
 
 #include "base/hooks.h"
 #include "base/session.h"
-#include "protect/admit.h"
 #include "protect/evict.h"
 #include "protect/notify.h"
 #include "protect/pagemap.h"

@@ -18,7 +18,7 @@
 
 #include "collect.h"
 #include "commands.h"
-#include "internal/record_assembler.h"
+#include "device/record_assembler.h"
 #include "record_print.h"
 
 static const char record_raw_usage[] =

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "codec/codec.h"
+#include "codec/codec_model.h"
 
 #define FIELDS 14
 extern double vmt_model_cost[FIELDS];

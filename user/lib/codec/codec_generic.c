@@ -12,7 +12,7 @@
 #include <zstd.h>
 
 #include "vmtrace/trace.h"
-#include "codec/codec.h"
+#include "codec/codec_generic.h"
 
 #define ZSTD_DEFAULT_LEVEL	3
 #define XZ_DEFAULT_LEVEL	6

@@ -49,7 +49,7 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "codec/codec.h"
+#include "codec/codec_model.h"
 #include "codec/model_replay.h"
 #include "format/trace_format.h"
 #include "codec/range_coder.h"

@@ -35,7 +35,8 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "codec/codec.h"
+#include "codec/codec_generic.h"
+#include "codec/codec_vpc.h"
 
 #define VPC_FIELDS		8
 #define VPC_KEY_FIELD		5	/* struct vmt_record's ref.ip */

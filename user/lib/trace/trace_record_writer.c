@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The trace writer's record layer: what vmt_trace_writer_append_record()
- * does with a ring's records, above the container writer (trace_writer.c)
+ * does with a ring's records, above the container writer (frame_writer.c)
  * and through its streams. The write side of trace_cursor.c:
  *
  *   - each record goes to the record stream of its type and CPU ("exec.cpu0"),
@@ -25,7 +25,7 @@
 
 #include "util/bytes.h"
 #include "device/record_assembler.h"
-#include "trace/trace_writer.h"
+#include "trace/frame_writer.h"
 
 struct vmt_record_writer {
 	struct vmt_trace_writer *writer;

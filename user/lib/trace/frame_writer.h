@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Between the trace writer's two layers: the container writer
- * (trace_writer.c: the file's streams, frames and directory) and the record
+ * (frame_writer.c: the file's streams, frames and directory) and the record
  * layer above it (trace_record_writer.c: a ring's records into record
  * streams, the order stream and the data stream). Internal to libvmtrace;
  * the public API of both is struct vmt_trace_writer in vmtrace/trace.h.
  */
-#ifndef VMTRACE_INTERNAL_TRACE_WRITER_H
-#define VMTRACE_INTERNAL_TRACE_WRITER_H
+#ifndef VMTRACE_INTERNAL_FRAME_WRITER_H
+#define VMTRACE_INTERNAL_FRAME_WRITER_H
 
 #include <stdint.h>
 
 #include "vmtrace/trace.h"
 
-/* ---- The container writer, for the record layer (trace_writer.c) -------- */
+/* ---- The container writer, for the record layer (frame_writer.c) -------- */
 
 /*
  * Keep the message as the writer's error (what
@@ -48,4 +48,4 @@ void vmt_record_writer_stats(const struct vmt_record_writer *rw,
 			     struct vmt_trace_writer_stats *stats);
 void vmt_record_writer_free(struct vmt_record_writer *rw);
 
-#endif /* VMTRACE_INTERNAL_TRACE_WRITER_H */
+#endif /* VMTRACE_INTERNAL_FRAME_WRITER_H */

@@ -31,7 +31,7 @@
 
 #include "codec/codec.h"
 #include "format/trace_format.h"
-#include "trace/trace_writer.h"
+#include "trace/frame_writer.h"
 #include "util/work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */

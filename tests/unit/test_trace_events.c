@@ -2,7 +2,7 @@
 /*
  * Unit tests for the introspection records in trace files: variable-size
  * data moved from DATA records to the data stream (user/lib/device/record_assembler.c,
- * trace_record_writer.c, trace_data.c), and references attributed to mappings
+ * trace_writer.c, trace_data.c), and references attributed to mappings
  * by replaying the VMA, FORK and EXEC records (user/lib/analysis/trace_maps.c).
  */
 #include <errno.h>

@@ -16,7 +16,7 @@
  * statistics) and the first error, which every later call returns.
  *
  * What entries mean is not this file's: records from a ring go through the
- * record layer above it (trace_record_writer.c), which makes the record,
+ * record layer above it (trace_writer.c), which makes the record,
  * order and data streams. The blocks' bytes are trace_format.c's.
  */
 #include <errno.h>
@@ -85,7 +85,7 @@ struct vmt_trace_writer {
 	struct vmt_work_pool *pool;	/* with workers */
 	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
 	int failed;			/* the first error of a queued job */
-	struct vmt_record_writer *records;	/* the layer above (trace_record_writer.c) */
+	struct vmt_record_writer *records;	/* the layer above (trace_writer.c) */
 	char error[256];
 };
 

@@ -2,7 +2,7 @@
 /*
  * Between the trace writer's two layers: the container writer
  * (frame_writer.c: the file's streams, frames and directory) and the record
- * layer above it (trace_record_writer.c: a ring's records into record
+ * layer above it (trace_writer.c: a ring's records into record
  * streams, the order stream and the data stream). Internal to libvmtrace;
  * the public API of both is struct vmt_trace_writer in vmtrace/trace.h.
  */
@@ -28,7 +28,7 @@ unsigned int vmt_trace_writer_codec(const struct vmt_trace_writer *w);
 const struct vmt_trace_stream_info *vmt_trace_writer_stream(const struct vmt_trace_writer *w,
 							    uint32_t id);
 
-/* ---- The record layer, for the container writer (trace_record_writer.c) - */
+/* ---- The record layer, for the container writer (trace_writer.c) ------- */
 
 struct vmt_record_writer;
 

@@ -4,7 +4,7 @@
  * directory. It buffers each stream's entries until a frame's worth,
  * compresses the frame and appends it, header and payload, with one write.
  * The directory, kept in memory meanwhile, is written by
- * vmt_trace_writer_close(); until then the file is a sequence of complete
+ * vmt_frame_writer_close(); until then the file is a sequence of complete
  * blocks (plus, if the process dies mid-write, one partial block at the end).
  *
  * With workers (options.workers), a full frame goes to a worker pool
@@ -15,9 +15,10 @@
  * the offsets then; the lock guards what other threads read of them (the
  * statistics) and the first error, which every later call returns.
  *
- * What entries mean is not this file's: records from a ring go through the
- * record layer above it (trace_writer.c), which makes the record,
- * order and data streams. The blocks' bytes are trace_format.c's.
+ * What entries mean is not this file's: the public writer above it
+ * (trace_writer.c) makes the record, order and data streams of a ring's
+ * records, and finishes its own part before it calls flush or close here;
+ * nothing here calls up. The blocks' bytes are trace_format.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,7 +72,7 @@ struct writer_stream {
 	uint64_t written;		/* entries already in frames */
 };
 
-struct vmt_trace_writer {
+struct vmt_frame_writer {
 	int fd;
 	uint64_t end;			/* bytes written */
 	uint64_t raw_written;		/* entry bytes in the frames written */
@@ -85,15 +86,14 @@ struct vmt_trace_writer {
 	struct vmt_work_pool *pool;	/* with workers */
 	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
 	int failed;			/* the first error of a queued job */
-	struct vmt_record_writer *records;	/* the layer above (trace_writer.c) */
 	char error[256];
 };
 
 static void compress_job(struct vmt_work *work, void *writer);
 static void append_job(struct vmt_work *work, void *writer);
-static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len);
+static int queue_block(struct vmt_frame_writer *w, const void *block, size_t len);
 
-int vmt_trace_writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
+int vmt_frame_writer_fail(struct vmt_frame_writer *w, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -106,7 +106,7 @@ int vmt_trace_writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, 
 }
 
 /* The error a queued job met, which ends the writer: 0 while there is none. */
-static int queued_error(struct vmt_trace_writer *w)
+static int queued_error(struct vmt_frame_writer *w)
 {
 	int err;
 
@@ -116,24 +116,23 @@ static int queued_error(struct vmt_trace_writer *w)
 	return err;
 }
 
-void vmt_trace_writer_stats(struct vmt_trace_writer *w, struct vmt_trace_writer_stats *stats)
+void vmt_frame_writer_stats(struct vmt_frame_writer *w, struct vmt_trace_writer_stats *stats)
 {
 	pthread_mutex_lock(&w->lock);
 	stats->frames = w->nr_frames;
 	stats->bytes = w->end;
 	stats->raw_bytes = w->raw_written;
 	pthread_mutex_unlock(&w->lock);
-	vmt_record_writer_stats(w->records, stats);
 	stats->stalls = w->pool ? vmt_work_pool_stalls(w->pool) : 0;
 }
 
-const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer)
+const char *vmt_frame_writer_error_message(const struct vmt_frame_writer *w)
 {
-	return writer->error;
+	return w->error;
 }
 
 /* Called by the one thread that appends (see the top of this file). */
-static int write_all(struct vmt_trace_writer *w, const void *data, size_t len)
+static int write_all(struct vmt_frame_writer *w, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	size_t done = 0;
@@ -144,7 +143,7 @@ static int write_all(struct vmt_trace_writer *w, const void *data, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return vmt_trace_writer_fail(w, n < 0 ? -errno : -EIO,
+			return vmt_frame_writer_fail(w, n < 0 ? -errno : -EIO,
 						     "write at byte %llu: %s",
 						     (unsigned long long)(w->end + done),
 						     strerror(n < 0 ? errno : EIO));
@@ -156,12 +155,12 @@ static int write_all(struct vmt_trace_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
+int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 			    const struct vmt_trace_writer_options *options,
 			    struct vmt_trace_error *err)
 {
 	uint8_t header[VMT_FILE_HEADER_SIZE];
-	struct vmt_trace_writer *w;
+	struct vmt_frame_writer *w;
 	int ret;
 
 	*writer = NULL;
@@ -190,25 +189,19 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 	}
 	pthread_mutex_init(&w->lock, NULL);
 	w->fd = -1;
-	w->records = vmt_record_writer_new(w);
-	if (!w->records) {
-		snprintf(err->message, sizeof(err->message), "out of memory");
-		vmt_trace_writer_abandon(w);
-		return -ENOMEM;
-	}
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		ret = -errno;
 		snprintf(err->message, sizeof(err->message), "cannot create %s: %s", path,
 			 strerror(errno));
-		vmt_trace_writer_abandon(w);
+		vmt_frame_writer_abandon(w);
 		return ret;
 	}
 	vmt_file_header_encode(header);
 	ret = write_all(w, header, sizeof(header));
 	if (ret) {
 		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, w->error);
-		vmt_trace_writer_abandon(w);
+		vmt_frame_writer_abandon(w);
 		return ret;
 	}
 	if (w->options.workers) {
@@ -221,7 +214,7 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 			snprintf(err->message, sizeof(err->message),
 				 "cannot start %u compression threads: %s", w->options.workers,
 				 strerror(-ret));
-			vmt_trace_writer_abandon(w);
+			vmt_frame_writer_abandon(w);
 			return ret;
 		}
 	}
@@ -229,7 +222,7 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 	return 0;
 }
 
-int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
+int vmt_frame_writer_add_stream(struct vmt_frame_writer *w,
 				const struct vmt_trace_stream_info *info)
 {
 	struct vmt_trace_stream_info checked = *info;
@@ -242,12 +235,12 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 	checked.id = w->nr_streams;
 	err = vmt_stream_info_check(&checked, why, sizeof(why));
 	if (err)
-		return vmt_trace_writer_fail(w, -EINVAL, "stream '%s': %s", checked.name, why);
+		return vmt_frame_writer_fail(w, -EINVAL, "stream '%s': %s", checked.name, why);
 	if (w->nr_streams >= VMT_MAX_STREAMS)
-		return vmt_trace_writer_fail(w, -ENOSPC, "more than %u streams", VMT_MAX_STREAMS);
+		return vmt_frame_writer_fail(w, -ENOSPC, "more than %u streams", VMT_MAX_STREAMS);
 	streams = realloc(w->streams, (w->nr_streams + 1) * sizeof(*streams));
 	if (!streams)
-		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	w->streams = streams;
 	s = &streams[w->nr_streams];
 	memset(s, 0, sizeof(*s));
@@ -257,7 +250,7 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 		s->frame_entries = 1;
 	s->pending = malloc((size_t)s->frame_entries * checked.entry_size);
 	if (!s->pending)
-		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	vmt_stream_block_encode(block, &checked);
 	err = w->pool ? queue_block(w, block, sizeof(block)) : write_all(w, block, sizeof(block));
 	if (err) {
@@ -267,17 +260,17 @@ int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
 	return (int)w->nr_streams++;
 }
 
-uint32_t vmt_trace_writer_nr_streams(const struct vmt_trace_writer *w)
+uint32_t vmt_frame_writer_nr_streams(const struct vmt_frame_writer *w)
 {
 	return w->nr_streams;
 }
 
-unsigned int vmt_trace_writer_codec(const struct vmt_trace_writer *w)
+unsigned int vmt_frame_writer_codec(const struct vmt_frame_writer *w)
 {
 	return w->options.codec;
 }
 
-const struct vmt_trace_stream_info *vmt_trace_writer_stream(const struct vmt_trace_writer *w,
+const struct vmt_trace_stream_info *vmt_frame_writer_stream(const struct vmt_frame_writer *w,
 							    uint32_t id)
 {
 	return &w->streams[id].info;
@@ -288,14 +281,14 @@ static uint64_t entry_time(const struct vmt_trace_stream_info *info, const uint8
 	return vmt_get64(entry + info->time_offset);
 }
 
-static int add_frame_ref(struct vmt_trace_writer *w, const struct vmt_frame_ref *ref)
+static int add_frame_ref(struct vmt_frame_writer *w, const struct vmt_frame_ref *ref)
 {
 	if (w->nr_frames == w->frames_capacity) {
 		uint64_t capacity = w->frames_capacity ? 2 * w->frames_capacity : 64;
 		struct vmt_frame_ref *frames = realloc(w->frames, capacity * sizeof(*frames));
 
 		if (!frames)
-			return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
+			return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 		w->frames = frames;
 		w->frames_capacity = capacity;
 	}
@@ -305,7 +298,7 @@ static int add_frame_ref(struct vmt_trace_writer *w, const struct vmt_frame_ref 
 	return 0;
 }
 
-static void choose_codec(const struct vmt_trace_writer *w, const struct writer_stream *s,
+static void choose_codec(const struct vmt_frame_writer *w, const struct writer_stream *s,
 			 unsigned int *codec, unsigned int *stage2)
 {
 	*codec = w->options.codec;
@@ -326,7 +319,7 @@ static struct write_job *job_of(struct vmt_work *work)
 /* The part that runs in parallel; the job's errors wait for append_frame(). */
 static void compress_job(struct vmt_work *work, void *writer)
 {
-	const struct vmt_trace_writer *w = writer;
+	const struct vmt_frame_writer *w = writer;
 	struct write_job *job = job_of(work);
 
 	if (job->is_frame)
@@ -335,21 +328,21 @@ static void compress_job(struct vmt_work *work, void *writer)
 }
 
 /* Header and payload with one write, and the frame into the directory. */
-static int append_frame(struct vmt_trace_writer *w, struct write_job *job)
+static int append_frame(struct vmt_frame_writer *w, struct write_job *job)
 {
 	struct vmt_frame_header *h = &job->h;
 	struct vmt_frame_ref ref;
 	int err;
 
 	if (job->err)
-		return vmt_trace_writer_fail(w, job->err, "stream %u: %s compression failed",
+		return vmt_frame_writer_fail(w, job->err, "stream %u: %s compression failed",
 					     h->stream_id, vmt_codec_name(job->codec));
 	h->sequence = w->nr_frames;
 	h->comp_size = (uint32_t)job->payload.size;
 	h->payload_crc = vmt_crc32(job->payload.data, job->payload.size);
 	err = vmt_buf_reserve(&w->block, VMT_FRAME_HEADER_SIZE + job->payload.size);
 	if (err)
-		return vmt_trace_writer_fail(w, err, "out of memory");
+		return vmt_frame_writer_fail(w, err, "out of memory");
 	vmt_frame_header_encode(w->block.data, h);
 	memcpy(w->block.data + VMT_FRAME_HEADER_SIZE, job->payload.data, job->payload.size);
 	ref = (struct vmt_frame_ref){
@@ -380,7 +373,7 @@ static void free_job(struct write_job *job)
 /* In sequence order, one at a time: nothing more reaches the file after an error. */
 static void append_job(struct vmt_work *work, void *writer)
 {
-	struct vmt_trace_writer *w = writer;
+	struct vmt_frame_writer *w = writer;
 	struct write_job *job = job_of(work);
 	int err = queued_error(w);
 
@@ -395,7 +388,7 @@ static void append_job(struct vmt_work *work, void *writer)
 	free_job(job);
 }
 
-static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len)
+static int queue_block(struct vmt_frame_writer *w, const void *block, size_t len)
 {
 	struct write_job *job = calloc(1, sizeof(*job));
 	int err = queued_error(w);
@@ -408,7 +401,7 @@ static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len
 		job->data = malloc(len);
 	if (!job || !job->data) {
 		free(job);
-		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	memcpy(job->data, block, len);
 	job->len = len;
@@ -417,7 +410,7 @@ static int queue_block(struct vmt_trace_writer *w, const void *block, size_t len
 }
 
 /* The header of the frame @s's pending entries make, but what compressing them gives. */
-static void frame_header_init(const struct vmt_trace_writer *w, const struct writer_stream *s,
+static void frame_header_init(const struct vmt_frame_writer *w, const struct writer_stream *s,
 			      struct write_job *job)
 {
 	struct vmt_frame_header *h = &job->h;
@@ -457,7 +450,7 @@ static void frame_header_init(const struct vmt_trace_writer *w, const struct wri
 }
 
 /* Hand the frame to the workers, and give the stream a new buffer. */
-static int queue_frame(struct vmt_trace_writer *w, struct writer_stream *s)
+static int queue_frame(struct vmt_frame_writer *w, struct writer_stream *s)
 {
 	struct write_job *job = calloc(1, sizeof(*job));
 	uint8_t *fresh = malloc((size_t)s->frame_entries * s->info.entry_size);
@@ -465,7 +458,7 @@ static int queue_frame(struct vmt_trace_writer *w, struct writer_stream *s)
 	if (!job || !fresh) {
 		free(job);
 		free(fresh);
-		return vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
+		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	frame_header_init(w, s, job);
 	job->data = s->pending;
@@ -476,7 +469,7 @@ static int queue_frame(struct vmt_trace_writer *w, struct writer_stream *s)
 	return 0;
 }
 
-static int write_frame(struct vmt_trace_writer *w, struct writer_stream *s)
+static int write_frame(struct vmt_frame_writer *w, struct writer_stream *s)
 {
 	struct write_job *job = &w->sync_job;
 	int err;
@@ -498,14 +491,14 @@ static int write_frame(struct vmt_trace_writer *w, struct writer_stream *s)
 	return 0;
 }
 
-int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, const void *entries,
+int vmt_frame_writer_append(struct vmt_frame_writer *w, uint32_t stream_id, const void *entries,
 			    size_t count)
 {
 	const uint8_t *p = entries;
 	struct writer_stream *s;
 
 	if (stream_id >= w->nr_streams)
-		return vmt_trace_writer_fail(w, -EINVAL, "no stream %u", stream_id);
+		return vmt_frame_writer_fail(w, -EINVAL, "no stream %u", stream_id);
 	s = &w->streams[stream_id];
 	while (count) {
 		size_t n = s->frame_entries - s->nr_pending;
@@ -527,23 +520,9 @@ int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, cons
 	return 0;
 }
 
-int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
+int vmt_frame_writer_flush(struct vmt_frame_writer *w)
 {
-	return vmt_record_writer_append(w->records, record);
-}
-
-int vmt_trace_writer_append_record_data(struct vmt_trace_writer *w,
-					const struct vmt_record *record, const void *data)
-{
-	if (record->hdr.type == VMT_REC_DATA || record->hdr.data_len > VMT_MAX_DATA_LEN)
-		return vmt_trace_writer_fail(w, -EINVAL, "a record of type %u with %u bytes of data",
-					     record->hdr.type, record->hdr.data_len);
-	return vmt_record_writer_append_data(w->records, record, data);
-}
-
-int vmt_trace_writer_flush(struct vmt_trace_writer *w)
-{
-	int err = vmt_record_writer_flush(w->records);
+	int err = 0;
 
 	for (uint32_t i = 0; i < w->nr_streams && !err; i++)
 		err = write_frame(w, &w->streams[i]);
@@ -556,14 +535,13 @@ int vmt_trace_writer_flush(struct vmt_trace_writer *w)
 }
 
 /* Stops the workers first: what they had queued is in the file then. */
-static void writer_free(struct vmt_trace_writer *w)
+static void writer_free(struct vmt_frame_writer *w)
 {
 	vmt_work_pool_destroy(w->pool);
 	if (w->fd >= 0)
 		close(w->fd);
 	for (uint32_t i = 0; i < w->nr_streams; i++)
 		free(w->streams[i].pending);
-	vmt_record_writer_free(w->records);
 	free(w->streams);
 	free(w->frames);
 	vmt_buf_free(&w->sync_job.payload);
@@ -572,23 +550,21 @@ static void writer_free(struct vmt_trace_writer *w)
 	free(w);
 }
 
-void vmt_trace_writer_abandon(struct vmt_trace_writer *w)
+void vmt_frame_writer_abandon(struct vmt_frame_writer *w)
 {
 	if (w)
 		writer_free(w);
 }
 
-int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *err)
+int vmt_frame_writer_close(struct vmt_frame_writer *w, struct vmt_trace_error *err)
 {
 	struct vmt_trace_stream_info *infos = NULL;
 	int ret;
 
-	ret = vmt_record_writer_finish(w->records);
-	if (!ret)
-		ret = vmt_trace_writer_flush(w);
+	ret = vmt_frame_writer_flush(w);
 	if (!ret) {
 		infos = malloc((w->nr_streams + 1) * sizeof(*infos));
-		ret = infos ? 0 : vmt_trace_writer_fail(w, -ENOMEM, "out of memory");
+		ret = infos ? 0 : vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	if (!ret) {
 		for (uint32_t i = 0; i < w->nr_streams; i++)
@@ -596,14 +572,14 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 		ret = vmt_directory_encode(infos, w->nr_streams, w->frames, w->nr_frames, w->end,
 					   &w->block);
 		if (ret)
-			vmt_trace_writer_fail(w, ret, "directory too large");
+			vmt_frame_writer_fail(w, ret, "directory too large");
 	}
 	if (!ret)
 		ret = write_all(w, w->block.data, w->block.size);
 	vmt_work_pool_destroy(w->pool);
 	w->pool = NULL;
 	if (close(w->fd) && !ret)
-		ret = vmt_trace_writer_fail(w, -errno, "close: %s", strerror(errno));
+		ret = vmt_frame_writer_fail(w, -errno, "close: %s", strerror(errno));
 	w->fd = -1;
 	if (ret && err)
 		snprintf(err->message, sizeof(err->message), "%s", w->error);

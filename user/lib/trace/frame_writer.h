@@ -1,51 +1,52 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
- * Between the trace writer's two layers: the container writer
- * (frame_writer.c: the file's streams, frames and directory) and the record
- * layer above it (trace_writer.c: a ring's records into record
- * streams, the order stream and the data stream). Internal to libvmtrace;
- * the public API of both is struct vmt_trace_writer in vmtrace/trace.h.
+ * The trace writer's container layer (frame_writer.c): the file's streams,
+ * frames and directory, and the pool of compression workers. Internal to
+ * libvmtrace: the public writer, struct vmt_trace_writer (trace_writer.c,
+ * the record layer), is the one caller. What each function does is what
+ * the vmt_trace_writer_*() of the same name does in vmtrace/trace.h, for
+ * the entries of any stream.
  */
 #ifndef VMTRACE_INTERNAL_FRAME_WRITER_H
 #define VMTRACE_INTERNAL_FRAME_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vmtrace/trace.h"
 
-/* ---- The container writer, for the record layer (frame_writer.c) -------- */
+struct vmt_frame_writer;
+
+/* Checks @options, creates @path and writes its header; @err says why not. */
+int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
+			    const struct vmt_trace_writer_options *options,
+			    struct vmt_trace_error *err);
+/* Returns the stream's id or -errno. */
+int vmt_frame_writer_add_stream(struct vmt_frame_writer *w,
+				const struct vmt_trace_stream_info *info);
+int vmt_frame_writer_append(struct vmt_frame_writer *w, uint32_t stream_id, const void *entries,
+			    size_t count);
+/* Every stream's pending entries into a frame, and the workers' frames into the file. */
+int vmt_frame_writer_flush(struct vmt_frame_writer *w);
+/* Flushes, writes the directory, closes and frees @w. */
+int vmt_frame_writer_close(struct vmt_frame_writer *w, struct vmt_trace_error *err);
+/* Frees @w (NULL too), leaving the file as it is. */
+void vmt_frame_writer_abandon(struct vmt_frame_writer *w);
+/* Fills the container's part of @stats: frames, bytes, raw_bytes, stalls. */
+void vmt_frame_writer_stats(struct vmt_frame_writer *w, struct vmt_trace_writer_stats *stats);
+const char *vmt_frame_writer_error_message(const struct vmt_frame_writer *w);
 
 /*
  * Keep the message as the writer's error (what
- * vmt_trace_writer_error_message() returns) and return @err.
+ * vmt_frame_writer_error_message() returns) and return @err.
  */
-int vmt_trace_writer_fail(struct vmt_trace_writer *w, int err, const char *fmt, ...)
+int vmt_frame_writer_fail(struct vmt_frame_writer *w, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-uint32_t vmt_trace_writer_nr_streams(const struct vmt_trace_writer *w);
+uint32_t vmt_frame_writer_nr_streams(const struct vmt_frame_writer *w);
 /* The codec the writer was created with (enum vmt_codec). */
-unsigned int vmt_trace_writer_codec(const struct vmt_trace_writer *w);
-/* Stream @id, which must be below vmt_trace_writer_nr_streams(). */
-const struct vmt_trace_stream_info *vmt_trace_writer_stream(const struct vmt_trace_writer *w,
+unsigned int vmt_frame_writer_codec(const struct vmt_frame_writer *w);
+/* Stream @id, which must be below vmt_frame_writer_nr_streams(). */
+const struct vmt_trace_stream_info *vmt_frame_writer_stream(const struct vmt_frame_writer *w,
 							    uint32_t id);
-
-/* ---- The record layer, for the container writer (trace_writer.c) ------- */
-
-struct vmt_record_writer;
-
-/* The record layer over @w; NULL when out of memory. */
-struct vmt_record_writer *vmt_record_writer_new(struct vmt_trace_writer *w);
-/* vmt_trace_writer_append_record(). */
-int vmt_record_writer_append(struct vmt_record_writer *rw, const struct vmt_record *record);
-/* vmt_trace_writer_append_record_data(). */
-int vmt_record_writer_append_data(struct vmt_record_writer *rw, const struct vmt_record *record,
-				  const void *data);
-/* Ends the order stream's current run: vmt_trace_writer_flush() calls it first. */
-int vmt_record_writer_flush(struct vmt_record_writer *rw);
-/* At close: records still waiting for their data get what came. */
-int vmt_record_writer_finish(struct vmt_record_writer *rw);
-/* Fills the record layer's part of @stats: data_bytes, orphan_data, cut_data. */
-void vmt_record_writer_stats(const struct vmt_record_writer *rw,
-			     struct vmt_trace_writer_stats *stats);
-void vmt_record_writer_free(struct vmt_record_writer *rw);
 
 #endif /* VMTRACE_INTERNAL_FRAME_WRITER_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The trace writer's record layer: what vmt_trace_writer_append_record()
- * does with a ring's records, above the container writer (frame_writer.c)
- * and through its streams. The write side of trace_cursor.c:
+ * The trace writer: the public handle, struct vmt_trace_writer, and its
+ * record layer, what vmt_trace_writer_append_record() does with a ring's
+ * records, above the container writer (frame_writer.c) and through its
+ * streams. The write side of trace_cursor.c:
  *
  *   - each record goes to the record stream of its type and CPU ("exec.cpu0"),
  *     made on first use; with the model codec, every CPU's references and
@@ -15,7 +16,9 @@
  *     records after it (record_assembler.c), goes to the data stream, and
  *     the record keeps its offset there (VMT_DATA_OFF_WORD).
  *
- * Frames, compression and the file are the container writer's.
+ * Frames, compression and the file are the container writer's. Every
+ * vmt_trace_writer_*() is the entry: it finishes what the record layer
+ * holds, then calls the container, which never calls back up.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,8 +30,8 @@
 #include "device/record_assembler.h"
 #include "trace/frame_writer.h"
 
-struct vmt_record_writer {
-	struct vmt_trace_writer *writer;
+struct vmt_trace_writer {
+	struct vmt_frame_writer *frames;	/* the container below */
 	struct vmt_record_assembler assembler;	/* records waiting for their data */
 	int data_stream;		/* -1 until the first datum */
 	uint64_t data_bytes, orphan_data, cut_data;
@@ -41,29 +44,17 @@ struct vmt_record_writer {
 static int append_assembled(void *ctx, const struct vmt_record *record, const uint8_t *data,
 			    bool cut);
 
-struct vmt_record_writer *vmt_record_writer_new(struct vmt_trace_writer *w)
-{
-	struct vmt_record_writer *rw = calloc(1, sizeof(*rw));
-
-	if (!rw)
-		return NULL;
-	rw->writer = w;
-	vmt_record_assembler_init(&rw->assembler, append_assembled, rw);
-	rw->order_stream = rw->run_stream = rw->last_record_stream = rw->data_stream = -1;
-	return rw;
-}
-
 /* Whether @rec goes to the one stream of every CPU's memory records (see the top). */
-static bool in_mem_stream(const struct vmt_record_writer *rw, const struct vmt_record *rec)
+static bool in_mem_stream(const struct vmt_trace_writer *w, const struct vmt_record *rec)
 {
-	return vmt_trace_writer_codec(rw->writer) == VMT_CODEC_MODEL &&
+	return vmt_frame_writer_codec(w->frames) == VMT_CODEC_MODEL &&
 	       (rec->hdr.type == VMT_REC_REFERENCE || rec->hdr.type == VMT_REC_EVICT);
 }
 
 /* The record stream for @rec's type and CPU, made on first use. */
-static int record_stream(struct vmt_record_writer *rw, const struct vmt_record *rec)
+static int record_stream(struct vmt_trace_writer *w, const struct vmt_record *rec)
 {
-	bool mem = in_mem_stream(rw, rec);
+	bool mem = in_mem_stream(w, rec);
 	struct vmt_trace_stream_info info = {
 		.entry_size = sizeof(*rec),
 		.kind = VMT_STREAM_RECORDS,
@@ -74,17 +65,17 @@ static int record_stream(struct vmt_record_writer *rw, const struct vmt_record *
 	const char *type = vmt_record_type_name(rec->hdr.type);
 	const struct vmt_trace_stream_info *last;
 
-	if (rw->last_record_stream >= 0) {
-		last = vmt_trace_writer_stream(rw->writer, (uint32_t)rw->last_record_stream);
+	if (w->last_record_stream >= 0) {
+		last = vmt_frame_writer_stream(w->frames, (uint32_t)w->last_record_stream);
 		if (last->record_type == info.record_type && last->cpu == info.cpu)
-			return rw->last_record_stream;
+			return w->last_record_stream;
 	}
-	for (uint32_t i = 0; i < vmt_trace_writer_nr_streams(rw->writer); i++) {
-		const struct vmt_trace_stream_info *si = vmt_trace_writer_stream(rw->writer, i);
+	for (uint32_t i = 0; i < vmt_frame_writer_nr_streams(w->frames); i++) {
+		const struct vmt_trace_stream_info *si = vmt_frame_writer_stream(w->frames, i);
 
 		if (si->kind == VMT_STREAM_RECORDS && si->record_type == info.record_type &&
 		    si->cpu == info.cpu)
-			return rw->last_record_stream = (int)i;
+			return w->last_record_stream = (int)i;
 	}
 	if (mem)
 		snprintf(info.name, sizeof(info.name), "mem");
@@ -93,28 +84,29 @@ static int record_stream(struct vmt_record_writer *rw, const struct vmt_record *
 	else
 		snprintf(info.name, sizeof(info.name), "type%u.cpu%u", rec->hdr.type,
 			 rec->hdr.cpu);
-	return rw->last_record_stream = vmt_trace_writer_add_stream(rw->writer, &info);
+	return w->last_record_stream = vmt_frame_writer_add_stream(w->frames, &info);
 }
 
-int vmt_record_writer_flush(struct vmt_record_writer *rw)
+/* Ends the order stream's current run. */
+static int end_order_run(struct vmt_trace_writer *w)
 {
 	struct vmt_trace_order_run run;
 	uint8_t entry[sizeof(run)];
 
-	if (!rw->run_count)
+	if (!w->run_count)
 		return 0;
-	vmt_put32(entry, (uint32_t)rw->run_stream);
-	vmt_put32(entry + 4, rw->run_count);
-	rw->run_count = 0;
-	return vmt_trace_writer_append(rw->writer, (uint32_t)rw->order_stream, entry, 1);
+	vmt_put32(entry, (uint32_t)w->run_stream);
+	vmt_put32(entry + 4, w->run_count);
+	w->run_count = 0;
+	return vmt_frame_writer_append(w->frames, (uint32_t)w->order_stream, entry, 1);
 }
 
 /* @record to its stream, and to the order stream's run. */
-static int append_one_record(struct vmt_record_writer *rw, const struct vmt_record *record)
+static int append_one_record(struct vmt_trace_writer *w, const struct vmt_record *record)
 {
 	int stream, err;
 
-	if (rw->order_stream < 0) {
+	if (w->order_stream < 0) {
 		struct vmt_trace_stream_info info = {
 			.entry_size = sizeof(struct vmt_trace_order_run),
 			.kind = VMT_STREAM_ORDER,
@@ -123,28 +115,28 @@ static int append_one_record(struct vmt_record_writer *rw, const struct vmt_reco
 			.name = "order",
 		};
 
-		rw->order_stream = vmt_trace_writer_add_stream(rw->writer, &info);
-		if (rw->order_stream < 0)
-			return rw->order_stream;
+		w->order_stream = vmt_frame_writer_add_stream(w->frames, &info);
+		if (w->order_stream < 0)
+			return w->order_stream;
 	}
-	stream = record_stream(rw, record);
+	stream = record_stream(w, record);
 	if (stream < 0)
 		return stream;
-	if (stream != rw->run_stream || rw->run_count == UINT32_MAX) {
-		err = vmt_record_writer_flush(rw);
+	if (stream != w->run_stream || w->run_count == UINT32_MAX) {
+		err = end_order_run(w);
 		if (err)
 			return err;
-		rw->run_stream = stream;
+		w->run_stream = stream;
 	}
-	err = vmt_trace_writer_append(rw->writer, (uint32_t)stream, record, 1);
+	err = vmt_frame_writer_append(w->frames, (uint32_t)stream, record, 1);
 	if (err)
 		return err;
-	rw->run_count++;
+	w->run_count++;
 	return 0;
 }
 
 /* The data stream, made on first use. */
-static int data_stream(struct vmt_record_writer *rw)
+static int data_stream(struct vmt_trace_writer *w)
 {
 	struct vmt_trace_stream_info info = {
 		.entry_size = 1,
@@ -154,82 +146,158 @@ static int data_stream(struct vmt_record_writer *rw)
 		.name = "data",
 	};
 
-	if (rw->data_stream < 0)
-		rw->data_stream = vmt_trace_writer_add_stream(rw->writer, &info);
-	return rw->data_stream;
+	if (w->data_stream < 0)
+		w->data_stream = vmt_frame_writer_add_stream(w->frames, &info);
+	return w->data_stream;
 }
 
 /* A record whose data is in, or is all there will be: its bytes to the data stream. */
 static int append_assembled(void *ctx, const struct vmt_record *record, const uint8_t *data,
 			    bool cut)
 {
-	struct vmt_record_writer *rw = ctx;
+	struct vmt_trace_writer *w = ctx;
 	struct vmt_record owner = *record;
 	int stream, err;
 
 	if (cut)
-		rw->cut_data++;
+		w->cut_data++;
 	owner.raw[VMT_DATA_OFF_WORD] = 0;
 	if (owner.hdr.data_len) {
-		stream = data_stream(rw);
+		stream = data_stream(w);
 		if (stream < 0)
 			return stream;
-		err = vmt_trace_writer_append(rw->writer, (uint32_t)stream, data, owner.hdr.data_len);
+		err = vmt_frame_writer_append(w->frames, (uint32_t)stream, data, owner.hdr.data_len);
 		if (err)
 			return err;
-		owner.raw[VMT_DATA_OFF_WORD] = rw->data_bytes;
-		rw->data_bytes += owner.hdr.data_len;
+		owner.raw[VMT_DATA_OFF_WORD] = w->data_bytes;
+		w->data_bytes += owner.hdr.data_len;
 	}
-	return append_one_record(rw, &owner);
+	return append_one_record(w, &owner);
 }
 
-int vmt_record_writer_append(struct vmt_record_writer *rw, const struct vmt_record *record)
+int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_record *record)
 {
-	int ret = vmt_record_assembler_add(&rw->assembler, record);
+	int ret = vmt_record_assembler_add(&w->assembler, record);
 
 	switch (ret) {
 	case VMT_ASSEMBLY_TAKEN:
 		return 0;
 	case VMT_ASSEMBLY_NO_DATA:
-		return append_one_record(rw, record);
+		return append_one_record(w, record);
 	case VMT_ASSEMBLY_ORPHAN:
-		rw->orphan_data++;
+		w->orphan_data++;
 		return 0;
 	case VMT_ASSEMBLY_TOO_LONG:
-		return vmt_trace_writer_fail(rw->writer, -EINVAL,
+		return vmt_frame_writer_fail(w->frames, -EINVAL,
 					     "a record of type %u claims %u bytes of data (at most %u)",
 					     record->hdr.type, record->hdr.data_len, VMT_MAX_DATA_LEN);
 	case -ENOMEM:
 		/* The assembler's own; every other one has said this already. */
-		return vmt_trace_writer_fail(rw->writer, ret, "out of memory");
+		return vmt_frame_writer_fail(w->frames, ret, "out of memory");
 	}
 	return ret;
 }
 
-int vmt_record_writer_append_data(struct vmt_record_writer *rw, const struct vmt_record *record,
-				  const void *data)
+int vmt_trace_writer_append_record_data(struct vmt_trace_writer *w,
+					const struct vmt_record *record, const void *data)
 {
-	return append_assembled(rw, record, data, false);
+	if (record->hdr.type == VMT_REC_DATA || record->hdr.data_len > VMT_MAX_DATA_LEN)
+		return vmt_frame_writer_fail(w->frames, -EINVAL,
+					     "a record of type %u with %u bytes of data",
+					     record->hdr.type, record->hdr.data_len);
+	return append_assembled(w, record, data, false);
 }
 
-int vmt_record_writer_finish(struct vmt_record_writer *rw)
+int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
+			    const struct vmt_trace_writer_options *options,
+			    struct vmt_trace_error *err)
 {
-	return vmt_record_assembler_flush(&rw->assembler);
+	struct vmt_frame_writer *frames;
+	struct vmt_trace_writer *w;
+	int ret;
+
+	*writer = NULL;
+	ret = vmt_frame_writer_create(&frames, path, options, err);
+	if (ret)
+		return ret;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		vmt_frame_writer_abandon(frames);
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	w->frames = frames;
+	vmt_record_assembler_init(&w->assembler, append_assembled, w);
+	w->order_stream = w->run_stream = w->last_record_stream = w->data_stream = -1;
+	*writer = w;
+	return 0;
 }
 
-/* Only the appending thread changes these: no lock. */
-void vmt_record_writer_stats(const struct vmt_record_writer *rw,
-			     struct vmt_trace_writer_stats *stats)
+int vmt_trace_writer_add_stream(struct vmt_trace_writer *w,
+				const struct vmt_trace_stream_info *info)
 {
-	stats->data_bytes = rw->data_bytes;
-	stats->orphan_data = rw->orphan_data;
-	stats->cut_data = rw->cut_data;
+	return vmt_frame_writer_add_stream(w->frames, info);
 }
 
-void vmt_record_writer_free(struct vmt_record_writer *rw)
+int vmt_trace_writer_append(struct vmt_trace_writer *w, uint32_t stream_id, const void *entries,
+			    size_t count)
 {
-	if (!rw)
+	return vmt_frame_writer_append(w->frames, stream_id, entries, count);
+}
+
+int vmt_trace_writer_flush(struct vmt_trace_writer *w)
+{
+	int err = end_order_run(w);
+
+	return err ? err : vmt_frame_writer_flush(w->frames);
+}
+
+/* Only the appending thread changes the record layer's counts: no lock. */
+void vmt_trace_writer_stats(struct vmt_trace_writer *w, struct vmt_trace_writer_stats *stats)
+{
+	vmt_frame_writer_stats(w->frames, stats);
+	stats->data_bytes = w->data_bytes;
+	stats->orphan_data = w->orphan_data;
+	stats->cut_data = w->cut_data;
+}
+
+const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *w)
+{
+	return vmt_frame_writer_error_message(w->frames);
+}
+
+static void writer_free(struct vmt_trace_writer *w)
+{
+	vmt_record_assembler_free(&w->assembler);
+	free(w);
+}
+
+void vmt_trace_writer_abandon(struct vmt_trace_writer *w)
+{
+	if (!w)
 		return;
-	vmt_record_assembler_free(&rw->assembler);
-	free(rw);
+	vmt_frame_writer_abandon(w->frames);
+	writer_free(w);
+}
+
+/*
+ * Records still waiting for their data get what came, and the order
+ * stream's last run is ended, before the container writes the directory.
+ */
+int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *err)
+{
+	int ret = vmt_record_assembler_flush(&w->assembler);
+
+	if (!ret)
+		ret = end_order_run(w);
+	if (ret) {
+		if (err)
+			snprintf(err->message, sizeof(err->message), "%s",
+				 vmt_frame_writer_error_message(w->frames));
+		vmt_frame_writer_abandon(w->frames);
+	} else {
+		ret = vmt_frame_writer_close(w->frames, err);
+	}
+	writer_free(w);
+	return ret;
 }

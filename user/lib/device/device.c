@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "vmtrace/vmtrace.h"
+#include "vmtrace/device.h"
 
 int vmt_device_open(void)
 {

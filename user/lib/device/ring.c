@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vmtrace/vmtrace.h"
+#include "vmtrace/device.h"
 
 static int is_power_of_2(uint32_t n)
 {

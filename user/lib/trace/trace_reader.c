@@ -8,6 +8,21 @@
  * Nothing read from the file is trusted: sizes are checked against the file
  * and the format's limits before anything is allocated, and every error
  * names the frame (its number in file order) or the byte offset.
+ *
+ * The file, in order:
+ *   - the handle and its error (vmt_trace_fail());
+ *   - opening: the directory (load_directory()), or every block scanned
+ *     (scan_blocks()) to verify or to repair (vmt_trace_scan_for_repair()),
+ *     from a path or from memory;
+ *   - what the directory says: streams, frames, the filter, statistics and a
+ *     frame's span (vmt_trace_frame_span(), for trace_cursor.c);
+ *   - reading: a frame read, checked and decompressed into its stream's
+ *     cache (load_frame()), entry i (vmt_trace_read(): the frame by binary
+ *     search of the stream's first entries), and frame seeking
+ *     (vmt_trace_seek_time(): the first frame whose last time is at or
+ *     after t, by binary search of the directory when the stream is sorted,
+ *     then a search inside it);
+ *   - vmt_trace_check(): every frame decoded.
  */
 #include <errno.h>
 #include <fcntl.h>

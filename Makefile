@@ -14,15 +14,15 @@ TEST_KERNELS ?= 6.1 6.12 debug
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-CPPFLAGS := -D_GNU_SOURCE -Iinclude/uapi -Iuser/lib/include
+CPPFLAGS := -D_GNU_SOURCE -Iinclude/uapi -Iuser/lib/include -Iuser/lib
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
 # A distribution's flags after ours (debian/rules: dpkg-buildflags' hardening).
 CPPFLAGS += $(EXTRA_CPPFLAGS)
 CFLAGS += $(EXTRA_CFLAGS)
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRCS := $(wildcard user/lib/*.c)
-LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/include/internal/*.h user/lib/*.h) include/uapi/linux/vmtrace.h
+LIB_SRCS := $(wildcard user/lib/*/*.c)
+LIB_HDRS := $(wildcard user/lib/include/vmtrace/*.h user/lib/*/*.h) include/uapi/linux/vmtrace.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # The exact-mode decoder, kernel/exact/exact_insn.c, built into userspace tests.
 UNIT_TESTS += exact-insn
@@ -121,10 +121,10 @@ $(BUILD)/bin/vmt-%: tests/vm/progs/%.c tests/vm/progs/prog.h include/vmtrace_mar
 # libvmtrace for those that read traces.
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/bench/*.c))
 # vmt-model-stats: the model codec's own sources, built with its bit counters in.
-MODEL_STATS_SRCS := user/lib/codec_model.c user/lib/model_replay.c user/lib/range_coder.c \
-	user/lib/bytes.c
+MODEL_STATS_SRCS := user/lib/codec/codec_model.c user/lib/codec/model_replay.c \
+	user/lib/codec/range_coder.c user/lib/util/bytes.c
 $(BUILD)/bin/vmt-model-stats: tests/bench/model-stats.c $(MODEL_STATS_SRCS) \
-		$(wildcard user/lib/include/internal/*.h) include/uapi/linux/vmtrace.h
+		$(wildcard user/lib/codec/*.h user/lib/util/*.h) include/uapi/linux/vmtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DVMT_MODEL_STATS $(CFLAGS) -o $@ $< $(MODEL_STATS_SRCS) -lz -lm
 $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h $(BUILD)/lib/libvmtrace.a

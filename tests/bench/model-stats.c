@@ -5,7 +5,7 @@
  * writes), in their order, as the writer's "mem" stream holds them, go
  * through the model codec in frames of N raw bytes (default 4 MiB, the
  * codec's default), built with -DVMT_MODEL_STATS so that the encoder adds
- * up the bits of each part of the records (user/lib/codec_model.c). Prints
+ * up the bits of each part of the records (user/lib/codec/codec_model.c). Prints
  * the bytes and, per part, bits per reference: the figures docs/BENCHMARKS.md
  * quotes to say where a trace's bytes go. Not a test, and not libvmtrace:
  * it is built from the codec's sources with the counters in.
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "internal/codec.h"
+#include "codec/codec_model.h"
 
 #define FIELDS 14
 extern double vmt_model_cost[FIELDS];

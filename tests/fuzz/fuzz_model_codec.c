@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the model codec (user/lib/codec_model.c), below the
+ * libFuzzer target for the model codec (user/lib/codec/codec_model.c), below the
  * container's checksums, which would otherwise refuse almost every mutated
  * payload before it reached the decoder:
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "vmtrace/trace.h"
-#include "internal/codec.h"
+#include "codec/codec.h"
 
 #define MAX_RECORDS	256
 

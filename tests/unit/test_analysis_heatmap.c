@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the heatmap (user/lib/analysis_heatmap.c): every cell
+ * Unit tests for the heatmap (user/lib/analysis/analysis_heatmap.c): every cell
  * against a brute-force binning of the references done here, and the
  * address axis's collapsed stretches where the trace has gaps.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for HMTT's analyses (user/lib/analysis_dma.c, _v2p.c,
+ * Unit tests for HMTT's analyses (user/lib/analysis/analysis_dma.c, _v2p.c,
  * _interleave.c, _scr.c) on traces written with the trace writer: DMA
  * traffic and request sizes, virtual to physical mappings and contiguity,
  * interleaving runs, and the stream coverage rate, each against counts

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the miss-ratio curves and reuse distances
- * (user/lib/analysis_mrc.c, analysis_reuse.c, stack_distance.c) and the
+ * (user/lib/analysis/analysis_mrc.c, analysis_reuse.c, stack_distance.c) and the
  * units' hash map (u64_map.c), on traces written with the trace writer:
  * every value against a model written plainly here (a list for LRU, a
  * queue for FIFO, a ring for CLOCK, Belady by scanning, distances by
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "vmtrace/analysis.h"
-#include "internal/u64_map.h"
+#include "util/u64_map.h"
 
 #include "temp_file.h"
 #include "trace_file.h"

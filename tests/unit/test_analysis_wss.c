@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the working-set size (user/lib/analysis_wss.c) on traces
+ * Unit tests for the working-set size (user/lib/analysis/analysis_wss.c) on traces
  * whose working sets are known by construction, its percentiles against a
  * sort of the sizes done here.
  */

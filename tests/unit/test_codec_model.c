@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the model codec (user/lib/codec_model.c, model_replay.c,
+ * Unit tests for the model codec (user/lib/codec/codec_model.c, model_replay.c,
  * range_coder.c): the range coder gives back every bit and reads exactly
  * what it wrote; FIFO evictions, replayed from the references of their
  * frame, cost almost nothing and CLOCK's second chances round-trip; a
@@ -25,8 +25,8 @@
 #include <cmocka.h>
 
 #include "vmtrace/trace.h"
-#include "internal/codec.h"
-#include "internal/range_coder.h"
+#include "codec/codec.h"
+#include "codec/range_coder.h"
 
 #include "temp_file.h"
 

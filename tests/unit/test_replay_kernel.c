@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The model codec's enabled-set replay (user/lib/model_replay.c, driven by
+ * The model codec's enabled-set replay (user/lib/codec/model_replay.c, driven by
  * code_eviction() in codec_model.c) against the kernel's own enabled set
  * (kernel/protect/enabled_set.c, built here in user space over the shims in
  * tests/unit/kernel_shim/): a simulated process faults on pages, the
@@ -27,7 +27,7 @@ typedef uint64_t u64;
 typedef int64_t s64;
 
 #include "../../kernel/protect/enabled_set.c"
-#include "../../user/lib/codec_model.c"
+#include "../../user/lib/codec/codec_model.c"
 
 #define PAGES		400
 #define BASE		0x7f0000000000ul

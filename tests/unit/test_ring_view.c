@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for the reader's side of a ring (user/lib/ring.c). */
+/* Unit tests for the reader's side of a ring (user/lib/device/ring.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>

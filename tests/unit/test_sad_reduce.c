@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the SAD reduction (user/lib/sad_reduce.c) and the trace's
- * session stream (user/lib/trace_session.c). The judge is a brute-force
+ * Unit tests for the SAD reduction (user/lib/analysis/sad_reduce.c) and the trace's
+ * session stream (user/lib/trace/trace_session.c). The judge is a brute-force
  * LRU simulation written here: the reduced trace's fault count equals the
  * original's at every memory size M >= R, on random, loop, phase and
  * multi-process traces, globally and per process; below R a case built

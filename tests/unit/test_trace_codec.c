@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the frame codecs (user/lib/codec.c, codec_generic.c,
+ * Unit tests for the frame codecs (user/lib/codec/codec.c, codec_generic.c,
  * codec_vpc.c, codec_model.c): every codec gives back exactly what it was given, on
  * record-like and on random data, and malformed payloads are refused
  * without crashing.
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "vmtrace/trace.h"
-#include "internal/codec.h"
+#include "codec/codec.h"
 
 struct codec_case {
 	unsigned int codec, stage2;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for the introspection records in trace files: variable-size
- * data moved from DATA records to the data stream (user/lib/record_assembler.c,
- * trace_record_writer.c, trace_data.c), and references attributed to mappings
- * by replaying the VMA, FORK and EXEC records (user/lib/trace_maps.c).
+ * data moved from DATA records to the data stream (user/lib/device/record_assembler.c,
+ * trace_writer.c, trace_data.c), and references attributed to mappings
+ * by replaying the VMA, FORK and EXEC records (user/lib/analysis/trace_maps.c).
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for trace files (user/lib/trace_*.c): what is written reads
+ * Unit tests for trace files (user/lib/trace/trace_*.c): what is written reads
  * back, with every codec and at every frame boundary; seeking by index and
  * time; repair after a writer dies at any byte of its last frame; and a
  * clear error for every corrupted header field.
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal/trace_format.h"
+#include "format/trace_format.h"
 
 #include "temp_file.h"
 

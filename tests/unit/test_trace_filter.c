@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for cursors through a filter (vmt_trace_set_filter() in
- * user/lib/trace_reader.c, applied in trace_cursor.c): record type, pid,
+ * user/lib/trace/trace_reader.c, applied in trace_cursor.c): record type, pid,
  * CPU and time range, alone and together, in written and time order, with
  * exact counts and records; a time range decodes only the frames it needs;
  * the summary counts through the filter.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for vmt_trace_summarize() (user/lib/trace_summary.c), the
+ * Unit tests for vmt_trace_summarize() (user/lib/analysis/trace_summary.c), the
  * counts behind `vmtrace stats` and `vmtrace report`, on traces written
  * with the trace writer whose every count is known.
  */

@@ -18,7 +18,7 @@
 
 #include "util/collect.h"
 #include "commands.h"
-#include "internal/record_assembler.h"
+#include "device/record_assembler.h"
 #include "util/record_print.h"
 
 static const char record_raw_usage[] =

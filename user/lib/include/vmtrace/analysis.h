@@ -213,7 +213,7 @@ int vmt_wss_summarize(const struct vmt_analysis *analysis, const unsigned int *p
 
 /*
  * References counted over address (rows) and time (columns), the empty
- * stretches of the address space collapsed (user/lib/analysis_heatmap.c
+ * stretches of the address space collapsed (user/lib/analysis/analysis_heatmap.c
  * has the layout). Two passes: run vmt_analyze() with the analysis while
  * vmt_heatmap_needs_pass() says so, on the same trace and filter; the
  * first surveys (time span, referenced units, mappings) and lays out the

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Working-set size (vmtrace/analysis.h): the distinct units referenced in
+ * each window of a fixed length, the windows tumbling from the first
+ * reference, as damo's `report wss` reports DAMON's snapshots.
+ *
+ *   t0        t0+T       t0+2T      t0+3T
+ *   |  a b a c |  (none)  |  b b d   |
+ *   window 0: 3 units     1: 0       2: 2
+ *
+ * One map holds every unit seen with the window it was last seen in, plus
+ * one (0 is never a window's stamp): a reference whose unit's stamp is not
+ * the current window's is the unit's first in this window. Nothing is
+ * cleared between windows, so a reference costs one map lookup. Memory:
+ * the map grows with the footprint; the series holds the windows that saw
+ * a reference (those that saw none, of size 0, are only counted), so it
+ * grows with neither the trace's length nor, for a tiny T, its duration
+ * over T beyond its references.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmtrace/analysis.h"
+#include "analysis/analysis_util.h"
+#include "util/u64_map.h"
+
+struct wss {
+	struct vmt_analysis analysis;
+	uint64_t window_ns;
+	uint64_t first_ns;		/* window 0's start */
+	struct vmt_u64_map stamps;	/* unit -> last window seen in, + 1 */
+	struct vmt_wss_window *windows;	/* those with a reference */
+	size_t nr, room;
+	uint64_t current;		/* windows[nr - 1]'s number, from 0 */
+};
+
+static struct wss *to_wss(const struct vmt_analysis *a)
+{
+	return (struct wss *)a;
+}
+
+/* A window for references from @w on; 0 or -ENOMEM. */
+static int wss_open_window(struct wss *wss, uint64_t w)
+{
+	if (wss->nr == wss->room) {
+		size_t room = wss->room ? wss->room * 2 : 256;
+		struct vmt_wss_window *grown = realloc(wss->windows, room * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		wss->windows = grown;
+		wss->room = room;
+	}
+	memset(&wss->windows[wss->nr], 0, sizeof(wss->windows[0]));
+	wss->windows[wss->nr].start_ns = wss->first_ns + w * wss->window_ns;
+	wss->nr++;
+	wss->current = w;
+	return 0;
+}
+
+static int wss_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
+{
+	struct wss *wss = to_wss(a);
+	struct vmt_wss_window *cur;
+	uint64_t w, *stamp;
+	bool added;
+	int err;
+
+	if (!wss->nr)
+		wss->first_ns = ref->time_ns;
+	/* Time order: a reference never goes back to an earlier window. */
+	w = (ref->time_ns - wss->first_ns) / wss->window_ns;
+	if (!wss->nr || w != wss->current) {
+		err = wss_open_window(wss, w);
+		if (err)
+			return err;
+	}
+	stamp = vmt_u64_map_put(&wss->stamps, ref->key, &added);
+	if (!stamp)
+		return -ENOMEM;
+	cur = &wss->windows[wss->nr - 1];
+	cur->references++;
+	if (*stamp != w + 1) {
+		*stamp = w + 1;
+		cur->units++;
+		cur->bytes += ref->size;
+	}
+	return 0;
+}
+
+static void wss_destroy(struct vmt_analysis *a)
+{
+	struct wss *wss = to_wss(a);
+
+	vmt_u64_map_free(&wss->stamps);
+	free(wss->windows);
+	free(wss);
+}
+
+static const struct vmt_analysis_ops wss_ops = {
+	.name = "wss",
+	.reference = wss_reference,
+	.destroy = wss_destroy,
+};
+
+int vmt_wss_create(struct vmt_analysis **analysis, uint64_t window_ns)
+{
+	struct wss *wss;
+
+	if (!window_ns)
+		return -EINVAL;
+	wss = calloc(1, sizeof(*wss));
+	if (!wss)
+		return -ENOMEM;
+	if (vmt_u64_map_init(&wss->stamps)) {
+		free(wss);
+		return -ENOMEM;
+	}
+	wss->analysis.ops = &wss_ops;
+	wss->window_ns = window_ns;
+	*analysis = &wss->analysis;
+	return 0;
+}
+
+const struct vmt_wss_window *vmt_wss_windows(const struct vmt_analysis *analysis, size_t *nr)
+{
+	const struct wss *wss = to_wss(analysis);
+
+	*nr = wss->nr;
+	return wss->windows;
+}
+
+/*
+ * The nearest-rank percentile of @zeros windows of size 0 and @n sorted
+ * sizes after them: the smallest size that at least @p percent of the
+ * windows do not exceed (p = 0: the smallest).
+ */
+static uint64_t nearest_rank(const uint64_t *sorted, size_t n, uint64_t zeros, unsigned int p)
+{
+	uint64_t rank = ((unsigned __int128)p * (n + zeros) + 99) / 100;
+
+	if (!rank)
+		rank = 1;
+	if (rank <= zeros)
+		return 0;
+	return sorted[rank - zeros - 1];
+}
+
+/*
+ * Units and bytes sorted on their own: with huge pages among the units,
+ * the window at a percentile of one need not be at the other's.
+ */
+int vmt_wss_summarize(const struct vmt_analysis *analysis, const unsigned int *percents,
+		      unsigned int nr_percents, struct vmt_wss_summary *summary)
+{
+	const struct wss *wss = to_wss(analysis);
+	uint64_t *units, *bytes, total_units = 0, total_bytes = 0, windows, zeros;
+	unsigned int i;
+
+	memset(summary, 0, sizeof(*summary));
+	if (nr_percents > VMT_WSS_MAX_PERCENTILES)
+		return -EINVAL;
+	for (i = 0; i < nr_percents; i++)
+		if (percents[i] > 100)
+			return -EINVAL;
+	if (!wss->nr)
+		return -ENODATA;
+	windows = wss->current + 1;
+	zeros = windows - wss->nr;
+	units = malloc(wss->nr * sizeof(*units));
+	bytes = malloc(wss->nr * sizeof(*bytes));
+	if (!units || !bytes) {
+		free(units);
+		free(bytes);
+		return -ENOMEM;
+	}
+	for (size_t w = 0; w < wss->nr; w++) {
+		units[w] = wss->windows[w].units;
+		bytes[w] = wss->windows[w].bytes;
+		total_units += units[w];
+		total_bytes += bytes[w];
+	}
+	qsort(units, wss->nr, sizeof(*units), vmt_compare_u64);
+	qsort(bytes, wss->nr, sizeof(*bytes), vmt_compare_u64);
+	for (i = 0; i < nr_percents; i++) {
+		summary->percent[i] = percents[i];
+		summary->units[i] = nearest_rank(units, wss->nr, zeros, percents[i]);
+		summary->bytes[i] = nearest_rank(bytes, wss->nr, zeros, percents[i]);
+	}
+	summary->nr_percentiles = nr_percents;
+	summary->windows = windows;
+	summary->empty_windows = zeros;
+	summary->window_ns = wss->window_ns;
+	summary->mean_units = (double)total_units / windows;
+	summary->mean_bytes = (double)total_bytes / windows;
+	free(units);
+	free(bytes);
+	return 0;
+}

@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The trace reader. Opening reads the file header and the directory (or, to
+ * verify or repair, scans every block); entries are then reached through
+ * the directory, one frame read and decompressed at a time, and each
+ * stream keeps its last decoded frame.
+ *
+ * Nothing read from the file is trusted: sizes are checked against the file
+ * and the format's limits before anything is allocated, and every error
+ * names the frame (its number in file order) or the byte offset.
+ *
+ * The file, in order:
+ *   - the handle and its error (vmt_trace_fail());
+ *   - opening: the directory (load_directory()), or every block scanned
+ *     (scan_blocks()) to verify or to repair (vmt_trace_scan_for_repair()),
+ *     from a path or from memory;
+ *   - what the directory says: streams, frames, the filter, statistics and a
+ *     frame's span (vmt_trace_frame_span(), for trace_cursor.c);
+ *   - reading: a frame read, checked and decompressed into its stream's
+ *     cache (load_frame()), entry i (vmt_trace_read(): the frame by binary
+ *     search of the stream's first entries), and frame seeking
+ *     (vmt_trace_seek_time(): the first frame whose last time is at or
+ *     after t, by binary search of the directory when the stream is sorted,
+ *     then a search inside it);
+ *   - vmt_trace_check(): every frame decoded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec/codec.h"
+#include "trace/trace_reader.h"
+
+struct reader_stream {
+	struct vmt_trace_stream_info info;
+	uint64_t *frames;		/* indices into trace->frames, in entry order */
+	uint64_t nr_frames;
+	uint64_t entries;
+	bool time_sorted;
+	uint64_t cached_frame;		/* index into trace->frames, or UINT64_MAX */
+	uint8_t *cache;
+	size_t cache_capacity;
+};
+
+struct vmt_trace {
+	int fd;				/* -1 for a trace in memory */
+	const uint8_t *mem;
+	uint64_t size;
+	uint64_t data_end;		/* where the blocks end: the directory, or the file's end */
+	uint32_t version;		/* the file header's format version */
+	struct reader_stream *streams;
+	uint32_t nr_streams;
+	struct vmt_frame_ref *frames;	/* in file order */
+	uint64_t nr_frames, frames_capacity;
+	uint64_t frames_decoded;
+	struct vmt_buf payload;
+	struct vmt_trace_filter *filter;	/* with its pids and cpus after it */
+	char error[256];
+};
+
+int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *vmt_trace_error_message(const struct vmt_trace *trace)
+{
+	return trace->error;
+}
+
+/* Reads exactly @len bytes at @offset; a short read is a truncated file. */
+static int trace_pread(struct vmt_trace *t, uint64_t offset, void *buf, size_t len,
+		       const char *what)
+{
+	uint8_t *p = buf;
+
+	if (offset > t->size || len > t->size - offset)
+		return vmt_trace_fail(t, -EIO, "%s at byte %llu: file truncated (%llu bytes)", what,
+				      (unsigned long long)offset, (unsigned long long)t->size);
+	if (t->fd < 0) {
+		memcpy(buf, t->mem + offset, len);
+		return 0;
+	}
+	while (len) {
+		ssize_t n = pread(t->fd, p, len, (off_t)offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return vmt_trace_fail(t, n < 0 ? -errno : -EIO, "%s at byte %llu: %s", what,
+					      (unsigned long long)offset,
+					      n < 0 ? strerror(errno) : "file truncated");
+		p += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int add_stream(struct vmt_trace *t, const struct vmt_trace_stream_info *info)
+{
+	struct reader_stream *streams;
+
+	streams = realloc(t->streams, (t->nr_streams + 1) * sizeof(*streams));
+	if (!streams)
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
+	t->streams = streams;
+	memset(&streams[t->nr_streams], 0, sizeof(*streams));
+	streams[t->nr_streams].info = *info;
+	streams[t->nr_streams].cached_frame = UINT64_MAX;
+	streams[t->nr_streams].time_sorted = info->time_offset != VMT_TRACE_NO_TIME;
+	t->nr_streams++;
+	return 0;
+}
+
+/*
+ * Checks that frame @ref continues its stream, and adds it to the list
+ * (@frame_no names it in messages).
+ */
+static int add_frame(struct vmt_trace *t, const struct vmt_frame_ref *ref)
+{
+	uint64_t frame_no = t->nr_frames;
+	struct reader_stream *s;
+
+	if (ref->stream_id >= t->nr_streams)
+		return vmt_trace_fail(t, -EBADMSG, "frame %llu at byte %llu: no stream %u",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
+				      ref->stream_id);
+	s = &t->streams[ref->stream_id];
+	if (!ref->entry_count ||
+	    (uint64_t)ref->entry_count * s->info.entry_size > VMT_MAX_FRAME_RAW ||
+	    ref->first_entry != s->entries || (ref->flags & ~VMT_FRAME_FLAGS) ||
+	    ref->flags == VMT_FRAME_FLAGS)
+		return vmt_trace_fail(t, -EBADMSG,
+				      "frame %llu at byte %llu: %u entries from %llu (flags 0x%x) do not continue stream %u at entry %llu",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
+				      ref->entry_count, (unsigned long long)ref->first_entry,
+				      ref->flags, ref->stream_id, (unsigned long long)s->entries);
+	if (t->nr_frames == t->frames_capacity) {
+		uint64_t capacity = t->frames_capacity ? 2 * t->frames_capacity : 64;
+		struct vmt_frame_ref *frames = realloc(t->frames, capacity * sizeof(*frames));
+
+		if (!frames)
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
+		t->frames = frames;
+		t->frames_capacity = capacity;
+	}
+	if (!(ref->flags & VMT_FRAME_TIME_SORTED) ||
+	    (s->nr_frames && ref->first_time < t->frames[s->frames[s->nr_frames - 1]].last_time))
+		s->time_sorted = false;
+	if ((s->nr_frames & (s->nr_frames - 1)) == 0) {
+		uint64_t *idx = realloc(s->frames, (s->nr_frames ? 2 * s->nr_frames : 1) *
+					sizeof(*idx));
+
+		if (!idx)
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
+		s->frames = idx;
+	}
+	s->frames[s->nr_frames++] = frame_no;
+	s->entries += ref->entry_count;
+	t->frames[t->nr_frames++] = *ref;
+	return 0;
+}
+
+static int load_directory(struct vmt_trace *t)
+{
+	uint8_t trailer[VMT_TRAILER_SIZE], *dir = NULL, *p;
+	uint64_t dir_offset, dir_size, nr_frames;
+	uint32_t dir_crc, nr_streams;
+	char why[160];
+	int err;
+
+	if (t->size < VMT_FILE_HEADER_SIZE + VMT_TRAILER_SIZE)
+		return vmt_trace_fail(t, -ENODATA,
+				      "no directory: the file ends at byte %llu (the writer did not finish? 'vmtrace verify --repair' rebuilds it)",
+				      (unsigned long long)t->size);
+	err = trace_pread(t, t->size - VMT_TRAILER_SIZE, trailer, sizeof(trailer), "trailer");
+	if (err)
+		return err;
+	err = vmt_trailer_decode(trailer, &dir_offset, &dir_size, &dir_crc, why, sizeof(why));
+	if (err)
+		return vmt_trace_fail(t, err, "trailer at byte %llu: %s%s",
+				      (unsigned long long)(t->size - VMT_TRAILER_SIZE), why,
+				      err == -ENODATA ? "; 'vmtrace verify --repair' rebuilds the directory" : "");
+	if (dir_offset < VMT_FILE_HEADER_SIZE || dir_size < VMT_DIR_HEADER_SIZE ||
+	    dir_size > t->size || dir_offset != t->size - VMT_TRAILER_SIZE - dir_size)
+		return vmt_trace_fail(t, -EBADMSG,
+				      "trailer at byte %llu: nonsense directory place (%llu bytes at byte %llu in a %llu-byte file)",
+				      (unsigned long long)(t->size - VMT_TRAILER_SIZE),
+				      (unsigned long long)dir_size, (unsigned long long)dir_offset,
+				      (unsigned long long)t->size);
+	t->data_end = dir_offset;
+	dir = malloc(dir_size);
+	if (!dir)
+		return vmt_trace_fail(t, -ENOMEM, "out of memory for a %llu-byte directory",
+				      (unsigned long long)dir_size);
+	err = trace_pread(t, dir_offset, dir, dir_size, "directory");
+	if (err)
+		goto out;
+	err = -EBADMSG;
+	if (!vmt_checksum_matches(dir_crc, vmt_crc32(dir, dir_size))) {
+		vmt_trace_fail(t, err, "directory at byte %llu: checksum mismatch (stored 0x%08x, computed 0x%08x)",
+			       (unsigned long long)dir_offset, dir_crc, vmt_crc32(dir, dir_size));
+		goto out;
+	}
+	nr_streams = vmt_get32(dir + 4);
+	nr_frames = vmt_get64(dir + 8);
+	if (memcmp(dir, VMT_MAGIC_DIRECTORY, 4) || nr_streams > VMT_MAX_STREAMS ||
+	    nr_frames > dir_size / VMT_DIR_FRAME_SIZE ||
+	    dir_size != VMT_DIR_HEADER_SIZE + (uint64_t)nr_streams * VMT_STREAM_BLOCK_SIZE +
+			nr_frames * VMT_DIR_FRAME_SIZE) {
+		vmt_trace_fail(t, err, "directory at byte %llu: wrong magic or nonsense counts (%u streams, %llu frames in %llu bytes)",
+			       (unsigned long long)dir_offset, nr_streams,
+			       (unsigned long long)nr_frames, (unsigned long long)dir_size);
+		goto out;
+	}
+	p = dir + VMT_DIR_HEADER_SIZE;
+	for (uint32_t i = 0; i < nr_streams; i++, p += VMT_STREAM_BLOCK_SIZE) {
+		struct vmt_trace_stream_info info;
+
+		err = vmt_stream_block_decode(p, &info, why, sizeof(why));
+		if (!err && info.id != i)
+			err = -EBADMSG, snprintf(why, sizeof(why), "stream %u listed as stream %u", info.id, i);
+		if (err) {
+			vmt_trace_fail(t, err, "directory at byte %llu: %s", (unsigned long long)dir_offset,
+				       why);
+			goto out;
+		}
+		err = add_stream(t, &info);
+		if (err)
+			goto out;
+	}
+	for (uint64_t i = 0; i < nr_frames; i++, p += VMT_DIR_FRAME_SIZE) {
+		struct vmt_frame_ref ref;
+		uint64_t prev_end = i ? t->frames[i - 1].offset + VMT_FRAME_HEADER_SIZE
+				      : VMT_FILE_HEADER_SIZE;
+
+		vmt_frame_ref_decode(p, &ref);
+		if (ref.offset < prev_end || ref.offset > dir_offset - VMT_FRAME_HEADER_SIZE) {
+			err = vmt_trace_fail(t, -EBADMSG, "directory: frame %llu at nonsense byte offset %llu",
+					     (unsigned long long)i, (unsigned long long)ref.offset);
+			goto out;
+		}
+		err = add_frame(t, &ref);
+		if (err)
+			goto out;
+	}
+	err = 0;
+out:
+	free(dir);
+	return err;
+}
+
+/*
+ * Reads and checks frame header @ref->offset and its payload checksum,
+ * leaving the payload in t->payload.
+ */
+static int read_frame_payload(struct vmt_trace *t, uint64_t frame_no, uint64_t offset,
+			      struct vmt_frame_header *h)
+{
+	uint8_t raw[VMT_FRAME_HEADER_SIZE];
+	char why[160];
+	int err;
+
+	err = trace_pread(t, offset, raw, sizeof(raw), "frame header");
+	if (err)
+		return vmt_trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no,
+				      t->error);
+	err = vmt_frame_header_decode(raw, h, why, sizeof(why));
+	if (!err && h->stream_id >= t->nr_streams)
+		err = -EBADMSG, snprintf(why, sizeof(why), "no stream %u", h->stream_id);
+	if (!err)
+		err = vmt_frame_header_check_sizes(h, t->streams[h->stream_id].info.entry_size,
+						   why, sizeof(why));
+	if (!err && h->comp_size > t->data_end - offset - VMT_FRAME_HEADER_SIZE)
+		err = -EIO, snprintf(why, sizeof(why), "%u-byte payload runs past byte %llu (truncated?)",
+				     h->comp_size, (unsigned long long)t->data_end);
+	if (err)
+		return vmt_trace_fail(t, err, "frame %llu at byte %llu: %s", (unsigned long long)frame_no,
+				      (unsigned long long)offset, why);
+	err = vmt_buf_reserve(&t->payload, h->comp_size ? h->comp_size : 1);
+	if (err)
+		return vmt_trace_fail(t, err, "out of memory");
+	err = trace_pread(t, offset + VMT_FRAME_HEADER_SIZE, t->payload.data, h->comp_size,
+			  "frame payload");
+	if (err)
+		return vmt_trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no, t->error);
+	t->payload.size = h->comp_size;
+	if (!vmt_checksum_matches(h->payload_crc, vmt_crc32(t->payload.data, h->comp_size)))
+		return vmt_trace_fail(t, -EBADMSG,
+				      "frame %llu at byte %llu: payload checksum mismatch (stored 0x%08x, computed 0x%08x)",
+				      (unsigned long long)frame_no, (unsigned long long)offset,
+				      h->payload_crc, vmt_crc32(t->payload.data, h->comp_size));
+	return 0;
+}
+
+/*
+ * Scans the blocks from the file header on. With @tolerant, scanning stops
+ * quietly at the first incomplete or corrupt block and @report says where
+ * and why; without, that block is an error.
+ */
+static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repair_report *report)
+{
+	uint64_t offset = VMT_FILE_HEADER_SIZE;
+	char why[200] = "";
+	int err = 0;
+
+	while (offset < t->size) {
+		uint8_t block[VMT_FRAME_HEADER_SIZE];
+		struct vmt_trace_stream_info info;
+		struct vmt_frame_header h;
+		struct vmt_frame_ref ref;
+
+		if (t->size - offset < 4) {
+			snprintf(why, sizeof(why), "partial block at byte %llu", (unsigned long long)offset);
+			err = -EIO;
+			break;
+		}
+		err = trace_pread(t, offset, block, 4, "block");
+		if (err)
+			break;
+		if (!memcmp(block, VMT_MAGIC_DIRECTORY, 4)) {
+			snprintf(why, sizeof(why), "directory at byte %llu", (unsigned long long)offset);
+			break;
+		}
+		if (!memcmp(block, VMT_MAGIC_STREAM, 4)) {
+			if (t->size - offset < VMT_STREAM_BLOCK_SIZE) {
+				snprintf(why, sizeof(why), "stream block at byte %llu: truncated",
+					 (unsigned long long)offset);
+				err = -EIO;
+				break;
+			}
+			err = trace_pread(t, offset, block, VMT_STREAM_BLOCK_SIZE, "stream block");
+			if (!err)
+				err = vmt_stream_block_decode(block, &info, why, sizeof(why));
+			if (!err && info.id != t->nr_streams)
+				err = -EBADMSG, snprintf(why, sizeof(why), "stream %u out of order (expected %u)",
+							 info.id, t->nr_streams);
+			if (!err && t->nr_streams >= VMT_MAX_STREAMS)
+				err = -EBADMSG, snprintf(why, sizeof(why), "too many streams");
+			if (err) {
+				char detail[160];
+
+				snprintf(detail, sizeof(detail), "%s", why);
+				snprintf(why, sizeof(why), "stream block at byte %llu: %.150s",
+					 (unsigned long long)offset, detail);
+				break;
+			}
+			err = add_stream(t, &info);
+			if (err)
+				return err;
+			offset += VMT_STREAM_BLOCK_SIZE;
+			continue;
+		}
+		if (memcmp(block, VMT_MAGIC_FRAME, 4)) {
+			snprintf(why, sizeof(why),
+				 "block at byte %llu: unknown magic (after %llu frames)",
+				 (unsigned long long)offset, (unsigned long long)t->nr_frames);
+			err = -EBADMSG;
+			break;
+		}
+		t->data_end = t->size;
+		err = read_frame_payload(t, t->nr_frames, offset, &h);
+		if (!err) {
+			ref = (struct vmt_frame_ref){
+				.offset = offset, .first_entry = h.first_entry,
+				.first_time = h.first_time, .last_time = h.last_time,
+				.stream_id = h.stream_id, .entry_count = h.entry_count,
+				.flags = h.flags,
+			};
+			err = add_frame(t, &ref);
+		}
+		if (err) {
+			snprintf(why, sizeof(why), "%.190s", t->error);
+			break;
+		}
+		offset += VMT_FRAME_HEADER_SIZE + h.comp_size;
+	}
+	t->data_end = offset;
+	if (report) {
+		report->frames = t->nr_frames;
+		report->streams = t->nr_streams;
+		report->data_end = offset;
+		report->dropped_bytes = t->size - offset;
+		snprintf(report->reason, sizeof(report->reason), "%s",
+			 offset == t->size ? "end of file" : why);
+	}
+	if (err == -ENOMEM || (err && !tolerant))
+		return vmt_trace_fail(t, err, "%s", why);
+	return 0;
+}
+
+static void trace_free(struct vmt_trace *t)
+{
+	for (uint32_t i = 0; i < t->nr_streams; i++) {
+		free(t->streams[i].frames);
+		free(t->streams[i].cache);
+	}
+	free(t->streams);
+	free(t->frames);
+	vmt_buf_free(&t->payload);
+	free(t->filter);
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t);
+}
+
+void vmt_trace_close(struct vmt_trace *trace)
+{
+	if (trace)
+		trace_free(trace);
+}
+
+static int trace_open_common(struct vmt_trace *t, unsigned int flags, bool tolerant,
+			     struct vmt_trace_repair_report *report)
+{
+	uint8_t header[VMT_FILE_HEADER_SIZE];
+	int err;
+
+	if (t->size < VMT_FILE_HEADER_SIZE)
+		return vmt_trace_fail(t, -EIO, "file header: file truncated at byte %llu (a header is %u bytes)",
+				      (unsigned long long)t->size, VMT_FILE_HEADER_SIZE);
+	err = trace_pread(t, 0, header, sizeof(header), "file header");
+	if (err)
+		return err;
+	err = vmt_file_header_check(header, t->error, sizeof(t->error));
+	if (err)
+		return err;
+	t->version = vmt_get32(header + 8);
+	if (flags & VMT_TRACE_OPEN_SCAN)
+		return scan_blocks(t, tolerant, report);
+	return load_directory(t);
+}
+
+uint32_t vmt_trace_format_version(const struct vmt_trace *trace)
+{
+	return trace->version;
+}
+
+static struct vmt_trace *trace_new(void)
+{
+	struct vmt_trace *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->fd = -1;
+	return t;
+}
+
+static int trace_open_path(struct vmt_trace **trace, const char *path, unsigned int flags,
+			   bool tolerant, struct vmt_trace_repair_report *report,
+			   struct vmt_trace_error *err)
+{
+	struct vmt_trace *t = trace_new();
+	struct stat st;
+	int ret;
+
+	*trace = NULL;
+	if (!t) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0 || fstat(t->fd, &st)) {
+		ret = -errno;
+		snprintf(err->message, sizeof(err->message), "cannot read %s: %s", path,
+			 strerror(errno));
+		trace_free(t);
+		return ret;
+	}
+	t->size = (uint64_t)st.st_size;
+	ret = trace_open_common(t, flags, tolerant, report);
+	if (ret) {
+		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, t->error);
+		trace_free(t);
+		return ret;
+	}
+	*trace = t;
+	return 0;
+}
+
+int vmt_trace_open(struct vmt_trace **trace, const char *path, unsigned int flags,
+		   struct vmt_trace_error *err)
+{
+	return trace_open_path(trace, path, flags, false, NULL, err);
+}
+
+int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t size,
+			  unsigned int flags, struct vmt_trace_error *err)
+{
+	struct vmt_trace *t = trace_new();
+	int ret;
+
+	*trace = NULL;
+	if (!t) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	t->mem = data;
+	t->size = size;
+	ret = trace_open_common(t, flags, false, NULL);
+	if (ret) {
+		snprintf(err->message, sizeof(err->message), "%s", t->error);
+		trace_free(t);
+		return ret;
+	}
+	*trace = t;
+	return 0;
+}
+
+int vmt_trace_scan_for_repair(const char *path, struct vmt_trace_stream_info **streams,
+			      uint32_t *nr_streams, struct vmt_frame_ref **frames,
+			      uint64_t *nr_frames, struct vmt_trace_repair_report *report,
+			      struct vmt_trace_error *err)
+{
+	struct vmt_trace *t;
+	int ret;
+
+	memset(report, 0, sizeof(*report));
+	ret = trace_open_path(&t, path, VMT_TRACE_OPEN_SCAN, true, report, err);
+	if (ret)
+		return ret;
+	*streams = calloc(t->nr_streams + 1, sizeof(**streams));
+	if (!*streams) {
+		trace_free(t);
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < t->nr_streams; i++)
+		(*streams)[i] = t->streams[i].info;
+	*nr_streams = t->nr_streams;
+	*frames = t->frames;
+	*nr_frames = t->nr_frames;
+	t->frames = NULL;
+	trace_free(t);
+	return 0;
+}
+
+uint32_t vmt_trace_nr_streams(const struct vmt_trace *trace)
+{
+	return trace->nr_streams;
+}
+
+const struct vmt_trace_stream_info *vmt_trace_stream(const struct vmt_trace *trace,
+						     uint32_t stream_id)
+{
+	return stream_id < trace->nr_streams ? &trace->streams[stream_id].info : NULL;
+}
+
+int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter)
+{
+	struct vmt_trace_filter *copy;
+	uint32_t *ids;
+
+	if (!filter) {
+		free(trace->filter);
+		trace->filter = NULL;
+		return 0;
+	}
+	if (filter->time_range && filter->from_time > filter->to_time)
+		return vmt_trace_fail(trace, -EINVAL, "time range %llu..%llu ends before it starts",
+				      (unsigned long long)filter->from_time,
+				      (unsigned long long)filter->to_time);
+	if ((filter->nr_pids && !filter->pids) || (filter->nr_cpus && !filter->cpus))
+		return vmt_trace_fail(trace, -EINVAL, "filter: a count without its list");
+	copy = malloc(sizeof(*copy) +
+		      ((size_t)filter->nr_pids + filter->nr_cpus) * sizeof(uint32_t));
+	if (!copy)
+		return vmt_trace_fail(trace, -ENOMEM, "out of memory");
+	*copy = *filter;
+	ids = (uint32_t *)(copy + 1);
+	if (filter->nr_pids)
+		memcpy(ids, filter->pids, filter->nr_pids * sizeof(uint32_t));
+	if (filter->nr_cpus)
+		memcpy(ids + filter->nr_pids, filter->cpus, filter->nr_cpus * sizeof(uint32_t));
+	copy->pids = ids;
+	copy->cpus = ids + filter->nr_pids;
+	free(trace->filter);
+	trace->filter = copy;
+	return 0;
+}
+
+const struct vmt_trace_filter *vmt_trace_filter(const struct vmt_trace *t)
+{
+	return t->filter;
+}
+
+uint64_t vmt_trace_nr_frames(const struct vmt_trace *trace)
+{
+	return trace->nr_frames;
+}
+
+uint64_t vmt_trace_frames_decoded(const struct vmt_trace *trace)
+{
+	return trace->frames_decoded;
+}
+
+int vmt_trace_stream_stats(const struct vmt_trace *trace, uint32_t stream_id,
+			   struct vmt_trace_stream_stats *stats)
+{
+	const struct reader_stream *s;
+
+	if (stream_id >= trace->nr_streams)
+		return -EINVAL;
+	s = &trace->streams[stream_id];
+	memset(stats, 0, sizeof(*stats));
+	stats->entries = s->entries;
+	stats->frames = s->nr_frames;
+	stats->time_sorted = s->time_sorted;
+	if (s->nr_frames && s->info.time_offset != VMT_TRACE_NO_TIME) {
+		stats->first_time = trace->frames[s->frames[0]].first_time;
+		stats->last_time = trace->frames[s->frames[s->nr_frames - 1]].last_time;
+	}
+	/* Not sorted: the frames' bounds (exact with TIME_RANGE, else their ends). */
+	for (uint64_t k = 1; !s->time_sorted && k < s->nr_frames; k++) {
+		const struct vmt_frame_ref *ref = &trace->frames[s->frames[k]];
+
+		if (ref->first_time < stats->first_time)
+			stats->first_time = ref->first_time;
+		if (ref->last_time > stats->last_time)
+			stats->last_time = ref->last_time;
+	}
+	return 0;
+}
+
+int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t k,
+			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time)
+{
+	const struct vmt_frame_ref *ref;
+
+	if (stream_id >= t->nr_streams || k >= t->streams[stream_id].nr_frames)
+		return -EINVAL;
+	ref = &t->frames[t->streams[stream_id].frames[k]];
+	*first_entry = ref->first_entry;
+	*count = ref->entry_count;
+	*least_time = ref->first_time;
+	return ref->flags & VMT_FRAME_FLAGS ? 0 : -ENOENT;
+}
+
+/* Decodes frame @frame_no (file order) into its stream's cache. */
+static int load_frame(struct vmt_trace *t, uint64_t frame_no)
+{
+	const struct vmt_frame_ref *ref = &t->frames[frame_no];
+	struct reader_stream *s = &t->streams[ref->stream_id];
+	struct vmt_frame_header h;
+	int err;
+
+	if (s->cached_frame == frame_no)
+		return 0;
+	err = read_frame_payload(t, frame_no, ref->offset, &h);
+	if (err)
+		return err;
+	if (h.stream_id != ref->stream_id || h.first_entry != ref->first_entry ||
+	    h.entry_count != ref->entry_count || h.first_time != ref->first_time ||
+	    h.last_time != ref->last_time || h.flags != ref->flags)
+		return vmt_trace_fail(t, -EBADMSG,
+				      "frame %llu at byte %llu: header disagrees with the directory",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset);
+	if (s->cache_capacity < h.raw_size) {
+		uint8_t *cache = realloc(s->cache, h.raw_size);
+
+		if (!cache)
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
+		s->cache = cache;
+		s->cache_capacity = h.raw_size;
+	}
+	s->cached_frame = UINT64_MAX;
+	err = vmt_codec_decompress(h.codec & 0xff, h.codec >> 8, s->info.entry_size,
+				   t->payload.data, t->payload.size, s->cache, h.raw_size);
+	if (err)
+		return vmt_trace_fail(t, err, "frame %llu at byte %llu: %s payload does not decode to %u bytes",
+				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
+				      vmt_codec_name(h.codec & 0xff), h.raw_size);
+	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
+		uint64_t first, last, least, greatest, prev, time;
+		bool sorted = true;
+
+		/* The header's times: the first and last entry's, or (TIME_RANGE) the bounds. */
+		first = last = least = greatest = prev = vmt_get64(s->cache + s->info.time_offset);
+		for (uint32_t i = 1; i < h.entry_count; i++) {
+			time = vmt_get64(s->cache + (size_t)i * s->info.entry_size +
+					 s->info.time_offset);
+			sorted &= time >= prev;
+			least = time < least ? time : least;
+			greatest = time > greatest ? time : greatest;
+			last = prev = time;
+		}
+		if (h.flags & VMT_FRAME_TIME_RANGE) {
+			first = least;
+			last = greatest;
+		}
+		if ((!sorted && (h.flags & VMT_FRAME_TIME_SORTED)) || first != h.first_time ||
+		    last != h.last_time)
+			return vmt_trace_fail(t, -EBADMSG,
+					      "frame %llu at byte %llu: entry times disagree with the header",
+					      (unsigned long long)frame_no, (unsigned long long)ref->offset);
+	}
+	s->cached_frame = frame_no;
+	t->frames_decoded++;
+	return 0;
+}
+
+/* The position in the stream's frame list of the frame holding entry @index. */
+static uint64_t frame_of_entry(const struct vmt_trace *t, const struct reader_stream *s,
+			       uint64_t index)
+{
+	uint64_t lo = 0, hi = s->nr_frames - 1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+
+		if (t->frames[s->frames[mid]].first_entry <= index)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static const uint8_t *entry_at(struct vmt_trace *t, uint32_t stream_id, uint64_t index, int *err)
+{
+	struct reader_stream *s;
+	uint64_t frame_no;
+
+	if (stream_id >= t->nr_streams) {
+		*err = vmt_trace_fail(t, -EINVAL, "no stream %u", stream_id);
+		return NULL;
+	}
+	s = &t->streams[stream_id];
+	/* Entries are read in turn, mostly: the frame in the cache first. */
+	if (s->cached_frame != UINT64_MAX) {
+		const struct vmt_frame_ref *ref = &t->frames[s->cached_frame];
+
+		if (index >= ref->first_entry && index - ref->first_entry < ref->entry_count)
+			return s->cache + (index - ref->first_entry) * s->info.entry_size;
+	}
+	if (index >= s->entries) {
+		*err = vmt_trace_fail(t, -ERANGE, "stream %u has %llu entries, not %llu", stream_id,
+				      (unsigned long long)s->entries, (unsigned long long)index + 1);
+		return NULL;
+	}
+	frame_no = s->frames[frame_of_entry(t, s, index)];
+	*err = load_frame(t, frame_no);
+	if (*err)
+		return NULL;
+	return s->cache + (index - t->frames[frame_no].first_entry) * s->info.entry_size;
+}
+
+int vmt_trace_read(struct vmt_trace *trace, uint32_t stream_id, uint64_t index, void *entry)
+{
+	const uint8_t *p;
+	int err;
+
+	p = entry_at(trace, stream_id, index, &err);
+	if (!p)
+		return err;
+	memcpy(entry, p, trace->streams[stream_id].info.entry_size);
+	return 0;
+}
+
+/* In a loaded frame: the first entry at or after @time, or the frame's count. */
+static uint32_t search_frame(const struct reader_stream *s, uint32_t count, uint64_t time,
+			     bool sorted)
+{
+	uint32_t lo = 0, hi = count;
+
+	if (!sorted) {
+		while (lo < count &&
+		       vmt_get64(s->cache + (size_t)lo * s->info.entry_size + s->info.time_offset) < time)
+			lo++;
+		return lo;
+	}
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (vmt_get64(s->cache + (size_t)mid * s->info.entry_size + s->info.time_offset) < time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t vmt_trace_seek_time(struct vmt_trace *t, uint32_t stream_id, uint64_t time)
+{
+	struct reader_stream *s;
+	uint64_t k = 0;
+
+	if (stream_id >= t->nr_streams)
+		return vmt_trace_fail(t, -EINVAL, "no stream %u", stream_id);
+	s = &t->streams[stream_id];
+	if (s->info.time_offset == VMT_TRACE_NO_TIME)
+		return vmt_trace_fail(t, -EINVAL, "stream %u has no times", stream_id);
+	if (s->time_sorted) {
+		uint64_t lo = 0, hi = s->nr_frames;
+
+		/* The first frame whose last entry is at or after @time. */
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (t->frames[s->frames[mid]].last_time < time)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		k = lo;
+	}
+	for (; k < s->nr_frames; k++) {
+		const struct vmt_frame_ref *ref = &t->frames[s->frames[k]];
+		bool sorted = ref->flags & VMT_FRAME_TIME_SORTED;
+		uint32_t i;
+		int err;
+
+		/* Sorted or TIME_RANGE: last_time is the greatest. */
+		if ((ref->flags & VMT_FRAME_FLAGS) && ref->last_time < time)
+			continue;
+		err = load_frame(t, s->frames[k]);
+		if (err)
+			return err;
+		i = search_frame(s, ref->entry_count, time, sorted);
+		if (i < ref->entry_count)
+			return (int64_t)(ref->first_entry + i);
+	}
+	return (int64_t)s->entries;
+}
+
+int vmt_trace_check(struct vmt_trace *t)
+{
+	for (uint64_t i = 0; i < t->nr_frames; i++) {
+		int err = load_frame(t, i);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -122,9 +122,9 @@ $(BUILD)/bin/vmt-%: tests/vm/progs/%.c tests/vm/progs/prog.h include/vmtrace_mar
 BENCH_PROGS := $(patsubst tests/bench/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/bench/*.c))
 # vmt-model-stats: the model codec's own sources, built with its bit counters in.
 MODEL_STATS_SRCS := user/lib/codec/codec_model.c user/lib/codec/model_replay.c \
-	user/lib/codec/range_coder.c user/lib/util/bytes.c
+	user/lib/codec/range_coder.c user/lib/base/bytes.c
 $(BUILD)/bin/vmt-model-stats: tests/bench/model-stats.c $(MODEL_STATS_SRCS) \
-		$(wildcard user/lib/codec/*.h user/lib/util/*.h) include/uapi/linux/vmtrace.h
+		$(wildcard user/lib/codec/*.h user/lib/base/*.h) include/uapi/linux/vmtrace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DVMT_MODEL_STATS $(CFLAGS) -o $@ $< $(MODEL_STATS_SRCS) -lz -lm
 $(BUILD)/bin/vmt-%: tests/bench/%.c include/uapi/linux/vmtrace.h $(BUILD)/lib/libvmtrace.a

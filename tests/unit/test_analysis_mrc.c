@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "vmtrace/analysis.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 #include "temp_file.h"
 #include "trace_file.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the ordered worker pool (user/lib/util/work_pool.c) and the
+ * Unit tests for the ordered worker pool (user/lib/base/work_pool.c) and the
  * trace writer that compresses on it: done() sees jobs in submission order
  * whatever order the workers finish them in, never two at once; and a
  * writer with workers writes the same bytes as one without.
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "vmtrace/trace.h"
-#include "util/work_pool.h"
+#include "base/work_pool.h"
 
 #define JOBS 2000
 

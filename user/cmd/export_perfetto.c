@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/grow_array.h"
-#include "util/u64_map.h"
+#include "base/grow_array.h"
+#include "base/u64_map.h"
 #include "export_perfetto.h"
 #include "util/record_print.h"
 

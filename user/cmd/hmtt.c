@@ -2,7 +2,7 @@
 /*
  * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr]
  *
- * HMTT's analyses (libvmtrace's: user/lib/analysis_dma.c, _v2p.c,
+ * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
  * _interleave.c, _scr.c), one pass over the trace, a table or two a
  * section: DMA traffic against the CPU's references per interval and DMA
  * request sizes; how pages and frames were mapped and how often virtually

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_options *options,
 			struct vmt_ref *ref)

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 struct range {
 	uint64_t start, end;

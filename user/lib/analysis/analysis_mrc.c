@@ -37,9 +37,9 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
-#include "util/grow_array.h"
+#include "base/grow_array.h"
 #include "analysis/stack_distance.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 #define AUTO_SIZES	32		/* 1, 2, 4, ... 2^31 */
 #define RESIDENT	1

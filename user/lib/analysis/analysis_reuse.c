@@ -18,7 +18,7 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
-#include "util/grow_array.h"
+#include "base/grow_array.h"
 #include "analysis/stack_distance.h"
 
 /* The public histogram's buckets are analysis_util.h's. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "vmtrace/analysis.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 /*
  * Values exact below 16, then in power-of-two ranges:

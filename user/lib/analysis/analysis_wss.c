@@ -23,7 +23,7 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 struct wss {
 	struct vmt_analysis analysis;

@@ -50,7 +50,7 @@
 #include <string.h>
 
 #include "vmtrace/analysis.h"
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 #define SAD_DEFAULT_QUEUE	131072u
 #define SAD_NONE		UINT64_MAX

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 /* The distance of a unit's first reference: none (a cold miss in any memory). */
 #define VMT_STACK_DISTANCE_COLD	UINT64_MAX

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 /*
  * Compress @n bytes of @entry_size-byte entries with @codec (stage2: VPC's

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 /* @codec is VMT_CODEC_NONE, _ZSTD or _XZ; the arguments as vmt_codec_compress()'s. */
 int vmt_codec_generic_compress(unsigned int codec, int level, const void *src, size_t n,

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 int vmt_model_compress(const void *src, size_t n, struct vmt_buf *out);
 int vmt_model_decompress(const void *src, size_t n, void *dst, size_t dst_size);

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 int vmt_vpc_compress(unsigned int stage2, int level, const void *src, size_t n,
 		     struct vmt_buf *out);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 #define VMT_RC_PROB_BITS	16
 #define VMT_RC_PROB_ONE		(1u << VMT_RC_PROB_BITS)

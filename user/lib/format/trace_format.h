@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "vmtrace/trace.h"
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 #define VMT_FILE_MAGIC		"VMTRACE"	/* 8 bytes with its NUL */
 #define VMT_FILE_HEADER_SIZE	64

@@ -33,7 +33,7 @@
 #include "codec/codec.h"
 #include "format/trace_format.h"
 #include "trace/frame_writer.h"
-#include "util/work_pool.h"
+#include "base/work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,

@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 #include "device/record_assembler.h"
 #include "trace/frame_writer.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "util/bytes.h"
+#include "base/bytes.h"
 
 uint32_t vmt_crc32(const void *data, size_t len)
 {

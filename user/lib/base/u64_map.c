@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/u64_map.h"
+#include "base/u64_map.h"
 
 #define INITIAL_SLOTS	1024
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "util/work_pool.h"
+#include "base/work_pool.h"
 
 struct vmt_work_pool {
 	pthread_mutex_t lock;

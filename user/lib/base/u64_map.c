@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* The analyses' hash map of units: see util/u64_map.h. */
+/* The analyses' hash map of units: see base/u64_map.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The ordered worker pool (util/work_pool.h). A finished job waits in a reorder
+ * The ordered worker pool (base/work_pool.h). A finished job waits in a reorder
  * window of max_in_flight slots, indexed by its sequence number; whichever
  * worker finds the next job due in the window completes it, and any that
  * follow it, while the other workers keep running jobs.

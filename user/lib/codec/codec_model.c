@@ -30,7 +30,7 @@
  *     CLOCK the pages passed over had their second chance and move to the
  *     newest end, as the kernel moves them; the encoder tries that walk
  *     too when the first one passed over many pages, and keeps the smaller
- *     (test_replay_kernel.c holds the replay against kernel/enabled_set.c);
+ *     (test_replay_kernel.c holds the replay against kernel/protect/enabled_set.c);
  *   - every other record type: its five payload words each as the same
  *     type's last or a difference from it.
  *

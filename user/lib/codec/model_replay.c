@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The model codec's enabled-set replay and page map (see
- * codec/model_replay.h). The kernel's set (kernel/enabled_set.c) is a
+ * codec/model_replay.h). The kernel's set (kernel/protect/enabled_set.c) is a
  * queue: a faulting page joins the newest end, leaving its old place if it
  * had one; FIFO evicts from the oldest end, passing over the entries of the
  * current run; CLOCK moves an accessed entry to the newest end instead of

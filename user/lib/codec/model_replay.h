@@ -10,7 +10,7 @@
  * so pages enabled before it are unknown to it, and their evictions are
  * coded in full. Encoder and decoder run the same replay, which need not
  * match the kernel's to be correct, only to predict well; it does match
- * kernel/enabled_set.c's choices (tests/unit/test_replay_kernel.c).
+ * kernel/protect/enabled_set.c's choices (tests/unit/test_replay_kernel.c).
  */
 #ifndef VMTRACE_INTERNAL_MODEL_REPLAY_H
 #define VMTRACE_INTERNAL_MODEL_REPLAY_H

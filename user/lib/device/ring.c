@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The reader's side of a vmtrace ring (see include/uapi/linux/vmtrace.h for
- * the memory-ordering rule, and kernel/ring.c for the producer), and the
+ * the memory-ordering rule, and kernel/ring/ring.c for the producer), and the
  * mapping of a device's ring into it.
  */
 #include <errno.h>

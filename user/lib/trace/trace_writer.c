@@ -161,7 +161,11 @@ static int append_assembled(void *ctx, const struct vmt_record *record, const ui
 
 	if (cut)
 		w->cut_data++;
-	owner.raw[VMT_DATA_OFF_WORD] = 0;
+	/*
+	 * Only a record with data gives its last word to the data's offset: in
+	 * any other it is the record's own (a reference's flags, an exact
+	 * access's value), and is kept as it came.
+	 */
 	if (owner.hdr.data_len) {
 		stream = data_stream(w);
 		if (stream < 0)

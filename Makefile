@@ -280,6 +280,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
 	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/rewrite.sh $(BUILD)/bin/vmtrace
+	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

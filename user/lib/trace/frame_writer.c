@@ -197,11 +197,13 @@ int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 		vmt_frame_writer_abandon(w);
 		return ret;
 	}
+	/* From here on, a failure removes the file it made: create leaves nothing. */
 	vmt_file_header_encode(header);
 	ret = write_all(w, header, sizeof(header));
 	if (ret) {
 		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, w->error);
 		vmt_frame_writer_abandon(w);
+		unlink(path);
 		return ret;
 	}
 	if (w->options.workers) {
@@ -215,6 +217,7 @@ int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 				 "cannot start %u compression threads: %s", w->options.workers,
 				 strerror(-ret));
 			vmt_frame_writer_abandon(w);
+			unlink(path);
 			return ret;
 		}
 	}

@@ -221,14 +221,15 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 	int ret;
 
 	*writer = NULL;
-	ret = vmt_frame_writer_create(&frames, path, options, err);
-	if (ret)
-		return ret;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		vmt_frame_writer_abandon(frames);
 		snprintf(err->message, sizeof(err->message), "out of memory");
 		return -ENOMEM;
+	}
+	ret = vmt_frame_writer_create(&frames, path, options, err);
+	if (ret) {
+		free(w);
+		return ret;
 	}
 	w->frames = frames;
 	vmt_record_assembler_init(&w->assembler, append_assembled, w);

@@ -302,16 +302,26 @@ check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 	@scripts/run-fuzz 20 $^
 
 # The libFuzzer targets, then the module's interface fuzzer (tests/vm/progs/
-# ifuzz.c) for IFUZZ_SECONDS on 6.12 and on the debug kernel, a new seed each.
+# ifuzz.c) for IFUZZ_SECONDS on 6.12 and on the debug kernel, a new seed each,
+# then RMMOD_ROUNDS removals mid-trace (tests/vm/guest/rmmod-stress.sh) on
+# every test kernel, under one TCG thread where its header says so.
 IFUZZ_SECONDS ?= 900
 IFUZZ_KERNELS ?= 6.12 debug
+RMMOD_ROUNDS ?= 200
 fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS)) tools
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(filter $(BUILD)/fuzz/%,$^)
-	@$(MAKE) -s test-modules TEST_KERNELS="$(IFUZZ_KERNELS)"
+	@$(MAKE) -s test-modules TEST_KERNELS="$(sort $(IFUZZ_KERNELS) $(TEST_KERNELS))"
 	@for k in $(IFUZZ_KERNELS); do \
 		echo "interface fuzzer on $$k, $(IFUZZ_SECONDS) s"; \
 		scripts/vm-run --kernel $$k --timeout $$(($(IFUZZ_SECONDS) + 900)) -- \
 			/opt/vmtrace/tests/vm/guest/ifuzz.sh $(IFUZZ_SECONDS) || exit 1; \
+	done
+	@for k in $(TEST_KERNELS); do \
+		echo "$(RMMOD_ROUNDS) removals mid-trace on $$k"; \
+		tcg=$$(sed -n 's/^# tcg single: //p' tests/vm/guest/rmmod-stress.sh | \
+			grep -qw -- "$$k" && echo single || echo multi); \
+		scripts/vm-run --kernel $$k --tcg $$tcg --timeout 7200 -- \
+			/opt/vmtrace/tests/vm/guest/rmmod-stress.sh $(RMMOD_ROUNDS) || exit 1; \
 	done
 
 check-kunit: test-modules

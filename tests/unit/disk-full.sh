@@ -7,18 +7,14 @@
 # start or fills midway; convert keeps what it wrote, and verify --repair
 # makes of it a trace of its complete frames, every record of which is the
 # source's (rewrite/compare.py).
-set -uo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "disk-full: FAIL: needs root (a tmpfs of its own)"; exit 1; }
 if [ -z "${VMT_DISK_FULL_NS:-}" ]; then
 	VMT_DISK_FULL_NS=1 exec unshare --mount --propagation private "$0" "$@"
 fi
+NAME=disk-full
+CLEANUP='umount "$tmp/small" 2>/dev/null'
+. "$(dirname "$0")/rewrite/lib.sh"
 bin=$1
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'umount "$tmp/small" 2>/dev/null; rm -rf "$tmp"' EXIT
-failed=0 passed=0
-fail() { echo "disk-full: FAIL: $*"; failed=$((failed + 1)); }
-ok() { passed=$((passed + 1)); }
 mkdir "$tmp/small"
 mount -t tmpfs -o size=256k tmpfs "$tmp/small" || { echo "disk-full: FAIL: no tmpfs"; exit 1; }
 small=$tmp/small
@@ -62,5 +58,4 @@ else
 	fail "convert left nothing of what it wrote"
 fi
 
-echo "disk-full: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

@@ -12,13 +12,9 @@
 #   references it drops, in order, and some dropped;
 # - verify --repair of a file cut mid-frame: the records of each stream's
 #   complete frames, in order, and some.
-set -uo pipefail
+NAME=rewrite
+. "$(dirname "$0")/rewrite/lib.sh"
 bin=$1
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0 passed=0
-fail() { echo "rewrite: FAIL: $*"; failed=$((failed + 1)); }
 # same WHAT SOURCE.raw TRACE [compare.py's option]: TRACE exported raw is SOURCE.
 same() {
 	local what=$1 src=$2 trace=$3 out
@@ -28,7 +24,7 @@ same() {
 		return 1
 	fi
 	if out=$(python3 "$here/rewrite/compare.py" "$src" "$trace.raw" "$@"); then
-		passed=$((passed + 1))
+		ok
 		echo "rewrite: $what: $out"
 	else
 		fail "$what: $out"
@@ -72,5 +68,4 @@ else
 	fail "verify --repair: $(cat "$tmp/out")"
 fi
 
-echo "rewrite: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish

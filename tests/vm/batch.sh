@@ -98,7 +98,7 @@ clean_slate() {
 
 # kernel_log_since: the kernel log records written since the last call, a
 # line each (tests/vm/progs/kmsg.c).
-kernel_log_since() { vmt-kmsg "$kmsg_seq"; }
+kernel_log_since() { vmt-kmsg "$kmsg_seq" | drop_oom_reports; }
 
 # report_in LOG: the report lines of a kernel log, with their context.
 report_in() {

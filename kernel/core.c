@@ -97,7 +97,7 @@ out_unlock:
 /*
  * Stop the probes acting, wait for those running, then for the task_works
  * they queued: after this nothing but the caller touches the rings or the
- * targets. (The probes stay attached: see hooks.c.)
+ * targets. (The probes stay attached: see base/hooks.c.)
  */
 static void __vmt_probes_quiesce(struct vmt_session *s)
 {
@@ -221,7 +221,7 @@ u32 vmt_session_lost_per_cpu(u64 *lost, u32 max)
 	struct vmt_session *s = &vmt_session;
 	u32 n;
 
-	/* One ring set throughout (see rings.c). */
+	/* One ring set throughout (see ring/rings.c). */
 	mutex_lock(&s->lock);
 	n = vmt_rings_lost_per_cpu(lost, max);
 	mutex_unlock(&s->lock);

@@ -298,7 +298,7 @@ static void vmt_admit_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
  *
  * Other threads of the process may reach a page of the range in between,
  * unlogged, for as long as the call lasts. With every slot of the table in
- * use, the range is marked stale at once (see above).
+ * use, the range is marked stale at once (see gup_calls.c).
  *
  * Context: any but an interrupt; does not sleep.
  */
@@ -495,7 +495,7 @@ void vmt_admit_start(void)
 }
 
 /**
- * vmt_admit_count() - add the evictions put off to @status
+ * vmt_admit_count() - the evictions put off, into @status
  * @status:	its deferred is set
  */
 void vmt_admit_count(struct vmt_status *status)

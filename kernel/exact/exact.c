@@ -41,9 +41,10 @@
  * Locks: the range table's raw spinlock (exact_ranges.c's vmt_exact_lock),
  * taken with interrupts off. The trap and the scheduler's probe only try the
  * PTE table's lock (vmt_protect_page_atomic()): its holder may be waiting
- * for this CPU to answer a TLB-flush IPI. When the lock is busy, the page is protected from
- * a task_work before the thread returns to user space (the trap, a signal),
- * or counted as an unsafe switch (the scheduler, where nothing can wait).
+ * for this CPU to answer a TLB-flush IPI. When the lock is busy, the page
+ * is protected from a task_work before the thread returns to user space
+ * (the trap, a signal), or counted as an unsafe switch (the scheduler,
+ * where nothing can wait).
  */
 #include <linux/hash.h>
 #include <linux/kdebug.h>

@@ -303,11 +303,14 @@ check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 
 # The libFuzzer targets, then the module's interface fuzzer (tests/vm/progs/
 # ifuzz.c) for IFUZZ_SECONDS on 6.12 and on the debug kernel, a new seed each,
-# then RMMOD_ROUNDS removals mid-trace (tests/vm/guest/rmmod-stress.sh) on
-# every test kernel, under one TCG thread where its header says so.
+# then FAILINJECT_ROUNDS rounds of injected allocation failures on the debug
+# kernel (tests/vm/guest/failinject.sh) and RMMOD_ROUNDS removals mid-trace
+# (tests/vm/guest/rmmod-stress.sh) on every test kernel, under one TCG thread
+# where its header says so.
 IFUZZ_SECONDS ?= 900
 IFUZZ_KERNELS ?= 6.12 debug
 RMMOD_ROUNDS ?= 200
+FAILINJECT_ROUNDS ?= 60
 fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS)) tools
 	@scripts/run-fuzz $(FUZZ_SECONDS) $(filter $(BUILD)/fuzz/%,$^)
 	@$(MAKE) -s test-modules TEST_KERNELS="$(sort $(IFUZZ_KERNELS) $(TEST_KERNELS))"
@@ -316,6 +319,9 @@ fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS)) tools
 		scripts/vm-run --kernel $$k --timeout $$(($(IFUZZ_SECONDS) + 900)) -- \
 			/opt/vmtrace/tests/vm/guest/ifuzz.sh $(IFUZZ_SECONDS) || exit 1; \
 	done
+	@echo "$(FAILINJECT_ROUNDS) rounds of injected allocation failures on debug"
+	@scripts/vm-run --kernel debug --timeout 7200 -- \
+		/opt/vmtrace/tests/vm/guest/failinject.sh $(FAILINJECT_ROUNDS)
 	@for k in $(TEST_KERNELS); do \
 		echo "$(RMMOD_ROUNDS) removals mid-trace on $$k"; \
 		tcg=$$(sed -n 's/^# tcg single: //p' tests/vm/guest/rmmod-stress.sh | \

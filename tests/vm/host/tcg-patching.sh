@@ -13,13 +13,13 @@
 # (docs/TESTING.md, "Live code patching under QEMU's TCG"). Multi-threaded,
 # the guest oopsed 9 s after boot, in the first 20 cycles; single-threaded,
 # a cycle takes about 1.7 s (400 cycles ran clean in 12 minutes), so the
-# test runs 40: more patching than the oops needed.
+# test runs 20: as much patching as the oops needed.
 set -uo pipefail
 k=$1
 vmrun=$(dirname "$0")/../../../scripts/vm-run
 fail() { echo "FAIL: $*" >&2; exit 1; }
 MULTI_CYCLES=${MULTI_CYCLES:-3000}
-SINGLE_CYCLES=${SINGLE_CYCLES:-40}
+SINGLE_CYCLES=${SINGLE_CYCLES:-20}
 toggle=/opt/vmtrace/tests/vm/tcg/tp-toggle.sh
 
 start=$(date +%s)

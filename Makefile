@@ -299,7 +299,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
 
 FUZZ_SECONDS ?= 600
 check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
-	@scripts/run-fuzz 20 $^
+	@scripts/run-fuzz 10 $^
 
 # The libFuzzer targets, then the module's interface fuzzer (tests/vm/progs/
 # ifuzz.c) for IFUZZ_SECONDS on 6.12 and on the debug kernel, a new seed each,

@@ -5,7 +5,7 @@
 # Allocations that fail: the kernel's fault injection (failslab and
 # fail_page_alloc, sleeping allocations included) fails the allocations of
 # chosen tasks (/proc/PID/make-it-fail, task-filter) at random, ROUNDS times
-# (6; failinject.sh N for more) through each path of a session: configure
+# (4; failinject.sh N for more) through each path of a session: configure
 # (the sysfs settings), start, tracing (a target faulting under protection,
 # and in exact mode, with the events on), and stop. Every injected failure
 # must end as an error code (a write to sysfs that fails, the state left
@@ -18,7 +18,7 @@
 # per path.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
-ROUNDS=${1:-6}
+ROUNDS=${1:-4}
 D=/sys/kernel/debug
 mountpoint -q $D || mount -t debugfs nodev $D
 [ -d $D/failslab ] && [ -d $D/fail_page_alloc ] || fail "the kernel has no failslab or fail_page_alloc"

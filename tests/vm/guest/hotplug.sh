@@ -8,7 +8,7 @@
 # CPUs going offline and online while every process is traced with
 # protection: stress-ng's vm and mmap stressors, checking their own memory
 # (--verify), run under `vmtrace record -a --protect -n 64` while CPUs 1-3 go
-# offline and online again, CYCLES times (5; 3 on the debug kernel). The
+# offline and online again, CYCLES times (3; 2 on the debug kernel). The
 # stressors pass, nothing is lost, the trace verifies, and it holds every
 # record the module wrote (sysfs records after the stop, against the file's):
 # a ring of an offline CPU stays, with its records, until the collector has
@@ -16,8 +16,8 @@
 # are in the file.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
-CYCLES=${1:-5}
-debug_kernel && [ $# -eq 0 ] && CYCLES=3
+CYCLES=${1:-3}
+debug_kernel && [ $# -eq 0 ] && CYCLES=2
 [ "$(nproc)" -ge 4 ] || fail "needs four CPUs, has $(nproc)"
 insmod "$VMT_LIB/vmtrace.ko"
 

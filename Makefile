@@ -266,7 +266,7 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
 # (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
-# hmtt.sh, report.sh), export's formats read back by python3 (export.sh), raw
+# hmtt.sh, report.sh), cachesim against a brute-force model (cachesim.sh), export's formats read back by python3 (export.sh), raw
 # export, data included, through convert and back (export-raw.sh), report
 # --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
@@ -282,6 +282,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/rewrite.sh $(BUILD)/bin/vmtrace
 	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
+	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace
 	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/export.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

@@ -397,8 +397,8 @@ static void print_table(const struct cs_run *run, const struct vmt_cachesim_row 
 			if (run->so.by_marker)
 				printf(", phase %u", r->phase);
 			printf("\n%-6s %-32s %14s %12s %8s %10s %10s %10s %10s %10s %10s%s\n",
-			       "level", "geometry", "accesses", "misses", "miss%", "reads",
-			       "writes", "compulsory", "capacity", "conflict", "writebacks",
+			       "level", "geometry", "accesses", "misses", "miss%", "rd misses",
+			       "wr misses", "compulsory", "capacity", "conflict", "writebacks",
 			       tot->fetches ? "       MPKI" : "");
 		}
 		geometry(&run->h[r->hierarchy], r->level, r->tlb, geo, sizeof(geo));

@@ -27,7 +27,13 @@
 
 #define MAX_ROWS	(VMT_CACHES_MAX + 1 + VMT_TLBS_MAX)
 
-enum kind { K_READ, K_WRITE, K_FETCH };
+/* A read-modify-write is a write to the lines, and counted a read miss, as cachegrind counts it. */
+enum kind { K_READ, K_WRITE, K_RMW, K_FETCH };
+
+static bool writes(enum kind kind)
+{
+	return kind == K_WRITE || kind == K_RMW;
+}
 
 /* demand()'s result bits */
 #define R_MISS		0x1
@@ -574,7 +580,7 @@ static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t li
 		if (c->inclusion == VMT_CACHE_EXCLUSIVE)	/* the line moves inside */
 			return cs_array_remove(&c->a, set, way) & CS_DIRTY ? R_DIRTY : 0;
 		cs_array_touch(&c->a, set, way);
-		if (kind != K_WRITE)
+		if (!writes(kind))
 			return 0;
 		if (c->write == VMT_CACHE_WRITE_BACK) {
 			c->a.state[i] |= CS_DIRTY;
@@ -594,11 +600,11 @@ static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t li
 			return r;
 	}
 	/* Write-through writes no line on a miss; an exclusive level fills only inside. */
-	if ((kind == K_WRITE && c->write == VMT_CACHE_WRITE_THROUGH) ||
+	if ((writes(kind) && c->write == VMT_CACHE_WRITE_THROUGH) ||
 	    c->inclusion == VMT_CACHE_EXCLUSIVE)
 		return R_MISS | (r & R_DIRTY);
 	ret = fill(sim, c, line, pid,
-		   (kind == K_WRITE && c->write == VMT_CACHE_WRITE_BACK) || (r & R_DIRTY));
+		   (writes(kind) && c->write == VMT_CACHE_WRITE_BACK) || (r & R_DIRTY));
 	if (ret)
 		return ret;
 	if (c->prefetch) {
@@ -795,7 +801,7 @@ static int hier_access(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int
 	}
 	if (!l1)
 		return 0;
-	if (kind == K_WRITE && sim->o.cores > 1) {
+	if (writes(kind) && sim->o.cores > 1) {
 		ret = invalidate_others(sim, h, core, a->addr, size, a->pid);
 		if (ret)
 			return ret;
@@ -858,6 +864,7 @@ static int core_of(struct vmt_cachesim *sim, const struct vmt_cache_access *a, u
 int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access *a)
 {
 	enum kind kind = a->access & VMT_ACCESS_EXEC ? K_FETCH :
+			 (a->access & VMT_ACCESS_RMW) == VMT_ACCESS_RMW ? K_RMW :
 			 a->access & VMT_ACCESS_WRITE ? K_WRITE : K_READ;
 	unsigned int core, i;
 	int ret;
@@ -874,7 +881,7 @@ int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access 
 	sim->totals.accesses++;
 	if (kind == K_FETCH)
 		sim->totals.fetches++;
-	else if ((a->access & VMT_ACCESS_RMW) == VMT_ACCESS_RMW)
+	else if (kind == K_RMW)
 		sim->totals.rmws++;
 	else if (kind == K_WRITE)
 		sim->totals.writes++;

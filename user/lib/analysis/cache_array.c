@@ -167,6 +167,7 @@ uint32_t cs_array_fill(struct cs_array *a, uint32_t set, uint64_t line, uint32_t
 			break;
 	if (w == a->ways)
 		w = victim(a, set);
+	a->last_valid = false;
 	*old_state = a->state[base + w] & CS_VALID ? a->state[base + w] : 0;
 	*old_line = a->line[base + w];
 	*old_pid = a->pid[base + w];
@@ -196,6 +197,7 @@ uint8_t cs_array_remove(struct cs_array *a, uint32_t set, uint32_t way)
 	uint64_t i = (uint64_t)set * a->ways + way;
 	uint8_t old = a->state[i];
 
+	a->last_valid = false;
 	a->state[i] = 0;
 	a->stamp[i] = 0;
 	return old;

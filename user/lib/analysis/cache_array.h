@@ -33,6 +33,15 @@ struct cs_array {
 	uint8_t *plru;		/* PLRU: ways - 1 tree bits a set */
 	uint64_t clock;
 	uint64_t rng;		/* the random policy's splitmix64 state */
+	/*
+	 * The line the last demand access found or filled, while nothing
+	 * has filled or emptied a way since: another access to it changes
+	 * no policy's state (it is the most recent already), so it is a hit
+	 * with nothing to do but a write's.
+	 */
+	bool last_valid;
+	uint32_t last_pid, last_set, last_way;
+	uint64_t last_line;
 };
 
 #define CS_VALID	0x1
@@ -61,6 +70,22 @@ static inline uint32_t cs_array_find(const struct cs_array *a, uint32_t set, uin
 		    (a->state[base + w] & CS_VALID))
 			return w;
 	return CS_NO_WAY;
+}
+
+/* (@line, @pid) at @way of @set is the last one accessed. */
+static inline void cs_array_set_last(struct cs_array *a, uint64_t line, uint32_t pid, uint32_t set,
+				     uint32_t way)
+{
+	a->last_valid = true;
+	a->last_line = line;
+	a->last_pid = pid;
+	a->last_set = set;
+	a->last_way = way;
+}
+
+static inline bool cs_array_is_last(const struct cs_array *a, uint64_t line, uint32_t pid)
+{
+	return a->last_valid && a->last_line == line && a->last_pid == pid;
 }
 
 /* A hit on @way of @set: the policy's bookkeeping. */

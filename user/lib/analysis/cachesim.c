@@ -105,6 +105,7 @@ struct vmt_cachesim {
 	struct vmt_cache_access *pending;
 	bool *pending_valid;
 	uint64_t pending_room, nr_pending;
+	uint64_t nr_waiting;	/* pending entries valid */
 	/* the access being simulated: where it missed (for top) */
 	bool l1_missed, ll_missed;
 	unsigned int ll_row;
@@ -544,19 +545,24 @@ static int fill(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uin
 	return evicted(sim, c, old_line, old_pid, old_state & CS_DIRTY);
 }
 
-/* The class of a miss of (@line, @pid) at @c, after the shadows saw it. */
+/*
+ * The shadows see an access of (@line, @pid) at @c: whether it is the
+ * line's first (*@first), and whether the fully associative cache hit.
+ */
 static int classify(struct cs_cache *c, uint64_t line, uint32_t pid, bool *first, bool *fa_hit)
 {
 	bool added;
-	int r;
+	int r = cs_fa_lru_access(&c->fa, line, pid);
 
-	if (!cs_table_put(&c->seen, line, pid, 0, &added))
-		return -ENOMEM;
-	*first = added;
-	r = cs_fa_lru_access(&c->fa, line, pid);
 	if (r < 0)
 		return r;
 	*fa_hit = r;
+	*first = false;
+	if (r)
+		return 0;	/* in the shadow: seen before */
+	if (!cs_table_put(&c->seen, line, pid, 0, &added))
+		return -ENOMEM;
+	*first = added;
 	return 0;
 }
 
@@ -564,26 +570,34 @@ static int classify(struct cs_cache *c, uint64_t line, uint32_t pid, bool *first
 static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
 		       enum kind kind, enum cls *cls)
 {
-	uint32_t set = cs_array_set(&c->a, line);
-	uint32_t way = cs_array_find(&c->a, set, line, pid);
+	uint32_t set, way;
 	bool first = false, fa_hit = false;
 	int ret, r = 0;
 
+	if (cs_array_is_last(&c->a, line, pid)) {
+		if (!writes(kind))
+			return 0;
+		set = c->a.last_set;
+		way = c->a.last_way;
+		goto write_hit;
+	}
+	set = cs_array_set(&c->a, line);
+	way = cs_array_find(&c->a, set, line, pid);
 	if (c->classify) {
 		ret = classify(c, line, pid, &first, &fa_hit);
 		if (ret)
 			return ret;
 	}
 	if (way != CS_NO_WAY) {
-		uint64_t i = (uint64_t)set * c->a.ways + way;
-
 		if (c->inclusion == VMT_CACHE_EXCLUSIVE)	/* the line moves inside */
 			return cs_array_remove(&c->a, set, way) & CS_DIRTY ? R_DIRTY : 0;
 		cs_array_touch(&c->a, set, way);
+		cs_array_set_last(&c->a, line, pid, set, way);
 		if (!writes(kind))
 			return 0;
+write_hit:
 		if (c->write == VMT_CACHE_WRITE_BACK) {
-			c->a.state[i] |= CS_DIRTY;
+			c->a.state[(uint64_t)set * c->a.ways + way] |= CS_DIRTY;
 			return 0;
 		}
 		if (c->next) {
@@ -617,6 +631,10 @@ static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t li
 				return ret;
 		}
 	}
+	/* Where the line went: none when what its fill set off took it out again. */
+	way = cs_array_find(&c->a, set, line, pid);
+	if (way != CS_NO_WAY)
+		cs_array_set_last(&c->a, line, pid, set, way);
 	return R_MISS;
 }
 
@@ -676,13 +694,16 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 
 	for (page = first; page <= last; page++) {
 		uint64_t key = page | tag_bit;
-		uint32_t set = cs_array_set(&t->a, page);
-		uint32_t way = cs_array_find(&t->a, set, key, pid);
+		uint32_t set, way;
 		bool seen_first = false, fa_hit = false;
 		uint64_t ol;
 		uint32_t op;
 		uint8_t os;
 
+		if (cs_array_is_last(&t->a, key, pid))
+			continue;
+		set = cs_array_set(&t->a, page);
+		way = cs_array_find(&t->a, set, key, pid);
 		if (t->classify) {
 			ret = classify(t, key, pid, &seen_first, &fa_hit);
 			if (ret)
@@ -690,6 +711,7 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 		}
 		if (way != CS_NO_WAY) {
 			cs_array_touch(&t->a, set, way);
+			cs_array_set_last(&t->a, key, pid, set, way);
 			continue;
 		}
 		if (!miss)
@@ -700,7 +722,8 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 			if (ret)
 				return ret;
 		}
-		cs_array_fill(&t->a, set, key, pid, 0, &ol, &op, &os);
+		way = cs_array_fill(&t->a, set, key, pid, 0, &ol, &op, &os);
+		cs_array_set_last(&t->a, key, pid, set, way);
 	}
 	CNT(sim, t->row, accesses);
 	if (!miss) {
@@ -936,6 +959,7 @@ static struct vmt_cache_access *pending_of(struct vmt_cachesim *sim, uint32_t ti
 		*slot = sim->nr_pending++;
 	}
 	sim->pending_valid[*slot] = true;
+	sim->nr_waiting++;
 	return &sim->pending[*slot];
 }
 
@@ -944,6 +968,7 @@ static int flush_pending(struct vmt_cachesim *sim, struct vmt_cache_access *p)
 	struct vmt_cache_access a = *p;
 
 	sim->pending_valid[p - sim->pending] = false;
+	sim->nr_waiting--;
 	return simulate(sim, &a);
 }
 
@@ -955,7 +980,7 @@ static int exact_access(struct vmt_cachesim *sim, const struct vmt_record *rec)
 		.pid = rec->hdr.pid, .tid = rec->hdr.tid, .cpu = rec->hdr.cpu,
 		.access = e->access,
 	};
-	struct vmt_cache_access *p = pending_of(sim, a.tid, false);
+	struct vmt_cache_access *p = sim->nr_waiting ? pending_of(sim, a.tid, false) : NULL;
 	int ret;
 
 	sim->totals.exact_records++;

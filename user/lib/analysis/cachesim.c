@@ -53,6 +53,26 @@ struct cs_cache {
 	unsigned int nr_inner;
 	struct cs_table seen;	/* the lines ever accessed: compulsory misses */
 	struct cs_fa_lru fa;	/* the fully associative LRU shadow: capacity misses */
+	/*
+	 * A level-1 cache the same as one of an earlier hierarchy, seeing the
+	 * same accesses, is not simulated again: it follows that one (its
+	 * leader), whose log of what it sent outward in the last access its
+	 * own next level replays (see follow()).
+	 */
+	const struct vmt_cache_config *cfg;	/* NULL for a TLB */
+	struct cs_cache *leader;
+	bool logging;
+	struct cs_event *log;
+	uint32_t nr_log, log_room;
+	int last_result;
+};
+
+/* What a leader sent outward: a demand access, or a write-back. */
+struct cs_event {
+	uint64_t addr, size;
+	uint32_t pid;
+	bool writeback;
+	uint8_t kind;
 };
 
 struct cs_row {
@@ -61,6 +81,7 @@ struct cs_row {
 	/* a unified level-1 cache's halves: named NAMEI and NAMED, or NAME alone when nothing was fetched */
 	bool fetch_half, data_half;
 	bool fetch;		/* an instruction cache, or half */
+	int copy_from;		/* a follower's: its leader's row (in all rows); else -1 */
 };
 
 struct cs_top_entry {
@@ -154,6 +175,7 @@ static void cache_free(struct cs_cache *c)
 	cs_table_free(&c->seen);
 	cs_fa_lru_free(&c->fa);
 	free(c->inner);
+	free(c->log);
 }
 
 static struct cs_cache *new_cache(struct cs_hier *h)
@@ -171,6 +193,7 @@ static int cache_from_config(struct cs_cache *c, const struct vmt_cachesim_optio
 	c->write = cc->write;
 	c->inclusion = cc->inclusion;
 	c->prefetch = cc->prefetch;
+	c->cfg = cc;
 	return ret;
 }
 
@@ -218,6 +241,8 @@ static int hier_build(struct vmt_cachesim *sim, struct cs_hier *h,
 	int ret;
 
 	h->row_base = sim->nr_rows;
+	for (i = 0; i < MAX_ROWS; i++)
+		h->rows[i].copy_from = -1;
 	for (i = 0; i < hc->nr_caches; i++) {
 		const struct vmt_cache_config *cc = &hc->caches[i];
 		struct cs_row *r;
@@ -341,6 +366,63 @@ static int hier_build(struct vmt_cachesim *sim, struct cs_hier *h,
 	return 0;
 }
 
+/* No level takes lines from the levels inside it (inclusive) or holds their victims (exclusive). */
+static bool independent_levels(const struct vmt_hierarchy_config *hc)
+{
+	unsigned int i;
+
+	for (i = 0; i < hc->nr_caches; i++)
+		if (hc->caches[i].inclusion != VMT_CACHE_NON_INCLUSIVE)
+			return false;
+	return true;
+}
+
+static bool same_cache(const struct vmt_cache_config *a, const struct vmt_cache_config *b)
+{
+	return a->size == b->size && a->assoc == b->assoc && a->line == b->line &&
+	       a->policy == b->policy && a->write == b->write && a->prefetch == b->prefetch;
+}
+
+/*
+ * Hierarchy @i's level-1 caches that an earlier hierarchy has the same of,
+ * serving the same accesses (instructions, data, or both), follow that
+ * one instead of simulating them again: with one core, and no inclusive or
+ * exclusive level in either hierarchy, nothing outside a level-1 cache
+ * changes what is in it, so the two hold the same lines at every moment.
+ * PSnAP's ten hierarchies have five level-1 caches between them.
+ */
+static void find_leaders(struct vmt_cachesim *sim, const struct vmt_hierarchy_config *hcs,
+			 unsigned int i)
+{
+	struct cs_hier *h = &sim->h[i];
+	struct cs_cache *mine[2] = { h->l1i[0], h->l1d[0] };
+	unsigned int j, k, n = h->l1i[0] == h->l1d[0] ? 1 : 2;
+
+	if (sim->o.cores != 1 || !independent_levels(&hcs[i]))
+		return;
+	for (k = 0; k < n; k++) {
+		struct cs_cache *f = n == 1 ? h->l1d[0] : mine[k];
+
+		for (j = 0; j < i && !f->leader; j++) {
+			struct cs_hier *g = &sim->h[j];
+			unsigned int gn = g->l1i[0] == g->l1d[0] ? 1 : 2;
+			struct cs_cache *l = n == 1 ? g->l1d[0] : mine[k] == h->l1i[0] ?
+					     g->l1i[0] : g->l1d[0];
+
+			if (gn != n || !independent_levels(&hcs[j]) || !same_cache(l->cfg, f->cfg))
+				continue;
+			if (l->leader)
+				l = l->leader;
+			f->leader = l;
+			l->logging = true;
+			h->rows[f->row - h->row_base].copy_from = (int)l->row;
+			cs_array_free(&f->a);
+			cs_table_free(&f->seen);
+			cs_fa_lru_free(&f->fa);
+		}
+	}
+}
+
 static void hier_free(struct cs_hier *h)
 {
 	unsigned int i;
@@ -392,6 +474,7 @@ int vmt_cachesim_create(struct vmt_cachesim **simp, const struct vmt_hierarchy_c
 		ret = hier_build(sim, &sim->h[i], &hierarchies[i]);
 		if (ret)
 			goto fail;
+		find_leaders(sim, hierarchies, i);
 		if (sim->o.top && cs_table_init(&sim->h[i].top_index, 1024))
 			goto nomem;
 	}
@@ -442,6 +525,44 @@ static uint64_t line_bytes(const struct cs_cache *c)
 	return UINT64_C(1) << c->shift;
 }
 
+static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr,
+			uint64_t size, uint32_t pid);
+
+/* A leader's log of what it sends outward in this access; 0 or -ENOMEM. */
+static int log_event(struct cs_cache *c, uint64_t addr, uint64_t size, uint32_t pid,
+		     bool writeback, enum kind kind)
+{
+	if (c->nr_log == c->log_room) {
+		uint32_t room = c->log_room ? 2 * c->log_room : 16;
+		struct cs_event *p = realloc(c->log, room * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		c->log = p;
+		c->log_room = room;
+	}
+	c->log[c->nr_log++] = (struct cs_event){ addr, size, pid, writeback, (uint8_t)kind };
+	return 0;
+}
+
+/* @c's demand access of [@addr, @addr + @size) to the next level: as demand(). */
+static int demand_out(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr, uint64_t size,
+		      uint32_t pid, enum kind kind)
+{
+	if (c->logging && log_event(c, addr, size, pid, false, kind))
+		return -ENOMEM;
+	return c->next ? demand(sim, c->next, addr, size, pid, kind) : 0;
+}
+
+/* @c's write-back of [@addr, @addr + @size) to the next level. */
+static int writeback_out(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr,
+			 uint64_t size, uint32_t pid)
+{
+	if (c->logging && log_event(c, addr, size, pid, true, K_WRITE))
+		return -ENOMEM;
+	return c->next ? writeback_in(sim, c->next, addr, size, pid) : 0;
+}
+
 /* A write-back of [@addr, @addr + @size) arriving at @c from inside. */
 static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr,
 			uint64_t size, uint32_t pid)
@@ -456,11 +577,9 @@ static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t a
 
 		if (c->write == VMT_CACHE_WRITE_THROUGH) {
 			/* Kept clean; the data goes on outward. */
-			if (c->next) {
-				ret = writeback_in(sim, c->next, line << c->shift, line_bytes(c), pid);
-				if (ret)
-					return ret;
-			}
+			ret = writeback_out(sim, c, line << c->shift, line_bytes(c), pid);
+			if (ret)
+				return ret;
 			continue;
 		}
 		if (way != CS_NO_WAY) {
@@ -528,7 +647,7 @@ static int evicted(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, 
 		}
 		return 0;
 	}
-	return dirty ? writeback_in(sim, c->next, addr, line_bytes(c), pid) : 0;
+	return dirty ? writeback_out(sim, c, addr, line_bytes(c), pid) : 0;
 }
 
 /* Put (@line, @pid) in @c, and deal with the line it displaced. */
@@ -600,19 +719,13 @@ write_hit:
 			c->a.state[(uint64_t)set * c->a.ways + way] |= CS_DIRTY;
 			return 0;
 		}
-		if (c->next) {
-			ret = demand(sim, c->next, line << c->shift, line_bytes(c), pid, kind);
-			if (ret < 0)
-				return ret;
-		}
-		return 0;
+		ret = demand_out(sim, c, line << c->shift, line_bytes(c), pid, kind);
+		return ret < 0 ? ret : 0;
 	}
 	*cls = first ? C_COMPULSORY : fa_hit ? C_CONFLICT : C_CAPACITY;
-	if (c->next) {
-		r = demand(sim, c->next, line << c->shift, line_bytes(c), pid, kind);
-		if (r < 0)
-			return r;
-	}
+	r = demand_out(sim, c, line << c->shift, line_bytes(c), pid, kind);
+	if (r < 0)
+		return r;
 	/* Write-through writes no line on a miss; an exclusive level fills only inside. */
 	if ((writes(kind) && c->write == VMT_CACHE_WRITE_THROUGH) ||
 	    c->inclusion == VMT_CACHE_EXCLUSIVE)
@@ -807,6 +920,29 @@ static struct cs_top_entry *top_entry(struct cs_hier *h, uint64_t ip, uint32_t p
 	return &h->top[s->value];
 }
 
+/*
+ * A follower's access: its leader has just simulated it; the follower's
+ * next level gets what the leader sent outward, in the same order.
+ */
+static int follow(struct vmt_cachesim *sim, struct cs_cache *f)
+{
+	const struct cs_cache *l = f->leader;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; f->next && i < l->nr_log; i++) {
+		const struct cs_event *e = &l->log[i];
+
+		ret = e->writeback ? writeback_in(sim, f->next, e->addr, e->size, e->pid) :
+		      demand(sim, f->next, e->addr, e->size, e->pid, (enum kind)e->kind);
+		if (ret < 0)
+			return ret;
+	}
+	if (f->row == sim->ll_row && (l->last_result & R_MISS))
+		sim->ll_missed = true;
+	return l->last_result;
+}
+
 static int hier_access(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int core,
 		       const struct vmt_cache_access *a, enum kind kind)
 {
@@ -831,7 +967,13 @@ static int hier_access(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int
 	}
 	sim->ll_missed = false;
 	sim->ll_row = h->last_row;
-	ret = demand(sim, l1, a->addr, size, a->pid, kind);
+	if (l1->leader) {
+		ret = follow(sim, l1);
+	} else {
+		l1->nr_log = 0;
+		ret = demand(sim, l1, a->addr, size, a->pid, kind);
+		l1->last_result = ret;
+	}
 	if (ret < 0)
 		return ret;
 	if (sim->o.top && a->ip) {
@@ -1152,6 +1294,8 @@ static void add_rows(const struct vmt_cachesim *sim, const struct vmt_cache_coun
 			row->phase = phase;
 			snprintf(row->level, sizeof(row->level), "%s%s", cr->name,
 				 !fetched ? "" : cr->fetch_half ? "I" : cr->data_half ? "D" : "");
+			if (cr->copy_from >= 0)
+				g = (unsigned int)cr->copy_from;
 			counts_sub(&row->counts, &counts[g], base ? &base[g] : NULL);
 			(*n)++;
 		}

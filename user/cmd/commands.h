@@ -44,5 +44,6 @@ VMT_COMMAND(wss);
 VMT_COMMAND(heatmap);
 VMT_COMMAND(hmtt);
 VMT_COMMAND(reduce);
+VMT_COMMAND(cachesim);
 
 #endif

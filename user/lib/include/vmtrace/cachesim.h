@@ -151,6 +151,10 @@ struct vmt_cachesim_options {
 	bool by_marker;
 	/* physical addresses (a reference's frame) rather than (pid, virtual) */
 	bool physical;
+	/* only accesses whose first byte is in [@addr_lo, @addr_hi); both 0: any */
+	uint64_t addr_lo, addr_hi;
+	/* leave the three Cs out (0): the fully associative shadow caches cost time */
+	bool no_classify;
 };
 
 /* One level's counts, summed over the cores for a private level. */
@@ -198,6 +202,8 @@ struct vmt_cachesim_totals {
 	uint64_t accesses, reads, writes, rmws, fetches;
 	uint64_t exact_records, reference_records;
 	uint64_t merged_splits;	/* page-end parts joined to their first part */
+	uint64_t no_frame;	/* physical: records without a frame, passed over */
+	uint64_t out_of_range;	/* outside addr_lo..addr_hi, passed over */
 	uint64_t phases;	/* with by_marker: 1 + the markers */
 };
 void vmt_cachesim_totals(const struct vmt_cachesim *sim, struct vmt_cachesim_totals *totals);
@@ -213,6 +219,7 @@ struct vmt_cachesim_row {
 	unsigned int hierarchy;		/* its index in the array given */
 	char level[VMT_CACHE_NAME_MAX + 1];	/* "L1D", "L2", "DTLB"... */
 	bool tlb;
+	bool fetch;			/* a level-1 instruction cache (or half): its accesses are the instructions */
 	uint32_t id;			/* tid or pid; VMT_CACHESIM_ALL for all */
 	uint32_t phase;			/* with by_marker; else 0 */
 	struct vmt_cache_counts counts;

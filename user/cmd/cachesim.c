@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmtrace cachesim TRACE: the trace's accesses through simulated cache
+ * hierarchies and TLBs, several in one pass (docs/analysis/cachesim.md):
+ * the hierarchies from --cache/--tlb, --config files and --preset names,
+ * then one pass of libvmtrace's simulator, then a table (or CSV rows) a
+ * hierarchy, the top instructions, a picture.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmtrace/cachesim.h"
+#include "commands.h"
+#include "util/analysis_command.h"
+#include "util/cmd_util.h"
+
+#define MAX_HIERARCHIES	64
+
+enum {
+	CS_OPT_CACHE = 0x300, CS_OPT_TLB, CS_OPT_CONFIG, CS_OPT_PRESET, CS_OPT_CORES,
+	CS_OPT_CORE_BY, CS_OPT_SEED, CS_OPT_PER_THREAD, CS_OPT_TOP, CS_OPT_BY_MARKER,
+	CS_OPT_PREFETCH, CS_OPT_NO_CLASSIFY,
+};
+
+void usage_cachesim(FILE *out)
+{
+	unsigned int i;
+	const char *name, *summary;
+
+	fputs("usage: vmtrace cachesim [options] FILE\n"
+	      "  the trace's accesses (exact records; or one a fault of a page-protection trace)\n"
+	      "  through simulated caches and TLBs, every hierarchy in one pass\n"
+	      "  --cache NAME=SIZE:ASSOC:LINE[:POLICY]\n"
+	      "                     a cache level, from the core outward (SIZE with k, M, G;\n"
+	      "                     ASSOC ways or 'full'; POLICY lru (default), fifo, random,\n"
+	      "                     plru, srrip)\n"
+	      "  --tlb NAME=ENTRIES:ASSOC[:POLICY]  a TLB level, from the core outward\n"
+	      "  --prefetch         a next-line prefetcher in the --cache levels (default off)\n"
+	      "  --config FILE      hierarchies from a file (docs/analysis/cachesim.md)\n"
+	      "  --preset NAME      a preset's hierarchies, as often as wanted:\n",
+	      out);
+	for (i = 0; (name = vmt_hierarchy_preset_name(i, &summary)); i++)
+		fprintf(out, "                       %-11s %s\n", name, summary);
+	fputs("                     (none of the three: --preset cachegrind)\n"
+	      "  --cores N          N cores with private caches (default 1): a record's core\n"
+	      "                     is its CPU modulo N\n"
+	      "  --core-by thread|cpu  each thread its own core in turn, or by CPU (default)\n"
+	      "  --seed N           the random policy's seed (default 1)\n"
+	      "  --per-thread       each thread's rows too (--per-process: each process's)\n"
+	      "  --by-marker        a row set a phase between markers\n"
+	      "  --top N            the N instructions with the most last-level misses\n"
+	      "  --no-classify      leave out the three Cs (compulsory, capacity, conflict)\n",
+	      out);
+	fputs(analysis_options_usage, out);
+	fputs(filter_options_usage, out);
+}
+
+struct cs_run {
+	struct analysis_options o;
+	struct vmt_hierarchy_config h[MAX_HIERARCHIES];
+	unsigned int nr_h;
+	/* the --cache and --tlb hierarchy, "custom": its index, or -1 */
+	int custom;
+	bool prefetch;
+	struct vmt_cachesim_options so;
+};
+
+static struct vmt_hierarchy_config *custom(struct cs_run *run)
+{
+	if (run->custom < 0) {
+		if (run->nr_h == MAX_HIERARCHIES)
+			return NULL;
+		run->custom = (int)run->nr_h++;
+		memset(&run->h[run->custom], 0, sizeof(run->h[0]));
+		snprintf(run->h[run->custom].name, sizeof(run->h[0].name), "custom");
+	}
+	return &run->h[run->custom];
+}
+
+/* The whole of the file at @path, in *@len bytes (malloc()ed); NULL with errno set. */
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t room = 0, n = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n == room) {
+			char *p = realloc(text, room ? 2 * room : 4096);
+
+			if (!p) {
+				free(text);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			text = p;
+			room = room ? 2 * room : 4096;
+		}
+		got = fread(text + n, 1, room - n, f);
+		n += got;
+	} while (got);
+	if (ferror(f)) {
+		free(text);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return text;
+}
+
+static int add_config_file(struct cs_run *run, const char *path)
+{
+	struct vmt_trace_error err = { { 0 } };
+	unsigned int nr = 0, i;
+	const char *base = strrchr(path, '/');
+	char *text;
+	size_t len;
+	int ret;
+
+	text = read_file(path, &len);
+	if (!text) {
+		fprintf(stderr, "vmtrace cachesim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ret = vmt_hierarchy_parse(text, len, &run->h[run->nr_h], MAX_HIERARCHIES - run->nr_h,
+				  &nr, &err);
+	free(text);
+	if (ret) {
+		fprintf(stderr, "vmtrace cachesim: %s:%s\n", path,
+			ret == -ENOSPC ? " more hierarchies than 64" : err.message);
+		return -1;
+	}
+	/* A file's hierarchy without a name of its own is named after the file. */
+	base = base ? base + 1 : path;
+	for (i = 0; i < nr; i++)
+		if (!strcmp(run->h[run->nr_h + i].name, "config"))
+			snprintf(run->h[run->nr_h + i].name, sizeof(run->h[0].name), "%.*s",
+				 (int)strcspn(base, "."), base);
+	run->nr_h += nr;
+	return 1;
+}
+
+static int parse_cs_option(void *ctx, int opt, const char *arg)
+{
+	struct cs_run *run = ctx;
+	struct vmt_trace_error err = { { 0 } };
+	struct vmt_hierarchy_config *h;
+	unsigned int nr;
+	long long v;
+	int ret;
+
+	switch (opt) {
+	case CS_OPT_CACHE:
+	case CS_OPT_TLB:
+		h = custom(run);
+		if (!h) {
+			fprintf(stderr, "vmtrace cachesim: more hierarchies than %d\n",
+				MAX_HIERARCHIES);
+			return -1;
+		}
+		ret = opt == CS_OPT_CACHE ? vmt_hierarchy_add_cache_spec(h, arg, &err) :
+		      vmt_hierarchy_add_tlb_spec(h, arg, &err);
+		if (ret) {
+			fprintf(stderr, "vmtrace cachesim: %s %s: %s\n",
+				opt == CS_OPT_CACHE ? "--cache" : "--tlb", arg, err.message);
+			return -1;
+		}
+		return 1;
+	case CS_OPT_CONFIG:
+		return add_config_file(run, arg);
+	case CS_OPT_PRESET:
+		ret = vmt_hierarchy_preset(arg, &run->h[run->nr_h], MAX_HIERARCHIES - run->nr_h,
+					   &nr);
+		if (ret) {
+			fprintf(stderr, "vmtrace cachesim: --preset: %s\n",
+				ret == -ENOENT ? "no such preset (vmtrace cachesim --help lists them)"
+					       : "more hierarchies than 64");
+			if (ret == -ENOENT)
+				fprintf(stderr, "vmtrace cachesim: --preset: '%s' unknown\n", arg);
+			return -1;
+		}
+		run->nr_h += nr;
+		return 1;
+	case CS_OPT_CORES:
+		v = parse_number("cachesim", "--cores", arg, 1, VMT_CACHE_MAX_CORES);
+		if (v < 0)
+			return -1;
+		run->so.cores = (unsigned int)v;
+		return 1;
+	case CS_OPT_CORE_BY:
+		if (strcmp(arg, "thread") && strcmp(arg, "cpu")) {
+			fprintf(stderr, "vmtrace cachesim: --core-by: '%s' is neither thread nor cpu\n",
+				arg);
+			return -1;
+		}
+		run->so.core_by_thread = !strcmp(arg, "thread");
+		return 1;
+	case CS_OPT_SEED:
+		v = parse_number("cachesim", "--seed", arg, 0, LLONG_MAX);
+		if (v < 0)
+			return -1;
+		run->so.seed = (uint64_t)v;
+		return 1;
+	case CS_OPT_PER_THREAD:
+		run->so.per_thread = true;
+		return 1;
+	case CS_OPT_TOP:
+		v = parse_number("cachesim", "--top", arg, 1, 100000);
+		if (v < 0)
+			return -1;
+		run->so.top = (unsigned int)v;
+		return 1;
+	case CS_OPT_BY_MARKER:
+		run->so.by_marker = true;
+		return 1;
+	case CS_OPT_PREFETCH:
+		run->prefetch = true;
+		return 1;
+	case CS_OPT_NO_CLASSIFY:
+		run->so.no_classify = true;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *kib(uint64_t bytes, char buf[32])
+{
+	if (bytes >= 1048576 && bytes % 1048576 == 0)
+		snprintf(buf, 32, "%" PRIu64 "M", bytes / 1048576);
+	else if (bytes >= 1024 && bytes % 1024 == 0)
+		snprintf(buf, 32, "%" PRIu64 "k", bytes / 1024);
+	else
+		snprintf(buf, 32, "%" PRIu64, bytes);
+	return buf;
+}
+
+/* A level's geometry as its spec says it: "32k:8:64 lru" or "64:4 lru" for a TLB. */
+static void geometry(const struct vmt_hierarchy_config *h, const char *level, bool tlb,
+		     char *buf, size_t size)
+{
+	char sz[32], ways[16];
+	unsigned int i;
+
+	buf[0] = 0;
+	if (tlb) {
+		for (i = 0; i < h->nr_tlbs; i++) {
+			const struct vmt_tlb_config *t = &h->tlbs[i];
+
+			if (strcmp(t->name, level))
+				continue;
+			snprintf(ways, sizeof(ways), t->assoc ? "%u" : "full", t->assoc);
+			snprintf(buf, size, "%u:%s %s", t->entries, ways,
+				 vmt_cache_policy_name(t->policy));
+		}
+		return;
+	}
+	for (i = 0; i < h->nr_caches; i++) {
+		const struct vmt_cache_config *c = &h->caches[i];
+		size_t n = strlen(c->name);
+
+		/* "L1I" and "L1D" are the halves of "L1". */
+		if (strncmp(c->name, level, n) || (level[n] && (c->kind != VMT_CACHE_UNIFIED ||
+								 level[n + 1])))
+			continue;
+		snprintf(ways, sizeof(ways), c->assoc ? "%u" : "full", c->assoc);
+		snprintf(buf, size, "%s:%s:%u %s%s%s%s%s", kib(c->size, sz), ways, c->line,
+			 vmt_cache_policy_name(c->policy), c->shared ? " shared" : "",
+			 c->inclusion == VMT_CACHE_INCLUSIVE ? " inclusive" :
+			 c->inclusion == VMT_CACHE_EXCLUSIVE ? " exclusive" : "",
+			 c->write == VMT_CACHE_WRITE_THROUGH ? " write-through" : "",
+			 c->prefetch ? " prefetch" : "");
+	}
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The instructions of the row set that starts at row @i: its instruction cache's accesses. */
+static uint64_t instructions(const struct vmt_cachesim_row *rows, size_t n, size_t i)
+{
+	size_t k;
+
+	for (k = i; k < n && rows[k].id == rows[i].id && rows[k].phase == rows[i].phase &&
+		    rows[k].hierarchy == rows[i].hierarchy; k++)
+		if (rows[k].fetch)
+			return rows[k].counts.accesses;
+	return 0;
+}
+
+static void print_csv(const struct cs_run *run, const struct vmt_cachesim_row *rows, size_t n,
+		      const struct vmt_cachesim_totals *tot)
+{
+	const char *idcol = run->so.per_thread ? "tid," : run->o.per_process ? "pid," : "";
+	size_t i, first = 0;
+	uint64_t insns = 0;
+
+	printf("%s%shierarchy,level,accesses,hits,misses,miss_ratio,read_misses,write_misses,"
+	       "fetch_misses,compulsory,capacity,conflict,writebacks,writebacks_in,"
+	       "invalidations,back_invalidations,prefetches,mpki\n",
+	       run->so.by_marker ? "phase," : "", idcol);
+	for (i = 0; i < n; i++) {
+		const struct vmt_cachesim_row *r = &rows[i];
+		const struct vmt_cache_counts *c = &r->counts;
+
+		if (i == 0 || r->hierarchy != rows[first].hierarchy || r->id != rows[first].id ||
+		    r->phase != rows[first].phase) {
+			first = i;
+			insns = tot->fetches ? instructions(rows, n, i) : 0;
+		}
+		if (run->so.by_marker)
+			printf("%u,", r->phase);
+		if (*idcol) {
+			if (r->id == VMT_CACHESIM_ALL)
+				printf("all,");
+			else
+				printf("%u,", r->id);
+		}
+		printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64
+		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+		       run->h[r->hierarchy].name, r->level, c->accesses, c->hits, c->misses,
+		       ratio(c->misses, c->accesses), c->read_misses, c->write_misses,
+		       c->fetch_misses, c->compulsory, c->capacity, c->conflict, c->writebacks,
+		       c->writebacks_in, c->invalidations, c->back_invalidations, c->prefetches);
+		if (tot->fetches)
+			printf("%.3f", insns ? 1000.0 * (double)c->misses / (double)insns : 0.0);
+		printf("\n");
+	}
+}
+
+static void print_header(const struct cs_run *run, const char *path,
+			 const struct vmt_cachesim_totals *t)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	unsigned int i, k;
+	bool any_prefetch = false;
+
+	printf("# vmtrace cachesim: %s\n", path);
+	if (t->exact_records)
+		printf("# %s accesses from %s exact records (%s page-end parts joined)\n",
+		       fmt_count(t->accesses, a), fmt_count(t->exact_records, b),
+		       fmt_count(t->merged_splits, c));
+	if (t->reference_records)
+		printf("# %s%s accesses from %s page-protection references: one access a fault "
+		       "(the first access to a page that had left the enabled set), not every "
+		       "access\n", t->exact_records ? "and " : "", fmt_count(t->reference_records, a),
+		       fmt_count(t->reference_records, b));
+	printf("# %s reads, %s writes, %s read-modify-writes, %s instruction fetches\n",
+	       fmt_count(t->reads, a), fmt_count(t->writes, b), fmt_count(t->rmws, c),
+	       fmt_count(t->fetches, d));
+	if (t->out_of_range || t->no_frame)
+		printf("# passed over: %s outside --addr, %s without a frame\n",
+		       fmt_count(t->out_of_range, e), fmt_count(t->no_frame, a));
+	printf("# %u core%s%s; level 1 %s\n", run->so.cores ? run->so.cores : 1,
+	       run->so.cores > 1 ? "s" : "",
+	       run->so.cores > 1 ? (run->so.core_by_thread ? ", a thread each in turn" :
+				    ", a record's CPU modulo the cores") : "",
+	       t->fetches ? "split into instruction and data halves (the trace fetches)" :
+			    "unified (no instruction fetch in the trace)");
+	for (i = 0; i < run->nr_h; i++)
+		for (k = 0; k < run->h[i].nr_caches; k++)
+			any_prefetch |= run->h[i].caches[k].prefetch;
+	printf("# next-line prefetcher: %s\n", any_prefetch ?
+	       "on where a level says 'prefetch'" :
+	       "off (drcachesim's is on by default: compare with it turned off)");
+}
+
+static void print_table(const struct cs_run *run, const struct vmt_cachesim_row *rows, size_t n,
+			const struct vmt_cachesim_totals *tot)
+{
+	size_t i, first = 0;
+	uint64_t insns = 0;
+	char geo[96], acc[32], mis[32];
+
+	for (i = 0; i < n; i++) {
+		const struct vmt_cachesim_row *r = &rows[i];
+		const struct vmt_cache_counts *c = &r->counts;
+
+		if (i == 0 || r->hierarchy != rows[first].hierarchy || r->id != rows[first].id ||
+		    r->phase != rows[first].phase) {
+			first = i;
+			insns = tot->fetches ? instructions(rows, n, i) : 0;
+			printf("\n%s", run->h[r->hierarchy].name);
+			if (r->id != VMT_CACHESIM_ALL)
+				printf(", %s %u", run->so.per_thread ? "thread" : "process", r->id);
+			if (run->so.by_marker)
+				printf(", phase %u", r->phase);
+			printf("\n%-6s %-32s %14s %12s %8s %10s %10s %10s %10s %10s %10s%s\n",
+			       "level", "geometry", "accesses", "misses", "miss%", "rd misses",
+			       "wr misses", "compulsory", "capacity", "conflict", "writebacks",
+			       tot->fetches ? "       MPKI" : "");
+		}
+		geometry(&run->h[r->hierarchy], r->level, r->tlb, geo, sizeof(geo));
+		printf("%-6s %-32s %14s %12s %7.3f%% %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %10" PRIu64 " %10" PRIu64 " %10" PRIu64,
+		       r->level, geo, fmt_count(c->accesses, acc), fmt_count(c->misses, mis),
+		       100 * ratio(c->misses, c->accesses), c->read_misses,
+		       c->write_misses, c->compulsory, c->capacity, c->conflict, c->writebacks);
+		if (tot->fetches)
+			printf(" %10.3f", insns ? 1000.0 * (double)c->misses / (double)insns : 0.0);
+		printf("\n");
+		if (c->invalidations || c->back_invalidations || c->prefetches)
+			printf("%-6s %s invalidations by other cores, %" PRIu64
+			       " by an inclusive level, %" PRIu64 " prefetches\n", "",
+			       fmt_count(c->invalidations, acc), c->back_invalidations,
+			       c->prefetches);
+	}
+}
+
+static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim)
+{
+	unsigned int h;
+
+	for (h = 0; h < run->nr_h; h++) {
+		struct vmt_cachesim_top *top;
+		size_t n, i;
+
+		if (vmt_cachesim_top(sim, h, &top, &n))
+			continue;
+		printf("\n%s: the %zu instructions with the most last-level misses\n",
+		       run->h[h].name, n);
+		printf("%18s %8s %12s %12s\n", "ip", "pid", "misses", "L1 misses");
+		for (i = 0; i < n; i++)
+			printf("%#18" PRIx64 " %8u %12" PRIu64 " %12" PRIu64 "\n", top[i].ip,
+			       top[i].pid, top[i].misses, top[i].l1_misses);
+		free(top);
+	}
+}
+
+/* Miss ratios a level, a cluster a hierarchy. */
+static int plot(const struct cs_run *run, const struct vmt_cachesim_row *rows, size_t n)
+{
+	struct plot p;
+	size_t i;
+
+	if (plot_begin("cachesim", &p))
+		return 1;
+	fprintf(p.data, "hierarchy level ratio\n");
+	for (i = 0; i < n; i++)
+		if (rows[i].id == VMT_CACHESIM_ALL && rows[i].phase == 0)
+			fprintf(p.data, "\"%s\" \"%s\" %.6f\n", run->h[rows[i].hierarchy].name,
+				rows[i].level, ratio(rows[i].counts.misses, rows[i].counts.accesses));
+	fprintf(p.script,
+		"set ylabel 'miss ratio'\nset style fill solid 0.6\nset boxwidth 0.8\n"
+		"set xtics rotate by -45\nset grid ytics\nunset key\n"
+		"plot DATA using 0:3:xtic(sprintf('%%s %%s', strcol(1), strcol(2))) with boxes\n");
+	return plot_end("cachesim", &p, run->o.plot);
+}
+
+static int check_options(struct cs_run *run)
+{
+	unsigned int i, k;
+
+	if (run->o.ref.unit != VMT_REF_PAGE) {
+		fprintf(stderr, "vmtrace cachesim: --unit: a cache's unit is its line\n");
+		return -1;
+	}
+	if (run->so.per_thread && run->o.per_process) {
+		fprintf(stderr, "vmtrace cachesim: --per-thread or --per-process, not both\n");
+		return -1;
+	}
+	if (run->so.by_marker && (run->so.per_thread || run->o.per_process)) {
+		fprintf(stderr, "vmtrace cachesim: --by-marker goes with neither --per-thread "
+			"nor --per-process\n");
+		return -1;
+	}
+	if (run->prefetch && run->custom < 0) {
+		fprintf(stderr, "vmtrace cachesim: --prefetch is for the --cache levels "
+			"(a config file says 'prefetch next-line')\n");
+		return -1;
+	}
+	if (!run->nr_h && vmt_hierarchy_preset("cachegrind", run->h, MAX_HIERARCHIES,
+					       &run->nr_h)) {
+		fprintf(stderr, "vmtrace cachesim: no preset cachegrind\n");
+		return -1;
+	}
+	if (run->prefetch)
+		for (k = 0; k < run->h[run->custom].nr_caches; k++)
+			run->h[run->custom].caches[k].prefetch = true;
+	for (i = 0; i < run->nr_h; i++) {
+		struct vmt_trace_error err = { { 0 } };
+
+		if (vmt_hierarchy_check(&run->h[i], &err)) {
+			fprintf(stderr, "vmtrace cachesim: %s: %s\n", run->h[i].name, err.message);
+			return -1;
+		}
+	}
+	run->so.per_process = run->o.per_process;
+	run->so.physical = run->o.ref.space == VMT_REF_PHYSICAL;
+	run->so.addr_lo = run->o.ref.addr_lo;
+	run->so.addr_hi = run->o.ref.addr_hi;
+	return 0;
+}
+
+int cmd_cachesim(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "cache", required_argument, NULL, CS_OPT_CACHE },
+		{ "tlb", required_argument, NULL, CS_OPT_TLB },
+		{ "config", required_argument, NULL, CS_OPT_CONFIG },
+		{ "preset", required_argument, NULL, CS_OPT_PRESET },
+		{ "cores", required_argument, NULL, CS_OPT_CORES },
+		{ "core-by", required_argument, NULL, CS_OPT_CORE_BY },
+		{ "seed", required_argument, NULL, CS_OPT_SEED },
+		{ "per-thread", no_argument, NULL, CS_OPT_PER_THREAD },
+		{ "top", required_argument, NULL, CS_OPT_TOP },
+		{ "by-marker", no_argument, NULL, CS_OPT_BY_MARKER },
+		{ "prefetch", no_argument, NULL, CS_OPT_PREFETCH },
+		{ "no-classify", no_argument, NULL, CS_OPT_NO_CLASSIFY },
+		ANALYSIS_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cs_run *run = calloc(1, sizeof(*run));
+	struct analysis_command_line line = {
+		.cmd = "cachesim", .short_options = "h", .options = options,
+		.usage = usage_cachesim, .parse = parse_cs_option, .ctx = run,
+	};
+	struct vmt_trace_error err = { { 0 } };
+	struct vmt_cachesim *sim = NULL;
+	struct vmt_analysis *analysis = NULL;
+	struct vmt_cachesim_totals tot;
+	struct vmt_cachesim_row *rows = NULL;
+	struct vmt_analyze_stats stats;
+	struct vmt_trace *t = NULL;
+	const char *path;
+	size_t nrows;
+	int ret;
+
+	if (!run) {
+		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	run->custom = -1;
+	ret = parse_analysis_command_line(&line, argc, argv, &run->o, &path);
+	if (ret >= 0)
+		goto out;
+	ret = 2;
+	if (check_options(run))
+		goto out;
+	ret = vmt_cachesim_create(&sim, run->h, run->nr_h, &run->so, &err);
+	if (ret) {
+		fprintf(stderr, "vmtrace cachesim: %s\n", err.message);
+		ret = ret == -EINVAL ? 2 : 1;
+		goto out;
+	}
+	ret = 1;
+	t = analysis_open("cachesim", path, &run->o);
+	if (!t)
+		goto out;
+	if (vmt_cachesim_analysis(sim, &analysis)) {
+		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	ret = vmt_analyze(t, &run->o.ref, &analysis, 1, &stats);
+	if (ret) {
+		fprintf(stderr, "vmtrace cachesim: %s\n",
+			stats.analysis_error || ret == -ENOMEM ? strerror(-ret) :
+			vmt_trace_error_message(t));
+		ret = 1;
+		goto out;
+	}
+	ret = 1;
+	vmt_cachesim_totals(sim, &tot);
+	if (!tot.accesses) {
+		fprintf(stderr, "vmtrace cachesim: %s: no accesses to simulate (%s)\n", path,
+			tot.exact_records || tot.reference_records ?
+			"none passed the filters" :
+			"no exact record and no reference in the trace");
+		goto out;
+	}
+	if (vmt_cachesim_rows(sim, &rows, &nrows)) {
+		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	if (run->o.csv) {
+		print_csv(run, rows, nrows, &tot);
+	} else {
+		print_header(run, path, &tot);
+		print_table(run, rows, nrows, &tot);
+		if (run->so.top)
+			print_top(run, sim);
+	}
+	ret = run->o.plot ? plot(run, rows, nrows) : 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "vmtrace cachesim: writing the results: %s\n", strerror(errno));
+		ret = 1;
+	}
+out:
+	free(rows);
+	vmt_analysis_destroy(analysis);
+	vmt_cachesim_destroy(sim);
+	if (t)
+		vmt_trace_close(t);
+	free(run);
+	return ret;
+}

@@ -134,14 +134,14 @@ H=hierarchy,level,accesses,hits,misses,miss_ratio,read_misses,write_misses,fetch
 #  4 R 0x00   0    miss conflict       [4 0]   |         FA: 0 2 4, 0 in it
 #  5 R 0x10   1    miss compulsory     [4 0]   | [1]
 #  6 R 0x08+16 0,1 hit                 [4 0]   | [1]
-#  7 R 0x2c+8 2,3  miss: 2 conflict, 3 compulsory: compulsory (Q6)
+#  7 R 0x2c+8 2,3  miss: 2 conflict, 3 compulsory: conflict (the first)
 #                                      [0 2]   | [1 3]   FA now 0 1 2 3
 #  8 R 0x40   4    miss capacity       [2 4]   |         FA lost 4 at 7
 #  9 W 0x00   0    miss capacity       [4 0*]  |         write: 0 dirty
 # 10 R 0x60   6    miss compulsory     [0* 6]  |
 # 11 R 0x20   2    miss capacity       [6 2]   |         0* out: a write-back
 hand lru "--cache L1=64:2:16" "$H
-custom,L1,11,1,10,0.909091,9,1,0,6,3,1,1,0,0,0,0," <<'EOF'
+custom,L1,11,1,10,0.909091,9,1,0,5,3,2,1,0,0,0,0," <<'EOF'
 R 0x00
 R 0x20
 R 0x40
@@ -161,15 +161,15 @@ EOF
 #   L2 writebacks_in 1, 0 there already: dirty, no recency change; L2 [0* 2].
 # 3 R 0x40 (4): L1 and L2 miss; L2's LRU is 0* (the write-back did not touch
 #   it): L2 writebacks 1; L2 [2 4], L1 [4].
-# 4 R 0: L1 miss (capacity: 2 lines, FA has 2 4), L2 miss (conflict: FA of
-#   4 has 0 2 4); L2 drops 2.
+# 4 RW 0: L1 miss (capacity: 2 lines, FA has 2 4), L2 miss (conflict: FA of
+#   4 has 0 2 4); L2 drops 2. A read-modify-write's miss is a read's.
 hand writeback "--cache L1=32:1:16 --cache L2=64:2:16" "$H
 custom,L1,4,0,4,1.000000,3,1,0,3,1,0,1,0,0,0,0,
 custom,L2,4,0,4,1.000000,3,1,0,3,0,1,1,1,0,0,0," <<'EOF'
 W 0
 R 0x20
 R 0x40
-R 0
+RW 0
 EOF
 
 # Tree PLRU, 1 set x 4 ways: nodes 0 (root), 1 (ways 0-1), 2 (ways 2-3).

@@ -262,8 +262,9 @@ def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions):
                 settings.append('write through')
             else:
                 settings.append('write back')
-        if rnd.random() < 0.2 and 'inclusion exclusive' not in settings:
-            settings.append('prefetch next-line')
+        if rnd.random() < 0.2 and 'inclusion exclusive' not in settings and (
+                questions or 'write through' not in settings):
+            settings.append('prefetch next-line')     # not with write-through: Q11
         if cores > 1 and lvl == 2:
             settings.append('sharing %s' % rnd.choice(['private', 'shared']))
         if lvl == 1 and split:
@@ -274,12 +275,12 @@ def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions):
             out += ['cache %s%d' % (name[:4], lvl)] + ['  ' + s for s in settings]
     for t in range(1, tlbs + 1):
         ways = rnd.choice([1, 2, 3, 4])
-        sets = rnd.choice([1, 2, 3, 4])
+        entries = ways * rnd.choice([1, 2, 3, 4]) * t
         if rnd.random() < 0.15:
-            assoc = 'full'
+            assoc, ways = 'full', entries
         else:
             assoc = str(ways)
-        out += ['tlb %sT%d' % (name[:4], t), '  entries %d' % (ways * sets * t),
+        out += ['tlb %sT%d' % (name[:4], t), '  entries %d' % entries,
                 '  assoc %s' % assoc, '  policy %s' % policy_for(rnd, ways)]
     return out
 

@@ -390,7 +390,7 @@ PSNAP = {   # id: [(KB, line, ways)...] from the spec's table
     2: [(256, 128, 8), (9216, 128, 12)],
     3: [(64, 64, 2), (512, 64, 16)],
     4: [(32, 32, 4), (128, 64, 2)],
-    5: [(64, 64, 2), (512, 64, 16), (1024, 64, 48)],
+    5: [(64, 64, 2), (512, 64, 16), (341 * 48 * 64 / 1024, 64, 48)],   # 341 sets (Q33)
     6: [(64, 128, 8), (4096, 128, 8), (16384, 128, 16)],
     7: [(64, 64, 2), (512, 64, 8)],
     8: [(64, 64, 2), (512, 64, 32)],
@@ -422,7 +422,7 @@ def preset(name):
     if m and int(m.group(1)) in PSNAP:
         h = HierCfg(name)
         for lvl, (kb, line, ways) in enumerate(PSNAP[int(m.group(1))], 1):
-            h.caches.append(mkcache('L%d' % lvl, kb * K, ways, line, lvl))
+            h.caches.append(mkcache('L%d' % lvl, int(kb * K), ways, line, lvl))
         return [h]
     h = HierCfg(name)
     if name == 'cachegrind':
@@ -622,10 +622,15 @@ class Sim:
                 arr.touch(s, i)
                 if is_write and not through:
                     arr.way(s, i).dirty = True
+                if is_write and through and L.next is not None:
+                    self.demand(L.next, core, pid, n * L.line, (n + 1) * L.line, kind)
                 continue
             classes.append(cls)
             if is_write and through:
-                pass                        # no write-allocate; the write goes on below
+                # No write-allocate. Every line of a write goes on, hit or
+                # miss, each a demand access of its own (Q4).
+                if L.next is not None:
+                    self.demand(L.next, core, pid, n * L.line, (n + 1) * L.line, kind)
             else:
                 inner_dirt = False
                 if L.next is not None:      # outward first, then the fill here (Q3)
@@ -639,8 +644,6 @@ class Sim:
                 self.prefetch(L, core, pid, n + 1)
         if classes:
             self.count_miss(L, kind, classes)
-        if is_write and through and L.next is not None:
-            self.demand(L.next, core, pid, lo, hi, kind)   # the whole write goes on (Q4)
         return carried
 
     def fill(self, L, core, pid, n, dirty):
@@ -830,6 +833,25 @@ def usage():
 
 
 def main(argv):
+    if argv[:1] == ['--diff'] and len(argv) == 3:
+        with open(argv[1]) as f, open(argv[2]) as g:
+            return report(compare_text(f.read(), g.read()))
+    out, compare, out_path = run(argv)
+    if out is None:
+        return 1
+    if out_path is not None:
+        with open(out_path, 'w') as f:
+            f.write(out)
+    if compare is not None:
+        with open(compare) as f:
+            return report(compare_text(out, f.read()))
+    sys.stdout.write(out)
+    return 0
+
+
+def run(argv):
+    """The model's CSV for vmtrace cachesim's arguments @argv (None: no access),
+    with --compare's and --out's files."""
     args = list(argv)
     hier_order = []    # ('custom', None) | ('config', path) | ('preset', name)
     custom = HierCfg('custom')
@@ -837,9 +859,6 @@ def main(argv):
     compare = out_path = None
     trace = None
     i = 0
-    if args[:1] == ['--diff'] and len(args) == 3:
-        with open(args[1]) as f:
-            return compare_csv(f.read(), args[2], args[1])
 
     def val():
         nonlocal i
@@ -904,15 +923,8 @@ def main(argv):
     accesses, markers = read_raw(trace)
     if not accesses:
         sys.stderr.write('model: no access to simulate in %s\n' % trace)
-        return 1
-    out = simulate(hiers, accesses, markers, opts)
-    if out_path is not None:
-        with open(out_path, 'w') as f:
-            f.write(out)
-    if compare is not None:
-        return compare_csv(out, compare, ' '.join(argv))
-    sys.stdout.write(out)
-    return 0
+        return None, compare, out_path
+    return simulate(hiers, accesses, markers, opts), compare, out_path
 
 
 def simulate(hiers, accesses, markers, opts):
@@ -953,8 +965,10 @@ def simulate(hiers, accesses, markers, opts):
                 v = {f: c.get(f, 0) for f in COUNTERS}
                 v['hits'] = v['accesses'] - v['misses']
                 v['miss_ratio'] = '%.6f' % (v['misses'] / v['accesses'] if v['accesses'] else 0)
-                if not has_fetch or not fetches.get(g):
+                if not has_fetch:
                     v['mpki'] = ''                                        # Q20
+                elif not fetches.get(g):
+                    v['mpki'] = '%.6f' % 0
                 else:
                     v['mpki'] = '%.6f' % (v['misses'] * 1000.0 / fetches[g])
                 row = [sim.h.name, name] + [str(v[f]) for f in FIELDS]
@@ -964,17 +978,15 @@ def simulate(hiers, accesses, markers, opts):
     return '\n'.join(lines) + '\n'
 
 
-def compare_csv(model_out, engine_path, what):
-    """Every field of every row, rows matched by (group, hierarchy, level)."""
-    with open(engine_path) as f:
-        engine = f.read().split('\n')
-    model = model_out.split('\n')
-    engine = [l for l in engine if l != '']
-    model = [l for l in model if l != '']
+def compare_text(model_out, engine_out):
+    """Every field of every row, rows matched by (group, hierarchy, level): the
+    differences, as lines."""
+    engine = [l for l in engine_out.split('\n') if l != '']
+    model = [l for l in model_out.split('\n') if l != '']
     problems = []
     if not engine or engine[0] != model[0]:
         problems.append('header: engine %r, model %r' % (engine[0] if engine else '', model[0]))
-        return report(problems, what)
+        return problems
     head = model[0].split(',')
     nkey = head.index('level') + 1
 
@@ -1014,13 +1026,13 @@ def compare_csv(model_out, engine_path, what):
     for k in e:
         if k not in m:
             problems.append('row %s: the engine\'s alone: %s' % (','.join(k), ','.join(e[k])))
-    return report(problems, what)
+    return problems
 
 
-def report(problems, what):
+def report(problems):
     if not problems:
         return 0
-    print('  %d difference(s) for: %s' % (len(problems), what))
+    print('%d row(s) differ' % len(problems))
     for p in problems[:6]:
         print('    ' + p)
     if len(problems) > 6:

@@ -21,7 +21,9 @@
 #   per-marker rows; every CSV field of every row compared with the model's;
 # - the spec's errors: status 2, the problem (and the config line) named on
 #   stderr, nothing on stdout; a trace with no access: status 1.
-# With SEED arguments, just those random cases, every difference shown.
+# With SEED arguments, just those random cases, every difference shown;
+# tests/unit/cachesim/shrink.py VMTRACE SEED cuts a failing one down to the
+# few records and the hierarchy that still differ.
 # CACHESIM_QUESTIONS=1 generates configurations QUESTIONS.md calls "avoided".
 set -uo pipefail
 bin=$1
@@ -41,6 +43,7 @@ fail() {
 # The rerun of a random case, as one command.
 rerun() {
 	echo "    rerun: ${CACHESIM_QUESTIONS:+CACHESIM_QUESTIONS=1 }tests/unit/cachesim.sh $bin $1"
+	echo "    smallest case: ${CACHESIM_QUESTIONS:+CACHESIM_QUESTIONS=1 }tests/unit/cachesim/shrink.py $bin $1"
 }
 
 # random SEED [verbose]: one random case, compared.
@@ -204,6 +207,19 @@ R 0x10
 R 0
 EOF
 
+# SRRIP, a hit right after the fill: 0 fills at 2 and its hit makes it 0
+# (the engine's "last line accessed" shortcut once skipped that); 1 fills at
+# 2; 2 misses: [0 2] age to [1 3]: line 1 out; 0 hits. 2 hits (LRU: 2 too,
+# SRRIP without the hit's 0: 1).
+hand srrip-again "--cache L1=32:2:16:srrip" "$H
+custom,L1,5,2,3,0.600000,3,0,0,3,0,0,0,0,0,0,0," <<'EOF'
+R 0
+R 0
+R 0x10
+R 0x20
+R 0
+EOF
+
 # FIFO, 1 set x 2 ways: 0 1 fill; 0 hits (changes nothing); 2 takes way 0
 # (filled first); 0 misses, a conflict miss of a fully associative cache: the
 # FA LRU of 2 lines holds 2 0.
@@ -350,6 +366,50 @@ W 0
 W 0x20
 R 0
 R 0x40
+EOF
+
+# The yardstick sees every demand line: write-through L1 of 1 set x 2 ways.
+# 1 R 0 fills; 2 W 1 misses, fills nothing (the FA LRU of 2 lines: 1 0);
+# 3 R 0 hits (FA: 0 1); 4 R 2 fills the empty way (FA: 2 0); 5 R 1 misses:
+# capacity, the FA lost it at 4 (an engine that skips the yardstick on a hit
+# of the last line it filled has FA 2 1 and says conflict).
+printf 'hierarchy wt1\ncache L1\n  size 32\n  assoc 2\n  line 16\n  write through\n' >"$tmp/wt1.conf"
+hand shadow "--config $tmp/wt1.conf" "$H
+wt1,L1,5,1,4,0.800000,3,1,0,3,1,0,0,0,0,0,0," <<'EOF'
+R 0
+W 0x10
+R 0
+R 0x20
+R 0x10
+EOF
+
+# Coherence through private levels (QUESTIONS.md Q9, open): two cores,
+# private L1 and L2 (1 set x 2 ways each), shared L3 (1 set x 4 ways).
+# 1 cpu0 W 0: misses everywhere, dirty in L1, L2 (Q5) and L3. 2 cpu1 W 0:
+# core 0's L1 copy invalidated, dirty: written back to its L2 (writebacks_in),
+# whose copy is invalidated next, dirty: written back to L3, one write-back
+# for one line; then core 1 misses in L1 and L2 and hits in L3.
+cat >"$tmp/mc3.conf" <<'EOF'
+hierarchy mc3
+cache L1
+  size 32
+  assoc 2
+  line 16
+cache L2
+  size 32
+  assoc 2
+  line 16
+cache L3
+  size 64
+  assoc 4
+  line 16
+EOF
+hand coherence "--config $tmp/mc3.conf --cores 2" "$H
+mc3,L1,2,0,2,1.000000,0,2,0,2,0,0,1,0,1,0,0,
+mc3,L2,2,0,2,1.000000,0,2,0,2,0,0,1,1,1,0,0,
+mc3,L3,2,1,1,0.500000,0,1,0,1,0,0,0,1,0,0,0," <<'EOF'
+W 0 cpu=0
+W 0 cpu=1
 EOF
 
 # A TLB of 2 sets x 1 way (set = page number mod 2); references of a byte.

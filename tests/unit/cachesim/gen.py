@@ -234,7 +234,7 @@ def size_text(n):
 def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions):
     """The lines of a config file's hierarchy."""
     out = ['hierarchy %s' % name]
-    line = rnd.choice([16, 32, 64])
+    line = rnd.choice([8, 16, 16, 32, 32, 64, 64])   # 8: a 16-byte access in three lines
     same_line = rnd.random() < 0.7 or not questions
     split = rnd.random() < 0.3
     prev_size = 0
@@ -326,7 +326,7 @@ def case(seed, d):
     else:
         # The presets: large caches, few misses but compulsory ones.
         args += ['--preset', rnd.choice(['cachegrind', 'skylake', 'drcachesim', 'psnap3',
-                                         'psnap5', 'psnap9', 'psnap10', 'psnap2'])]
+                                         'psnap5', 'psnap9', 'psnap10', 'psnap2', 'psnap'])]
         st.n = 300
     if cores > 1:
         args += ['--cores', str(cores), '--core-by', rnd.choice(['cpu', 'thread'])]

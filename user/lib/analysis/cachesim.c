@@ -59,7 +59,7 @@ struct cs_cache {
 	 * leader), whose log of what it sent outward in the last access its
 	 * own next level replays (see follow()).
 	 */
-	const struct vmt_cache_config *cfg;	/* NULL for a TLB */
+	struct vmt_cache_config cfg;	/* a cache's (a TLB's is zeroes) */
 	struct cs_cache *leader;
 	bool logging;
 	struct cs_event *log;
@@ -193,7 +193,7 @@ static int cache_from_config(struct cs_cache *c, const struct vmt_cachesim_optio
 	c->write = cc->write;
 	c->inclusion = cc->inclusion;
 	c->prefetch = cc->prefetch;
-	c->cfg = cc;
+	c->cfg = *cc;
 	return ret;
 }
 
@@ -409,7 +409,7 @@ static void find_leaders(struct vmt_cachesim *sim, const struct vmt_hierarchy_co
 			struct cs_cache *l = n == 1 ? g->l1d[0] : mine[k] == h->l1i[0] ?
 					     g->l1i[0] : g->l1d[0];
 
-			if (gn != n || !independent_levels(&hcs[j]) || !same_cache(l->cfg, f->cfg))
+			if (gn != n || !independent_levels(&hcs[j]) || !same_cache(&l->cfg, &f->cfg))
 				continue;
 			if (l->leader)
 				l = l->leader;

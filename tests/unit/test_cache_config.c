@@ -2,7 +2,8 @@
 /*
  * Unit tests for the cache simulator's configurations
  * (user/lib/analysis/cache_config.c): the --cache and --tlb spec strings,
- * and the hierarchy check and each of its messages.
+ * the hierarchy check and each of its messages, and the config file of
+ * docs/analysis/cachesim.md with its line numbers.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -450,6 +451,252 @@ static void test_check_tlbs(void **state)
 	assert_fails(vmt_hierarchy_check(&h, &err), -EINVAL, "TLB 1: a name is 1 to 15 of A-Z a-z 0-9 _ -");
 }
 
+/* The doc's example, with an instruction and data pair, a second hierarchy and every setting. */
+static const char example[] =
+	"# two hierarchies\n"
+	"hierarchy small\n"
+	"cache L1\n"
+	"  size 32k\n"
+	"  assoc 8            # or: full\n"
+	"  line 64\n"
+	"  policy lru         # lru fifo random plru srrip\n"
+	"  kind unified       # unified, data, instruction\n"
+	"  sharing private    # private, shared\n"
+	"  inclusion non-inclusive   # non-inclusive, inclusive, exclusive\n"
+	"  write back         # back, through\n"
+	"  prefetch none      # none, next-line\n"
+	"cache L2\n"
+	"  size 1M\n"
+	"  assoc 16\n"
+	"  line 64\n"
+	"  level 2            # default: one more than the block before's (an I/D pair shares one)\n"
+	"  next L3            # optional: the cache this level misses to, checked\n"
+	"cache L3\n"
+	"\tsize 3M\n"
+	"\tassoc 12\r\n"
+	"\tline 64\n"
+	"\tinclusion exclusive\n"
+	"\twrite through\n"
+	"\tpolicy srrip\n"
+	"tlb DTLB\n"
+	"  entries 64\n"
+	"  assoc 4\n"
+	"  policy lru\n"
+	"tlb STLB\n"
+	"  entries 1536\n"
+	"  assoc 12\n"
+	"\n"
+	"hierarchy split-1.5\n"
+	"cache L1I\n"
+	"  kind instruction\n"
+	"  size 32k\n"
+	"  assoc full\n"
+	"  line 64\n"
+	"  next L2\n"
+	"cache L1D\n"
+	"  kind data\n"
+	"  size 48k\n"
+	"  assoc 12\n"
+	"  line 64\n"
+	"  prefetch next-line\n"
+	"  policy plru     # 12 ways: the check catches it\n";
+
+static void test_config_example(void **state)
+{
+	struct vmt_hierarchy_config h[4];
+	const struct vmt_cache_config *c;
+	char text[sizeof(example) + 64];
+	unsigned int nr = 99;
+
+	(void)state;
+	/* plru on 12 ways, at the L1D block's line */
+	assert_fails(vmt_hierarchy_parse(example, strlen(example), h, 4, &nr, &err), -EINVAL,
+		     "line 41: L1D: plru needs a power-of-two number of ways, not 12");
+	assert_int_equal(nr, 0);
+	snprintf(text, sizeof(text), "%.*s  policy fifo\ncache L2\n size 2M\n assoc 8\n line 64\n",
+		 (int)(strstr(example, "  policy plru") - example), example);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(vmt_hierarchy_parse(text, strlen(text), h, 4, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(h[0].name, "small");
+	assert_int_equal(h[0].nr_caches, 3);
+	c = h[0].caches;
+	assert_string_equal(c[0].name, "L1");
+	assert_int_equal(c[0].size, 32768);
+	assert_int_equal(c[0].assoc, 8);
+	assert_int_equal(c[0].line, 64);
+	assert_int_equal(c[0].level, 1);
+	assert_int_equal(c[1].size, 1 << 20);
+	assert_int_equal(c[1].assoc, 16);
+	assert_int_equal(c[1].level, 2);
+	assert_false(c[1].shared);
+	assert_string_equal(c[2].name, "L3");
+	assert_int_equal(c[2].size, 3 << 20);
+	assert_int_equal(c[2].assoc, 12);
+	assert_int_equal(sets(&c[2]), 4096);
+	assert_int_equal(c[2].level, 3);	/* by default */
+	assert_true(c[2].shared);		/* by default, at level 3 */
+	assert_int_equal(c[2].inclusion, VMT_CACHE_EXCLUSIVE);
+	assert_int_equal(c[2].write, VMT_CACHE_WRITE_THROUGH);
+	assert_int_equal(c[2].policy, VMT_CACHE_SRRIP);
+	assert_int_equal(h[0].nr_tlbs, 2);
+	assert_string_equal(h[0].tlbs[0].name, "DTLB");
+	assert_int_equal(h[0].tlbs[0].entries, 64);
+	assert_int_equal(h[0].tlbs[0].assoc, 4);
+	assert_int_equal(h[0].tlbs[0].level, 1);
+	assert_int_equal(h[0].tlbs[1].entries, 1536);
+	assert_int_equal(h[0].tlbs[1].assoc, 12);
+	assert_int_equal(h[0].tlbs[1].level, 2);
+	assert_string_equal(h[1].name, "split-1.5");
+	assert_int_equal(h[1].nr_caches, 3);
+	c = h[1].caches;
+	assert_int_equal(c[0].kind, VMT_CACHE_INSTRUCTION);
+	assert_int_equal(c[0].assoc, 0);
+	assert_int_equal(c[1].kind, VMT_CACHE_DATA);
+	assert_int_equal(c[1].level, 1);	/* the pair shares level 1 */
+	assert_true(c[1].prefetch);
+	assert_false(c[0].prefetch);
+	assert_int_equal(c[1].policy, VMT_CACHE_FIFO);
+	assert_int_equal(c[2].level, 2);
+	assert_false(c[2].shared);
+	for (unsigned int i = 0; i < nr; i++)
+		assert_checks(&h[i]);
+	/* Room for one: -ENOSPC at the second hierarchy's line. */
+	assert_fails(vmt_hierarchy_parse(text, strlen(text), h, 1, &nr, &err), -ENOSPC,
+		     "line 34: hierarchy split-1.5: room for 1 hierarchies only");
+}
+
+/* Before any hierarchy line, a hierarchy named "config"; the text need not end in a NUL or newline. */
+static void test_config_implicit(void **state)
+{
+	static const char text[] = "cache L1\nsize 32k\nassoc 8\nline 64\ncache L2\nsize 1M\nassoc 8\nline 64JUNK";
+	struct vmt_hierarchy_config h[2];
+	unsigned int nr;
+
+	(void)state;
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(vmt_hierarchy_parse(text, strlen(text) - 4, h, 2, &nr, &err), 0);
+	assert_int_equal(nr, 1);
+	assert_string_equal(h[0].name, "config");
+	assert_int_equal(h[0].nr_caches, 2);
+	assert_int_equal(h[0].caches[1].line, 64);
+	assert_fails(vmt_hierarchy_parse(text, strlen(text), h, 2, &nr, &err), -EINVAL,
+		     "line 8: bad line '64JUNK' (a number of bytes)");
+	assert_fails(vmt_hierarchy_parse("", 0, h, 2, &nr, &err), -EINVAL, "line 1: no cache block in the text");
+	assert_fails(vmt_hierarchy_parse("# nothing\n\n", 11, h, 2, &nr, &err), -EINVAL,
+		     "line 2: no cache block in the text");
+	assert_fails(vmt_hierarchy_parse(text, strlen(text), h, 2, NULL, &err), -EINVAL,
+		     "no text, or nowhere to put the hierarchies");
+}
+
+/* Every error of a config file, with its line. */
+static void test_config_errors(void **state)
+{
+	static const struct {
+		const char *text, *message;
+	} cases[] = {
+		{ "cache L1\n size 32k\n assoc 8\n line 96\n",
+		  "line 4: line 96 is not a power of two" },
+		{ "cache L1\n sise 32k\n",
+		  "line 2: unknown key 'sise' in cache L1 (size, assoc, line, policy, kind, sharing, inclusion, "
+		  "write, prefetch, level, next)" },
+		{ "tlb DTLB\n line 64\n",
+		  "line 2: unknown key 'line' in tlb DTLB (assoc, policy, level, entries)" },
+		{ "cache L1\n size 32k\n assoc 8\n size 64k\n",
+		  "line 4: size given twice in cache L1 (first on line 2)" },
+		{ "cache L1\n size 32k\n assoc 8\ncache L2\n",
+		  "line 1: cache L1 has no line" },
+		{ "tlb DTLB\n assoc 4\n", "line 1: tlb DTLB has no entries" },
+		{ "cache L1\n size 32k x\n", "line 2: junk after 'size 32k': 'x'" },
+		{ "cache L1 L2\n", "line 1: junk after 'cache L1': 'L2'" },
+		{ "cache L1\n size\n", "line 2: size needs a value" },
+		{ "cache\n", "line 1: cache needs a name" },
+		{ "hierarchy\n", "line 1: hierarchy needs a name" },
+		{ "size 32k\n", "line 1: 'size' outside a block (hierarchy, cache or tlb first)" },
+		{ "hierarchy a\nsize 32k\n", "line 2: 'size' outside a block (hierarchy, cache or tlb first)" },
+		{ "cache L1\n policy lfu\n", "line 2: unknown policy 'lfu' (lru, fifo, random, plru, srrip)" },
+		{ "cache L1\n kind both\n", "line 2: unknown kind 'both' (unified, data, instruction)" },
+		{ "cache L1\n sharing all\n", "line 2: unknown sharing 'all' (private, shared)" },
+		{ "cache L1\n inclusion non_inclusive\n",
+		  "line 2: unknown inclusion 'non_inclusive' (non-inclusive, inclusive, exclusive)" },
+		{ "cache L1\n write around\n", "line 2: unknown write 'around' (back, through)" },
+		{ "cache L1\n prefetch stride\n", "line 2: unknown prefetch 'stride' (none, next-line)" },
+		{ "cache L1\n level 5\n", "line 2: level '5' is not 1 to 4" },
+		{ "cache L1\n level 0\n", "line 2: level '0' is not 1 to 4" },
+		{ "cache L1\n size 32q\n", "line 2: bad size '32q' (a number of bytes, with k, M or G)" },
+		{ "cache L1\n assoc 0\n", "line 2: bad assoc '0' (a number of ways, or full)" },
+		{ "tlb T\n entries -1\n", "line 2: bad entries '-1' (a number, 1 or more)" },
+		{ "cache L1\n next L 2\n", "line 2: junk after 'next L': '2'" },
+		{ "cache L1\n next L2.\n", "line 2: bad name 'L2.' (1 to 15 of A-Z a-z 0-9 _ -)" },
+		{ "cache L1.a\n", "line 1: bad name 'L1.a' (1 to 15 of A-Z a-z 0-9 _ -)" },
+		{ "hierarchy a,b\n", "line 1: bad hierarchy name 'a,b' (1 to 31 of A-Z a-z 0-9 _ - . +)" },
+		{ "cache L1\n size 32\n assoc 8\n line 64\n",
+		  "line 1: L1: a set count of 0 (32 bytes < one set of 8 x 64 bytes)" },
+		{ "cache L1\n size 1k\n assoc 1\n line 64\n\n\ncache L3\n level 3\n size 8M\n assoc 16\n line 64\n",
+		  "line 7: no level 2 between L1 and L3" },
+		{ "cache L1\n size 1k\n assoc 1\n line 64\ncache L2\n size 8M\n assoc 16\n line 64\n sharing shared\n"
+		  "cache L3\n size 8M\n assoc 16\n line 64\n sharing private\n",
+		  "line 10: L3: private, outside the shared L2" },
+		{ "cache L1\n size 1k\n assoc 1\n line 64\n next L3\ncache L2\n size 8M\n assoc 16\n line 64\n",
+		  "line 5: next L3, but the level after L1 is L2" },
+		{ "cache L1\n size 1k\n assoc 1\n line 64\ncache L2\n size 8M\n assoc 16\n line 64\n next L3\n",
+		  "line 9: next L3, but L2 is the last level" },
+		{ "hierarchy a\n\nhierarchy b\n", "line 1: hierarchy a has no cache" },
+		{ "hierarchy a\ntlb T\n entries 8\n assoc 2\n", "line 1: hierarchy a has no cache" },
+		{ "hierarchy a\ncache L1\n size 1k\n assoc 1\n line 64\nhierarchy a\n",
+		  "line 6: a second hierarchy named a" },
+		{ "cache L1\n size 1k\n assoc 1\n line 64\nhierarchy config\n",
+		  "line 5: a second hierarchy named config" },
+		{ "tlb A\n entries 8\n assoc 2\ntlb B\n entries 8\n assoc 2\n level 1\n"
+		  "cache L1\n size 1k\n assoc 1\n line 64\n",
+		  "line 4: two TLBs at level 1 (A, B)" },
+		{ "cache a\n size 1k\n assoc 1\n line 64\ncache b\n size 1k\n assoc 1\n line 64\n"
+		  "cache c\n size 1k\n assoc 1\n line 64\ncache d\n size 1k\n assoc 1\n line 64\n"
+		  "cache e\n size 1k\n assoc 1\n line 64\n",
+		  "line 17: e: level 5 is not 1 to 4" },
+	};
+	struct vmt_hierarchy_config h[2];
+	unsigned int nr;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(vmt_hierarchy_parse(cases[i].text, strlen(cases[i].text), h, 2, &nr, &err), -EINVAL);
+		if (strcmp(err.message, cases[i].message))
+			fail_msg("case %u: '%s', not '%s'", i, err.message, cases[i].message);
+		assert_int_equal(nr, 0);
+	}
+}
+
+/* Lines of 1024 characters at most, NUL bytes, nine caches. */
+static void test_config_limits(void **state)
+{
+	struct vmt_hierarchy_config h[1];
+	char text[4096];
+	unsigned int nr;
+	size_t n;
+
+	(void)state;
+	n = (size_t)snprintf(text, sizeof(text), "cache L1\n size 1k\n assoc 1\n line 64\n#");
+	memset(text + n, 'x', 1023);	/* a comment line of 1024 characters */
+	text[n + 1023] = '\n';
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(vmt_hierarchy_parse(text, n + 1024, h, 1, &nr, &err), 0);
+	assert_int_equal(nr, 1);
+	text[n + 1023] = 'x';
+	text[n + 1024] = '\n';
+	assert_fails(vmt_hierarchy_parse(text, n + 1025, h, 1, &nr, &err), -EINVAL,
+		     "line 5: longer than 1024 characters");
+	assert_fails(vmt_hierarchy_parse("cache L1\n size 1k\0\n", 19, h, 1, &nr, &err), -EINVAL,
+		     "line 2: a NUL byte");
+	n = 0;
+	for (unsigned int i = 0; i < 9; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "cache C%u\n size 1k\n assoc 1\n line 64\n level 1\n",
+				      i);
+	assert_fails(vmt_hierarchy_parse(text, n, h, 1, &nr, &err), -EINVAL,
+		     "line 41: more than 8 caches in hierarchy config");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +710,10 @@ int main(void)
 		cmocka_unit_test(test_check_level1_pair),
 		cmocka_unit_test(test_check_values),
 		cmocka_unit_test(test_check_tlbs),
+		cmocka_unit_test(test_config_example),
+		cmocka_unit_test(test_config_implicit),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

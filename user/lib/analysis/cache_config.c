@@ -1,24 +1,34 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The cache simulator's configurations (vmtrace/cachesim.h): the check every
- * hierarchy passes and the --cache and --tlb spec strings. Nothing here
- * simulates; the engine (cachesim.c) takes the hierarchies these make.
+ * hierarchy passes, the --cache and --tlb spec strings and the config file
+ * (docs/analysis/cachesim.md, "The config file"). Nothing here simulates;
+ * the engine (cachesim.c) takes the hierarchies these make.
  *
  * A message names the cache or TLB first and the numbers at fault
- * ("L1: line 96 is not a power of two").
+ * ("L1: line 96 is not a power of two"); the config parser puts the line
+ * number before it ("line 7: ..."): the key's line for a bad value, the
+ * block's for a cache or TLB as a whole (a set count of 0), the offending
+ * block's for the levels of a hierarchy (a gap, a private level outside a
+ * shared one).
  *
- * The file, in order:
+ * The file, in order (about 950 lines, in four parts):
  *   - messages (say() a reason, fail() into the caller's error) and the
  *     words of each setting, in their enums' order (policy_names...);
  *   - the checks: cache_ok() and tlb_ok() one level alone (geometry, enum
  *     values, plru's ways), check() the hierarchy (the name, levels from 1
  *     without a gap, one cache a level but an instruction and data pair at
  *     level 1, no private level outside a shared one, names unique), which
- *     also says which cache or TLB was at fault (struct culprit), for a
- *     parser's messages; vmt_hierarchy_check() is check();
+ *     also says which cache or TLB was at fault (struct culprit), for the
+ *     config file's line numbers; vmt_hierarchy_check() is check();
  *   - numbers and names (parse_size(), parse_assoc()...), then the spec
  *     strings: split_spec() takes "NAME=F1:F2[:F3[:F4]]" apart, and
- *     vmt_hierarchy_add_cache_spec() / _add_tlb_spec() add one level outward.
+ *     vmt_hierarchy_add_cache_spec() / _add_tlb_spec() add one level outward;
+ *   - the config file: a struct parser reads a line at a time
+ *     (parse_line()): hierarchy and block lines begin_hierarchy() and
+ *     begin_block(), KEY VALUE lines set_key(); end_block() applies a
+ *     block's defaults and checks it alone, end_hierarchy() checks the whole
+ *     and each `next`.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +40,7 @@
 #include "vmtrace/trace.h"
 
 #define WHY_MAX		160	/* a reason, before a name or line number goes in front */
+#define CONFIG_LINE_MAX	1024	/* characters a config line, its newline apart */
 #define SHOWN		40	/* characters of a bad value a message shows */
 #define NAME_RULE	"1 to 15 of A-Z a-z 0-9 _ -"
 #define SIZE_RULE	"a number of bytes, with k, M or G"
@@ -68,8 +79,10 @@ static int fail(struct vmt_trace_error *err, int ret, const char *fmt, ...)
 /* Each list in its enum's order. */
 static const char *const policy_names[VMT_CACHE_POLICIES] = { "lru", "fifo", "random", "plru", "srrip" };
 static const char *const kind_names[] = { "unified", "data", "instruction" };
+static const char *const sharing_names[] = { "private", "shared" };
 static const char *const inclusion_names[] = { "non-inclusive", "inclusive", "exclusive" };
 static const char *const write_names[] = { "back", "through" };
+static const char *const prefetch_names[] = { "none", "next-line" };
 #define NR(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* The index of @word among @names, or -EINVAL. */
@@ -561,5 +574,379 @@ int vmt_hierarchy_add_tlb_spec(struct vmt_hierarchy_config *h, const char *text,
 	if (ret)
 		return ret;
 	h->tlbs[h->nr_tlbs++] = t;
+	return 0;
+}
+
+/* ---- The config file ---- */
+
+enum key {
+	K_SIZE, K_ASSOC, K_LINE, K_POLICY, K_KIND, K_SHARING, K_INCLUSION, K_WRITE, K_PREFETCH,
+	K_LEVEL, K_NEXT, K_ENTRIES, NR_KEYS
+};
+static const char *const key_names[NR_KEYS] = {
+	"size", "assoc", "line", "policy", "kind", "sharing", "inclusion", "write", "prefetch",
+	"level", "next", "entries",
+};
+#define BIT(k)		(1u << (k))
+#define CACHE_KEYS	(BIT(K_ENTRIES) - 1)
+#define TLB_KEYS	(BIT(K_ENTRIES) | BIT(K_ASSOC) | BIT(K_POLICY) | BIT(K_LEVEL))
+#define CACHE_REQUIRED	(BIT(K_SIZE) | BIT(K_ASSOC) | BIT(K_LINE))
+#define TLB_REQUIRED	(BIT(K_ENTRIES) | BIT(K_ASSOC))
+
+/* The keys whose value is one of a list of words. */
+static const struct choice {
+	enum key key;
+	const char *const *names;
+	unsigned int nr;
+} choices[] = {
+	{ K_POLICY, policy_names, VMT_CACHE_POLICIES },
+	{ K_KIND, kind_names, NR(kind_names) },
+	{ K_SHARING, sharing_names, NR(sharing_names) },
+	{ K_INCLUSION, inclusion_names, NR(inclusion_names) },
+	{ K_WRITE, write_names, NR(write_names) },
+	{ K_PREFETCH, prefetch_names, NR(prefetch_names) },
+};
+
+enum block { NO_BLOCK, CACHE_BLOCK, TLB_BLOCK };
+static const char *const block_names[] = { "", "cache", "tlb" };
+
+struct parser {
+	struct vmt_hierarchy_config *hs;	/* the array given; hs[nr - 1] is being read */
+	unsigned int max, nr;
+	struct vmt_trace_error *err;
+	unsigned int line;			/* the line being read, from 1 */
+	bool open;				/* hs[nr - 1] not yet checked */
+	/* Where the parts of the hierarchy being read are, for its messages. */
+	unsigned int hierarchy_line, cache_lines[VMT_CACHES_MAX], tlb_lines[VMT_TLBS_MAX];
+	char next[VMT_CACHES_MAX][VMT_CACHE_NAME_MAX];	/* each cache's `next`, "" for none */
+	unsigned int next_lines[VMT_CACHES_MAX];
+	/* The block being read. */
+	enum block block;
+	unsigned int block_line;
+	unsigned int key_lines[NR_KEYS];	/* where each key was given; 0: not */
+	struct vmt_cache_config cache;
+	struct vmt_tlb_config tlb;
+	char block_next[VMT_CACHE_NAME_MAX];
+};
+
+static int parse_error(struct parser *p, unsigned int line, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int parse_error(struct parser *p, unsigned int line, int ret, const char *fmt, ...)
+{
+	char why[sizeof(p->err->message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return fail(p->err, ret, "line %u: %.240s", line, why);
+}
+
+static const char *block_name(const struct parser *p)
+{
+	return p->block == CACHE_BLOCK ? p->cache.name : p->tlb.name;
+}
+
+/* The block read is complete: its defaults, its check, and into the hierarchy. */
+static int end_block(struct parser *p)
+{
+	uint32_t required = p->block == CACHE_BLOCK ? CACHE_REQUIRED : TLB_REQUIRED;
+	const struct vmt_cache_config *prev;
+	struct vmt_hierarchy_config *h;
+	struct why why;
+
+	if (p->block == NO_BLOCK)
+		return 0;
+	h = &p->hs[p->nr - 1];
+	for (unsigned int k = 0; k < NR_KEYS; k++)
+		if (required & BIT(k) && !p->key_lines[k])
+			return parse_error(p, p->block_line, -EINVAL, "%s %s has no %s", block_names[p->block],
+					   block_name(p), key_names[k]);
+	if (p->block == TLB_BLOCK) {
+		if (!p->key_lines[K_LEVEL])
+			p->tlb.level = h->nr_tlbs ? h->tlbs[h->nr_tlbs - 1].level + 1 : 1;
+		if (!tlb_ok(&p->tlb, &why))
+			return parse_error(p, p->block_line, -EINVAL, "%s: %s", p->tlb.name, why.text);
+		p->tlb_lines[h->nr_tlbs] = p->block_line;
+		h->tlbs[h->nr_tlbs++] = p->tlb;
+		p->block = NO_BLOCK;
+		return 0;
+	}
+	prev = h->nr_caches ? &h->caches[h->nr_caches - 1] : NULL;
+	/* One more than the block before's, but an instruction and data pair shares level 1. */
+	if (!p->key_lines[K_LEVEL])
+		p->cache.level = !prev ? 1 : prev->level + 1;
+	if (!p->key_lines[K_LEVEL] && h->nr_caches == 1 && prev->level == 1 &&
+	    prev->kind != VMT_CACHE_UNIFIED && p->cache.kind != VMT_CACHE_UNIFIED && prev->kind != p->cache.kind)
+		p->cache.level = 1;
+	if (!p->key_lines[K_SHARING])
+		p->cache.shared = p->cache.level > 2;
+	if (!cache_ok(&p->cache, &why))
+		return parse_error(p, p->block_line, -EINVAL, "%s: %s", p->cache.name, why.text);
+	p->cache_lines[h->nr_caches] = p->block_line;
+	p->next_lines[h->nr_caches] = p->key_lines[K_NEXT];
+	memcpy(p->next[h->nr_caches], p->block_next, VMT_CACHE_NAME_MAX);
+	h->caches[h->nr_caches++] = p->cache;
+	p->block = NO_BLOCK;
+	return 0;
+}
+
+/* The hierarchy read is complete: checked, and each `next` against the levels. */
+static int end_hierarchy(struct parser *p)
+{
+	struct vmt_hierarchy_config *h;
+	struct vmt_trace_error e;
+	struct culprit at;
+	unsigned int line;
+	int ret;
+
+	if (!p->open)
+		return 0;
+	h = &p->hs[p->nr - 1];
+	ret = end_block(p);
+	if (ret)
+		return ret;
+	p->open = false;
+	if (check(h, &e, &at)) {
+		line = at.cache >= 0 ? p->cache_lines[at.cache] :
+		       at.tlb >= 0 ? p->tlb_lines[at.tlb] : p->hierarchy_line;
+		return parse_error(p, line, -EINVAL, "%s", e.message);
+	}
+	for (unsigned int i = 0; i < h->nr_caches; i++) {
+		const struct vmt_cache_config *outer = NULL;
+
+		if (!p->next_lines[i])
+			continue;
+		for (unsigned int j = i + 1; j < h->nr_caches && !outer; j++)
+			if (h->caches[j].level == h->caches[i].level + 1)
+				outer = &h->caches[j];
+		if (!outer)
+			return parse_error(p, p->next_lines[i], -EINVAL, "next %s, but %s is the last level",
+					   p->next[i], h->caches[i].name);
+		if (strcmp(outer->name, p->next[i]))
+			return parse_error(p, p->next_lines[i], -EINVAL, "next %s, but the level after %s is %s",
+					   p->next[i], h->caches[i].name, outer->name);
+	}
+	return 0;
+}
+
+static bool hierarchy_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len >= VMT_HIERARCHY_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!name_char(name[i]) && name[i] != '.' && name[i] != '+')
+			return false;
+	return true;
+}
+
+static int begin_hierarchy(struct parser *p, const char *name)
+{
+	struct vmt_hierarchy_config *h;
+	int ret = end_hierarchy(p);
+
+	if (ret)
+		return ret;
+	if (!hierarchy_name_ok(name))
+		return parse_error(p, p->line, -EINVAL, "bad hierarchy name '%.*s' (1 to %u of A-Z a-z 0-9 _ - . +)",
+				   SHOWN, name, VMT_HIERARCHY_NAME_MAX - 1);
+	for (unsigned int i = 0; i < p->nr; i++)
+		if (!strcmp(p->hs[i].name, name))
+			return parse_error(p, p->line, -EINVAL, "a second hierarchy named %s", name);
+	if (p->nr >= p->max)
+		return parse_error(p, p->line, -ENOSPC, "hierarchy %s: room for %u hierarchies only", name, p->max);
+	h = &p->hs[p->nr++];
+	memset(h, 0, sizeof(*h));
+	memcpy(h->name, name, strlen(name) + 1);
+	p->open = true;
+	p->hierarchy_line = p->line;
+	return 0;
+}
+
+static int begin_block(struct parser *p, enum block block, const char *name)
+{
+	struct vmt_hierarchy_config *h;
+	int ret;
+
+	/* A first block before any hierarchy line starts one; the command may rename it. */
+	ret = p->open ? end_block(p) : begin_hierarchy(p, "config");
+	if (ret)
+		return ret;
+	h = &p->hs[p->nr - 1];
+	if (!name_ok(name, strlen(name)))
+		return parse_error(p, p->line, -EINVAL, "bad name '%.*s' (%s)", SHOWN, name, NAME_RULE);
+	if (block == CACHE_BLOCK && h->nr_caches >= VMT_CACHES_MAX)
+		return parse_error(p, p->line, -EINVAL, "more than %u caches in hierarchy %s", VMT_CACHES_MAX,
+				   h->name);
+	if (block == TLB_BLOCK && h->nr_tlbs >= VMT_TLBS_MAX)
+		return parse_error(p, p->line, -EINVAL, "more than %u TLBs in hierarchy %s", VMT_TLBS_MAX,
+				   h->name);
+	p->block = block;
+	p->block_line = p->line;
+	memset(p->key_lines, 0, sizeof(p->key_lines));
+	memset(p->block_next, 0, sizeof(p->block_next));
+	cache_defaults(&p->cache, 0);
+	memset(&p->tlb, 0, sizeof(p->tlb));
+	memcpy(block == CACHE_BLOCK ? p->cache.name : p->tlb.name, name, strlen(name) + 1);
+	return 0;
+}
+
+/* One KEY VALUE line of the block being read. */
+static int set_key(struct parser *p, const char *key, const char *value)
+{
+	uint32_t keys = p->block == CACHE_BLOCK ? CACHE_KEYS : TLB_KEYS;
+	char list[128];
+	uint64_t v;
+	uint32_t u;
+	int k, i;
+
+	if (p->block == NO_BLOCK)
+		return parse_error(p, p->line, -EINVAL, "'%.*s' outside a block (hierarchy, cache or tlb first)",
+				   SHOWN, key);
+	k = word_index(key_names, NR_KEYS, key);
+	if (k < 0 || !(keys & BIT(k)))
+		return parse_error(p, p->line, -EINVAL, "unknown key '%.*s' in %s %s (%s)", SHOWN, key,
+				   block_names[p->block], block_name(p),
+				   word_list(list, sizeof(list), key_names, NR_KEYS, keys));
+	if (p->key_lines[k])
+		return parse_error(p, p->line, -EINVAL, "%s given twice in %s %s (first on line %u)", key,
+				   block_names[p->block], block_name(p), p->key_lines[k]);
+	if (!value)
+		return parse_error(p, p->line, -EINVAL, "%s needs a value", key);
+	p->key_lines[k] = p->line;
+	for (i = 0; i < (int)NR(choices); i++) {
+		const struct choice *c = &choices[i];
+		int w = word_index(c->names, c->nr, value);
+
+		if (c->key != (enum key)k)
+			continue;
+		if (w < 0)
+			return parse_error(p, p->line, -EINVAL, "unknown %s '%.*s' (%s)", key, SHOWN, value,
+					   word_list(list, sizeof(list), c->names, c->nr, ~0u));
+		if (k == K_POLICY && p->block == TLB_BLOCK)
+			p->tlb.policy = (uint8_t)w;
+		else if (k == K_POLICY)
+			p->cache.policy = (uint8_t)w;
+		else if (k == K_KIND)
+			p->cache.kind = (uint8_t)w;
+		else if (k == K_SHARING)
+			p->cache.shared = w;
+		else if (k == K_INCLUSION)
+			p->cache.inclusion = (uint8_t)w;
+		else if (k == K_WRITE)
+			p->cache.write = (uint8_t)w;
+		else
+			p->cache.prefetch = w;
+		return 0;
+	}
+	switch (k) {
+	case K_SIZE:
+		if (!parse_size(value, strlen(value), &p->cache.size))
+			return parse_error(p, p->line, -EINVAL, "bad size '%.*s' (%s)", SHOWN, value, SIZE_RULE);
+		return 0;
+	case K_ASSOC:
+		if (!parse_assoc(value, strlen(value), p->block == TLB_BLOCK ? &p->tlb.assoc : &p->cache.assoc))
+			return parse_error(p, p->line, -EINVAL, "bad assoc '%.*s' (a number of ways, or full)",
+					   SHOWN, value);
+		return 0;
+	case K_LINE:
+		if (!parse_number(value, strlen(value), &v) || v > UINT32_MAX)
+			return parse_error(p, p->line, -EINVAL, "bad line '%.*s' (a number of bytes)", SHOWN, value);
+		if (!power_of_two(v))
+			return parse_error(p, p->line, -EINVAL, "line %" PRIu64 " is not a power of two", v);
+		p->cache.line = (uint32_t)v;
+		return 0;
+	case K_ENTRIES:
+		if (!parse_u32(value, strlen(value), &p->tlb.entries))
+			return parse_error(p, p->line, -EINVAL, "bad entries '%.*s' (a number, 1 or more)",
+					   SHOWN, value);
+		return 0;
+	case K_LEVEL:
+		if (!parse_u32(value, strlen(value), &u) || u > VMT_CACHE_MAX_LEVELS)
+			return parse_error(p, p->line, -EINVAL, "level '%.*s' is not 1 to %u", SHOWN, value,
+					   VMT_CACHE_MAX_LEVELS);
+		if (p->block == TLB_BLOCK)
+			p->tlb.level = (uint8_t)u;
+		else
+			p->cache.level = (uint8_t)u;
+		return 0;
+	default: /* K_NEXT */
+		if (!name_ok(value, strlen(value)))
+			return parse_error(p, p->line, -EINVAL, "bad name '%.*s' (%s)", SHOWN, value, NAME_RULE);
+		memcpy(p->block_next, value, strlen(value) + 1);
+		return 0;
+	}
+}
+
+/* One line, NUL-terminated, its comment and blanks still in it. */
+static int parse_line(struct parser *p, char *s)
+{
+	static const char blanks[] = " \t\r\v\f";
+	char *word[3];
+	unsigned int n = 0;
+	enum block block;
+
+	s[strcspn(s, "#")] = '\0';
+	while (n < 3) {
+		s += strspn(s, blanks);
+		if (!*s)
+			break;
+		word[n++] = s;
+		s += strcspn(s, blanks);
+		if (*s)
+			*s++ = '\0';
+	}
+	if (!n)
+		return 0;
+	if (n == 3)
+		return parse_error(p, p->line, -EINVAL, "junk after '%.*s %.*s': '%.*s'", SHOWN, word[0], SHOWN,
+				   word[1], SHOWN, word[2]);
+	if (!strcmp(word[0], "hierarchy") || !strcmp(word[0], "cache") || !strcmp(word[0], "tlb")) {
+		if (n < 2)
+			return parse_error(p, p->line, -EINVAL, "%s needs a name", word[0]);
+		if (word[0][0] == 'h')
+			return begin_hierarchy(p, word[1]);
+		block = word[0][0] == 'c' ? CACHE_BLOCK : TLB_BLOCK;
+		return begin_block(p, block, word[1]);
+	}
+	return set_key(p, word[0], n > 1 ? word[1] : NULL);
+}
+
+int vmt_hierarchy_parse(const char *text, size_t len, struct vmt_hierarchy_config *h,
+			unsigned int max, unsigned int *nr, struct vmt_trace_error *err)
+{
+	struct parser p = { .hs = h, .max = max, .err = err };
+	char line[CONFIG_LINE_MAX + 1];
+	const char *nl;
+	size_t pos = 0, n;
+	int ret;
+
+	if (nr)
+		*nr = 0;
+	if ((!text && len) || (!h && max) || !nr)
+		return fail(err, -EINVAL, "no text, or nowhere to put the hierarchies");
+	while (pos < len) {
+		nl = memchr(text + pos, '\n', len - pos);
+		n = (nl ? (size_t)(nl - text) : len) - pos;
+		p.line++;
+		if (n > CONFIG_LINE_MAX)
+			return parse_error(&p, p.line, -EINVAL, "longer than %u characters", CONFIG_LINE_MAX);
+		if (memchr(text + pos, '\0', n))
+			return parse_error(&p, p.line, -EINVAL, "a NUL byte");
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		ret = parse_line(&p, line);
+		if (ret)
+			return ret;
+		pos += n + (nl != NULL);
+	}
+	ret = end_hierarchy(&p);
+	if (ret)
+		return ret;
+	if (!p.nr)
+		return parse_error(&p, p.line ? p.line : 1, -EINVAL, "no cache block in the text");
+	*nr = p.nr;
 	return 0;
 }

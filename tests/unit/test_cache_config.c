@@ -2,8 +2,9 @@
 /*
  * Unit tests for the cache simulator's configurations
  * (user/lib/analysis/cache_config.c): the --cache and --tlb spec strings,
- * the hierarchy check and each of its messages, and the config file of
- * docs/analysis/cachesim.md with its line numbers.
+ * the hierarchy check and each of its messages, the config file of
+ * docs/analysis/cachesim.md with its line numbers, and the presets, their
+ * geometry against the doc's tables, each passing the check.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -697,6 +698,168 @@ static void test_config_limits(void **state)
 		     "line 41: more than 8 caches in hierarchy config");
 }
 
+/* PSnAP's Table 1 as docs/analysis/cachesim.md has it: KB / line / ways, L1, L2, L3 (0: none). */
+static const unsigned int psnap_table[10][3][3] = {
+	{ { 32, 128, 2 }, { 1024, 128, 8 } },
+	{ { 256, 128, 8 }, { 9216, 128, 12 } },
+	{ { 64, 64, 2 }, { 512, 64, 16 } },
+	{ { 32, 32, 4 }, { 128, 64, 2 } },
+	{ { 64, 64, 2 }, { 512, 64, 16 }, { 1024, 64, 48 } },
+	{ { 64, 128, 8 }, { 4096, 128, 8 }, { 16384, 128, 16 } },
+	{ { 64, 64, 2 }, { 512, 64, 8 } },
+	{ { 64, 64, 2 }, { 512, 64, 32 } },
+	{ { 64, 64, 2 }, { 512, 32, 16 } },
+	{ { 64, 64, 2 }, { 512, 128, 16 } },
+};
+
+static void test_presets_psnap(void **state)
+{
+	static const char *const names[3] = { "L1", "L2", "L3" };
+	struct vmt_hierarchy_config h[10];
+	unsigned int nr;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(vmt_hierarchy_preset("psnap", h, 10, &nr), 0);
+	assert_int_equal(nr, 10);
+	for (unsigned int id = 0; id < 10; id++) {
+		snprintf(name, sizeof(name), "psnap%u", id + 1);
+		assert_string_equal(h[id].name, name);
+		assert_int_equal(h[id].nr_tlbs, 0);
+		assert_int_equal(h[id].nr_caches, psnap_table[id][2][0] ? 3 : 2);
+		for (unsigned int l = 0; l < h[id].nr_caches; l++) {
+			const struct vmt_cache_config *c = &h[id].caches[l];
+			const unsigned int *row = psnap_table[id][l];
+
+			assert_string_equal(c->name, names[l]);
+			assert_int_equal(c->level, l + 1);
+			/* 5's L3 is 341 whole sets of 48 x 64 bytes: 1023 KiB, not 1024 */
+			assert_int_equal(c->size, id == 4 && l == 2 ? 341 * 48 * 64 : row[0] * 1024ull);
+			assert_int_equal(c->line, row[1]);
+			assert_int_equal(c->assoc, row[2]);
+			assert_int_equal(c->kind, VMT_CACHE_UNIFIED);
+			assert_int_equal(c->policy, VMT_CACHE_LRU);
+			assert_int_equal(c->shared, l == 2);
+			assert_false(c->prefetch);
+		}
+		assert_checks(&h[id]);
+	}
+	/* Set counts, number by number: 2 and 5 are not powers of two; 6's are. */
+	assert_int_equal(sets(&h[1].caches[0]), 256);
+	assert_int_equal(sets(&h[1].caches[1]), 6144);
+	assert_int_equal(sets(&h[4].caches[2]), 341);
+	assert_int_equal(sets(&h[5].caches[0]), 64);
+	assert_int_equal(sets(&h[5].caches[1]), 4096);
+	assert_int_equal(sets(&h[5].caches[2]), 8192);
+	assert_int_equal(sets(&h[0].caches[0]), 128);
+	assert_int_equal(sets(&h[0].caches[1]), 1024);
+	/* One alone is the same as the psnap set's. */
+	for (unsigned int id = 0; id < 10; id++) {
+		struct vmt_hierarchy_config one;
+
+		snprintf(name, sizeof(name), "psnap%u", id + 1);
+		assert_int_equal(vmt_hierarchy_preset(name, &one, 1, &nr), 0);
+		assert_int_equal(nr, 1);
+		assert_memory_equal(&one, &h[id], sizeof(one));
+	}
+	assert_int_equal(vmt_hierarchy_preset("psnap", h, 9, &nr), -ENOSPC);
+	assert_int_equal(nr, 0);
+	assert_int_equal(vmt_hierarchy_preset("psnap11", h, 9, &nr), -ENOENT);
+	assert_int_equal(vmt_hierarchy_preset("psnap0", h, 9, &nr), -ENOENT);
+	assert_int_equal(vmt_hierarchy_preset("PSNAP", h, 9, &nr), -ENOENT);
+	assert_int_equal(vmt_hierarchy_preset(NULL, h, 9, &nr), -EINVAL);
+	assert_int_equal(vmt_hierarchy_preset("psnap1", h, 0, &nr), -ENOSPC);
+}
+
+static void assert_cache(const struct vmt_cache_config *c, const char *name, unsigned int level,
+			 unsigned int kind, uint64_t size, unsigned int assoc, bool shared, bool prefetch)
+{
+	assert_string_equal(c->name, name);
+	assert_int_equal(c->level, level);
+	assert_int_equal(c->kind, kind);
+	assert_int_equal(c->size, size);
+	assert_int_equal(c->assoc, assoc);
+	assert_int_equal(c->line, 64);
+	assert_int_equal(c->policy, VMT_CACHE_LRU);
+	assert_int_equal(c->write, VMT_CACHE_WRITE_BACK);
+	assert_int_equal(c->shared, shared);
+	assert_int_equal(c->prefetch, prefetch);
+}
+
+static void test_presets_tools(void **state)
+{
+	struct vmt_hierarchy_config h;
+	unsigned int nr;
+
+	(void)state;
+	assert_int_equal(vmt_hierarchy_preset("cachegrind", &h, 1, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_string_equal(h.name, "cachegrind");
+	assert_int_equal(h.nr_caches, 3);
+	assert_int_equal(h.nr_tlbs, 0);
+	assert_cache(&h.caches[0], "I1", 1, VMT_CACHE_INSTRUCTION, 65536, 2, false, false);
+	assert_cache(&h.caches[1], "D1", 1, VMT_CACHE_DATA, 65536, 2, false, false);
+	assert_cache(&h.caches[2], "LL", 2, VMT_CACHE_UNIFIED, 262144, 8, false, false);
+	assert_checks(&h);
+
+	assert_int_equal(vmt_hierarchy_preset("drcachesim", &h, 1, &nr), 0);
+	assert_string_equal(h.name, "drcachesim");
+	assert_int_equal(h.nr_caches, 3);
+	assert_cache(&h.caches[0], "L1I", 1, VMT_CACHE_INSTRUCTION, 32768, 8, false, false);
+	assert_cache(&h.caches[1], "L1D", 1, VMT_CACHE_DATA, 32768, 8, false, true);
+	assert_cache(&h.caches[2], "LL", 2, VMT_CACHE_UNIFIED, 8 << 20, 16, true, false);
+	assert_checks(&h);
+
+	assert_int_equal(vmt_hierarchy_preset("skylake", &h, 1, &nr), 0);
+	assert_string_equal(h.name, "skylake");
+	assert_int_equal(h.nr_caches, 4);
+	assert_cache(&h.caches[0], "L1I", 1, VMT_CACHE_INSTRUCTION, 32768, 8, false, false);
+	assert_cache(&h.caches[1], "L1D", 1, VMT_CACHE_DATA, 32768, 8, false, false);
+	assert_cache(&h.caches[2], "L2", 2, VMT_CACHE_UNIFIED, 256 << 10, 4, false, false);
+	assert_cache(&h.caches[3], "L3", 3, VMT_CACHE_UNIFIED, 8 << 20, 16, true, false);
+	assert_int_equal(h.caches[2].inclusion, VMT_CACHE_NON_INCLUSIVE);
+	assert_int_equal(h.caches[3].inclusion, VMT_CACHE_INCLUSIVE);
+	assert_int_equal(h.nr_tlbs, 2);
+	assert_string_equal(h.tlbs[0].name, "DTLB");
+	assert_int_equal(h.tlbs[0].entries, 64);
+	assert_int_equal(h.tlbs[0].assoc, 4);
+	assert_int_equal(h.tlbs[0].level, 1);
+	assert_string_equal(h.tlbs[1].name, "STLB");
+	assert_int_equal(h.tlbs[1].entries, 1536);
+	assert_int_equal(h.tlbs[1].assoc, 12);
+	assert_int_equal(h.tlbs[1].level, 2);
+	assert_checks(&h);
+	assert_int_equal(vmt_hierarchy_preset("skylake", NULL, 0, &nr), -ENOSPC);
+	assert_int_equal(vmt_hierarchy_preset("nehalem", NULL, 0, &nr), -ENOENT);
+}
+
+/* Every preset the enumeration names exists, in the doc's order, and passes the check. */
+static void test_presets_all_check(void **state)
+{
+	static const char *const order[] = {
+		"psnap", "psnap1", "psnap2", "psnap3", "psnap4", "psnap5", "psnap6", "psnap7", "psnap8",
+		"psnap9", "psnap10", "cachegrind", "drcachesim", "skylake",
+	};
+	struct vmt_hierarchy_config h[10];
+	const char *name, *summary;
+	unsigned int i, nr;
+
+	(void)state;
+	for (i = 0; (name = vmt_hierarchy_preset_name(i, &summary)); i++) {
+		assert_true(i < sizeof(order) / sizeof(order[0]));
+		assert_string_equal(name, order[i]);
+		assert_non_null(summary);
+		assert_true(strlen(summary) > 10 && !strchr(summary, '\n'));
+		assert_int_equal(vmt_hierarchy_preset(name, h, 10, &nr), 0);
+		assert_int_equal(nr, strcmp(name, "psnap") ? 1 : 10);
+		for (unsigned int j = 0; j < nr; j++)
+			assert_checks(&h[j]);
+	}
+	assert_int_equal(i, sizeof(order) / sizeof(order[0]));
+	assert_null(vmt_hierarchy_preset_name(i, &summary));
+	assert_string_equal(vmt_hierarchy_preset_name(0, NULL), "psnap");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -714,6 +877,9 @@ int main(void)
 		cmocka_unit_test(test_config_implicit),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_limits),
+		cmocka_unit_test(test_presets_psnap),
+		cmocka_unit_test(test_presets_tools),
+		cmocka_unit_test(test_presets_all_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The cache simulator's configurations (vmtrace/cachesim.h): the check every
- * hierarchy passes, the --cache and --tlb spec strings and the config file
- * (docs/analysis/cachesim.md, "The config file"). Nothing here simulates;
- * the engine (cachesim.c) takes the hierarchies these make.
+ * hierarchy passes, the --cache and --tlb spec strings, the config file
+ * (docs/analysis/cachesim.md, "The config file") and the presets. Nothing
+ * here simulates; the engine (cachesim.c) takes the hierarchies these make.
  *
  * A message names the cache or TLB first and the numbers at fault
  * ("L1: line 96 is not a power of two"); the config parser puts the line
@@ -12,7 +12,7 @@
  * block's for the levels of a hierarchy (a gap, a private level outside a
  * shared one).
  *
- * The file, in order (about 950 lines, in four parts):
+ * The file, in order (about 1,100 lines, in five parts):
  *   - messages (say() a reason, fail() into the caller's error) and the
  *     words of each setting, in their enums' order (policy_names...);
  *   - the checks: cache_ok() and tlb_ok() one level alone (geometry, enum
@@ -28,7 +28,9 @@
  *     (parse_line()): hierarchy and block lines begin_hierarchy() and
  *     begin_block(), KEY VALUE lines set_key(); end_block() applies a
  *     block's defaults and checks it alone, end_hierarchy() checks the whole
- *     and each `next`.
+ *     and each `next`;
+ *   - the presets: the tables (psnap_levels, and a build function each),
+ *     vmt_hierarchy_preset() and vmt_hierarchy_preset_name().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -949,4 +951,178 @@ int vmt_hierarchy_parse(const char *text, size_t len, struct vmt_hierarchy_confi
 		return parse_error(&p, p.line ? p.line : 1, -EINVAL, "no cache block in the text");
 	*nr = p.nr;
 	return 0;
+}
+
+/* ---- The presets ---- */
+
+#define KIB	1024u
+#define MIB	(1024u * 1024u)
+
+/* A cache of a preset, LRU, non-inclusive, write-back, shared from level 3 on. */
+static struct vmt_cache_config *preset_cache(struct vmt_hierarchy_config *h, const char *name, uint8_t level,
+					     uint8_t kind, uint64_t size, uint32_t assoc, uint32_t line)
+{
+	struct vmt_cache_config *c = &h->caches[h->nr_caches++];
+
+	cache_defaults(c, level);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->kind = kind;
+	c->size = size;
+	c->assoc = assoc;
+	c->line = line;
+	return c;
+}
+
+/* An instruction and a data cache at level 1, alike, of 64-byte lines: the data one returned. */
+static struct vmt_cache_config *preset_level1_pair(struct vmt_hierarchy_config *h, const char *insn,
+						   const char *data, uint32_t size, uint32_t assoc)
+{
+	preset_cache(h, insn, 1, VMT_CACHE_INSTRUCTION, size, assoc, 64);
+	return preset_cache(h, data, 1, VMT_CACHE_DATA, size, assoc, 64);
+}
+
+static void preset_tlb(struct vmt_hierarchy_config *h, const char *name, uint32_t entries, uint32_t assoc)
+{
+	struct vmt_tlb_config *t = &h->tlbs[h->nr_tlbs];
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->entries = entries;
+	t->assoc = assoc;
+	t->level = (uint8_t)++h->nr_tlbs;
+	t->policy = VMT_CACHE_LRU;
+}
+
+/*
+ * PSnAP's validation hierarchies (Olschanowsky et al., LCPC 2009, Table 1):
+ * size, line and ways of L1, L2 and L3 (size 0: none).
+ */
+static const struct psnap_level {
+	uint32_t size;
+	uint16_t line;
+	uint8_t assoc;
+} psnap_levels[10][3] = {
+	{ { 32 * KIB, 128, 2 }, { 1024 * KIB, 128, 8 } },		/* PowerPC */
+	{ { 256 * KIB, 128, 8 }, { 9216 * KIB, 128, 12 } },		/* Itanium 2: 6144 sets */
+	{ { 64 * KIB, 64, 2 }, { 512 * KIB, 64, 16 } },		/* MIPS SiCortex */
+	{ { 32 * KIB, 32, 4 }, { 128 * KIB, 64, 2 } },		/* Opteron */
+	/*
+	 * "Budapest": the paper's L3 is 1024 KB of 48 ways of 64 bytes, which is
+	 * 341 1/3 sets; it is 341 here (1023 KiB), the whole sets it holds.
+	 */
+	{ { 64 * KIB, 64, 2 }, { 512 * KIB, 64, 16 }, { 341 * 48 * 64, 64, 48 } },
+	{ { 64 * KIB, 128, 8 }, { 4096 * KIB, 128, 8 }, { 16384 * KIB, 128, 16 } },	/* POWER6 */
+	/* 3 with other L2s: 8 and 32 ways, 32- and 128-byte lines */
+	{ { 64 * KIB, 64, 2 }, { 512 * KIB, 64, 8 } },
+	{ { 64 * KIB, 64, 2 }, { 512 * KIB, 64, 32 } },
+	{ { 64 * KIB, 64, 2 }, { 512 * KIB, 32, 16 } },
+	{ { 64 * KIB, 64, 2 }, { 512 * KIB, 128, 16 } },
+};
+
+static void build_psnap(struct vmt_hierarchy_config *h, unsigned int id)
+{
+	static const char *const names[3] = { "L1", "L2", "L3" };
+
+	snprintf(h->name, sizeof(h->name), "psnap%u", id + 1);
+	for (unsigned int l = 0; l < 3 && psnap_levels[id][l].size; l++) {
+		const struct psnap_level *p = &psnap_levels[id][l];
+
+		preset_cache(h, names[l], (uint8_t)(l + 1), VMT_CACHE_UNIFIED, p->size, p->assoc, p->line);
+	}
+}
+
+/*
+ * Cachegrind's defaults when it cannot read the CPU's caches: valgrind's
+ * cachegrind/cg-arch.c, configure_caches(), for x86 and amd64 (the same for
+ * ppc32 and ppc64): I1 and D1 65536 bytes 2-way 64-byte lines, LL 262144
+ * bytes 8-way 64-byte lines. Cachegrind simulates one core: compare with
+ * --cores 1.
+ */
+static void build_cachegrind(struct vmt_hierarchy_config *h, unsigned int id)
+{
+	(void)id;
+	preset_level1_pair(h, "I1", "D1", 64 * KIB, 2);
+	preset_cache(h, "LL", 2, VMT_CACHE_UNIFIED, 256 * KIB, 8, 64);
+}
+
+/*
+ * drcachesim's defaults (DynamoRIO, clients/drcachesim/common/options.cpp):
+ * -L1I_size and -L1D_size 32K, -L1I_assoc and -L1D_assoc 8, -LL_size 8M,
+ * -LL_assoc 16, -line_size 64, -replace_policy LRU, and -data_prefetcher
+ * nextline, on the L1D's misses. Its LL is one for all its cores: shared.
+ */
+static void build_drcachesim(struct vmt_hierarchy_config *h, unsigned int id)
+{
+	(void)id;
+	preset_level1_pair(h, "L1I", "L1D", 32 * KIB, 8)->prefetch = true;
+	preset_cache(h, "LL", 2, VMT_CACHE_UNIFIED, 8 * MIB, 16, 64)->shared = true;
+}
+
+static void build_skylake(struct vmt_hierarchy_config *h, unsigned int id)
+{
+	(void)id;
+	preset_level1_pair(h, "L1I", "L1D", 32 * KIB, 8);
+	preset_cache(h, "L2", 2, VMT_CACHE_UNIFIED, 256 * KIB, 4, 64);
+	preset_cache(h, "L3", 3, VMT_CACHE_UNIFIED, 8 * MIB, 16, 64)->inclusion = VMT_CACHE_INCLUSIVE;
+	preset_tlb(h, "DTLB", 64, 4);
+	preset_tlb(h, "STLB", 1536, 12);
+}
+
+#define PSNAP(n, summary)	{ "psnap" #n, "PSnAP " #n ", " summary, n - 1, 1, build_psnap }
+static const struct preset {
+	const char *name, *summary;
+	unsigned int first, count;	/* the ids given to build() */
+	void (*build)(struct vmt_hierarchy_config *h, unsigned int id);
+} presets[] = {
+	{ "psnap", "PSnAP's ten validation hierarchies, psnap1 to psnap10", 0, 10, build_psnap },
+	PSNAP(1, "PowerPC: L1 32 KiB 2-way, L2 1 MiB 8-way, 128 B lines"),
+	PSNAP(2, "Itanium 2: L1 256 KiB 8-way, L2 9 MiB 12-way, 128 B lines"),
+	PSNAP(3, "SiCortex MIPS: L1 64 KiB 2-way, L2 512 KiB 16-way, 64 B lines"),
+	PSNAP(4, "Opteron: L1 32 KiB 4-way 32 B, L2 128 KiB 2-way 64 B"),
+	PSNAP(5, "Budapest: L1 64 KiB 2-way, L2 512 KiB 16-way, L3 1023 KiB 48-way (341 sets), 64 B lines"),
+	PSNAP(6, "POWER6: L1 64 KiB 8-way, L2 4 MiB 8-way, L3 16 MiB 16-way, 128 B lines"),
+	PSNAP(7, "L1 64 KiB 2-way, L2 512 KiB 8-way, 64 B lines"),
+	PSNAP(8, "L1 64 KiB 2-way, L2 512 KiB 32-way, 64 B lines"),
+	PSNAP(9, "L1 64 KiB 2-way 64 B, L2 512 KiB 16-way 32 B"),
+	PSNAP(10, "L1 64 KiB 2-way 64 B, L2 512 KiB 16-way 128 B"),
+	{ "cachegrind", "cachegrind's defaults: I1, D1 64 KiB 2-way, LL 256 KiB 8-way, 64 B lines",
+	  0, 1, build_cachegrind },
+	{ "drcachesim", "drcachesim's defaults: L1I, L1D 32 KiB 8-way (next-line prefetch), "
+	  "LL 8 MiB 16-way shared, 64 B lines", 0, 1, build_drcachesim },
+	{ "skylake", "Skylake client: L1I, L1D 32 KiB 8-way, L2 256 KiB 4-way, L3 8 MiB 16-way "
+	  "shared inclusive, 64 B lines; DTLB 64 4-way, STLB 1536 12-way", 0, 1, build_skylake },
+};
+
+int vmt_hierarchy_preset(const char *name, struct vmt_hierarchy_config *h, unsigned int max,
+			 unsigned int *nr)
+{
+	if (nr)
+		*nr = 0;
+	if (!name || !nr || (!h && max))
+		return -EINVAL;
+	for (unsigned int i = 0; i < NR(presets); i++) {
+		const struct preset *p = &presets[i];
+
+		if (strcmp(p->name, name))
+			continue;
+		if (p->count > max)
+			return -ENOSPC;
+		for (unsigned int j = 0; j < p->count; j++) {
+			memset(&h[j], 0, sizeof(h[j]));
+			snprintf(h[j].name, sizeof(h[j].name), "%s", p->name);
+			p->build(&h[j], p->first + j);
+		}
+		*nr = p->count;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+const char *vmt_hierarchy_preset_name(unsigned int i, const char **summary)
+{
+	if (i >= NR(presets))
+		return NULL;
+	if (summary)
+		*summary = presets[i].summary;
+	return presets[i].name;
 }

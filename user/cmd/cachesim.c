@@ -135,8 +135,15 @@ static int add_config_file(struct cs_run *run, const char *path)
 				  &nr, &err);
 	free(text);
 	if (ret) {
-		fprintf(stderr, "vmtrace cachesim: %s:%s\n", path,
-			ret == -ENOSPC ? " more hierarchies than 64" : err.message);
+		unsigned int at;
+		int n = 0;
+
+		/* "line 7: what" as "FILE:7: what", as compilers name a line. */
+		if (ret != -ENOSPC && sscanf(err.message, "line %u: %n", &at, &n) == 1 && n)
+			fprintf(stderr, "vmtrace cachesim: %s:%u: %s\n", path, at, err.message + n);
+		else
+			fprintf(stderr, "vmtrace cachesim: %s: %s\n", path,
+				ret == -ENOSPC ? "more hierarchies than 64" : err.message);
 		return -1;
 	}
 	/* A file's hierarchy without a name of its own is named after the file. */

@@ -188,11 +188,9 @@ static int parse_cs_option(void *ctx, int opt, const char *arg)
 		ret = vmt_hierarchy_preset(arg, &run->h[run->nr_h], MAX_HIERARCHIES - run->nr_h,
 					   &nr);
 		if (ret) {
-			fprintf(stderr, "vmtrace cachesim: --preset: %s\n",
+			fprintf(stderr, "vmtrace cachesim: --preset %s: %s\n", arg,
 				ret == -ENOENT ? "no such preset (vmtrace cachesim --help lists them)"
 					       : "more hierarchies than 64");
-			if (ret == -ENOENT)
-				fprintf(stderr, "vmtrace cachesim: --preset: '%s' unknown\n", arg);
 			return -1;
 		}
 		run->nr_h += nr;

@@ -134,9 +134,12 @@ static const char export_usage[] =
 	"                     text...); integers in decimal, names as dump prints them (R,\n"
 	"                     W, X; map, to_device...); paths, names and texts quoted, \"\"\n"
 	"                     for a double quote, \\\\ and \\xNN as in dump\n"
-	"  --format din       Dinero IV's din: 'LABEL ADDRESS' a line, one a reference in\n"
-	"                     time order (0 read, 1 write, 2 instruction fetch; the address\n"
-	"                     in hex); no process is named, so --pid picks one\n"
+	"  --format din       Dinero IV's din: 'LABEL ADDRESS' a line, one a reference or an\n"
+	"                     exact access in time order (0 read, 1 write, 2 instruction\n"
+	"                     fetch; the address in hex); an exact read-modify-write is a\n"
+	"                     read line and a write line; no size (din has none: Dinero IV\n"
+	"                     takes 4 bytes) and no process, so --pid picks one; convert\n"
+	"                     --from din reads it back\n"
 	"  --format perfetto  the Trace Event Format JSON ui.perfetto.dev and\n"
 	"                     chrome://tracing open: processes and threads named from the\n"
 	"                     task, exec and comm records; the tasks each CPU ran as slices\n"
@@ -292,12 +295,14 @@ int cmd_export(int argc, char **argv)
 	}
 	filtered = filter.used;
 	if (format->write == export_din) {
-		/* din holds references alone: the other streams need not be decoded. */
-		if (o.types && !(o.types & 1u << VMT_REC_REFERENCE)) {
-			fprintf(stderr, "vmtrace export: --format din writes references alone: --type leaves none\n");
+		/* din holds accesses alone: the other streams need not be decoded. */
+		uint32_t accesses = 1u << VMT_REC_REFERENCE | 1u << VMT_REC_EXACT;
+
+		if (o.types && !(o.types & accesses)) {
+			fprintf(stderr, "vmtrace export: --format din writes references and exact accesses alone: --type leaves none\n");
 			return 2;
 		}
-		filter.filter.types = 1u << VMT_REC_REFERENCE;
+		filter.filter.types = o.types ? o.types & accesses : accesses;
 		filter.used = true;
 	}
 	t = open_or_say("export", path, 0);

@@ -43,7 +43,7 @@ static const struct vmt_command commands[] = {
 	  usage_record_raw, cmd_record_raw },
 	{ "dump-raw", "print a raw record file, one record a line",
 	  usage_dump_raw, cmd_dump_raw },
-	{ "convert", "compress a raw record file into a trace file (.vmt)",
+	{ "convert", "a trace file (.vmt) of raw records, valgrind's lackey or Dinero's din",
 	  usage_convert, cmd_convert },
 	{ "info", "a trace file's streams, frames and compression",
 	  usage_info, cmd_info },

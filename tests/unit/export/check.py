@@ -122,17 +122,19 @@ def check_csv():
 
 # ---- din ----------------------------------------------------------------------
 
-LABEL = {'R': '0', 'W': '1', 'X': '2'}
+# A read-modify-write (exact records) is a read line, then a write line.
+LABELS = {'R': ['0'], 'W': ['1'], 'X': ['2'], 'RW': ['0', '1']}
 
 
 def check_din(*filters):
     got = run('export', '--format', 'din', *filters, trace).splitlines()
-    want = [f'{LABEL[fields["access"]]} {int(fields["addr"], 16):x}'
-            for _, fields in dump_records('--order', 'time', '--type', 'ref', *filters)]
-    check(f'din {" ".join(filters)}: a line a reference', len(got) == len(want),
-          f'{len(got)} lines, {len(want)} references')
+    want = [f'{label} {int(fields["addr"], 16):x}'
+            for _, fields in dump_records('--order', 'time', '--type', 'ref,exact', *filters)
+            for label in LABELS[fields['access']]]
+    check(f'din {" ".join(filters)}: a line an access', len(got) == len(want),
+          f'{len(got)} lines, {len(want)} accesses')
     diff = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-    check(f'din {" ".join(filters)}: line for line the references', not diff,
+    check(f'din {" ".join(filters)}: line for line the accesses', not diff,
           f'first difference at line {diff[0] + 1}: {got[diff[0]]!r}, want {want[diff[0]]!r}'
           if diff else '')
     for line in got:

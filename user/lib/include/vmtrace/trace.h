@@ -425,6 +425,95 @@ struct vmt_trace_attribution {
 int vmt_trace_attribute(struct vmt_trace *trace, struct vmt_trace_attribution **result);
 void vmt_trace_attribution_free(struct vmt_trace_attribution *attribution);
 
+/* ---- Importing other tools' traces ---------------------------------------- */
+
+/*
+ * Text traces of other tools, read a line at a time into exact records
+ * (VMT_REC_EXACT), one an access, in the order of their lines: hdr.time_ns
+ * is the record's index (0, 1, ...), pid, tid and CPU are the options',
+ * exact.value is zero (the text has no values) and kernel_mode and flags
+ * are 0.
+ *
+ * VMT_IMPORT_LACKEY: what `valgrind --tool=lackey --trace-mem=yes` writes,
+ *   "I  ADDR,SIZE" an instruction fetch (access VMT_ACCESS_EXEC, ip ADDR),
+ *   " L ADDR,SIZE" a load (_READ), " S ..." a store (_WRITE), " M ..." a
+ *   modify (_RMW); a load, store or modify has the ip of the "I" line before
+ *   it (0 before the first). ADDR is hex, SIZE decimal. Valgrind's own lines
+ *   ("==PID== ...", and "--PID-- ..." with -v) and blank lines are skipped.
+ * VMT_IMPORT_DIN: Dinero IV's traditional "din", "LABEL ADDRESS [SIZE]":
+ *   LABEL 0 a read, 1 a write, 2 an instruction fetch (ip ADDRESS), 3 an
+ *   escape and 4 a cache flush (both skipped; flushes counted); ADDRESS hex,
+ *   with or without 0x; SIZE decimal, 4 when left out (Dinero IV takes every
+ *   din access as 4 bytes). Dinero IV also rounds the address down to 4
+ *   bytes and ignores whatever follows it; here the address is kept as it
+ *   is, and a third field must be the size, the last. Blank lines are
+ *   skipped. A read or write has ip 0: din does not tie accesses to
+ *   instructions.
+ *
+ * Either: a size from 1 to VMT_IMPORT_MAX_SIZE; lines of at most
+ * VMT_IMPORT_MAX_LINE bytes (a longer line of valgrind's is skipped all the
+ * same); a '\r' before the newline is allowed. Any other line is an error
+ * that names it and says what is wrong.
+ */
+enum vmt_import_format {
+	VMT_IMPORT_LACKEY	= 1,
+	VMT_IMPORT_DIN		= 2,
+};
+
+#define VMT_IMPORT_MAX_LINE	4096
+#define VMT_IMPORT_MAX_SIZE	4096
+
+/* "lackey", "din"; NULL for an unknown format. */
+const char *vmt_import_format_name(unsigned int format);
+/* The format named @name, or -EINVAL. */
+int vmt_import_format_from_name(const char *name);
+
+struct vmt_import_options {
+	uint32_t pid;		/* every record's hdr.pid */
+	uint32_t tid;		/* and hdr.tid */
+	uint16_t cpu;		/* and hdr.cpu */
+	/* The input's name in messages ("trace.log:12: ..."); NULL: "input". */
+	const char *name;
+};
+
+struct vmt_import_stats {
+	uint64_t lines;		/* lines read; after an error, the bad line's number */
+	uint64_t records;	/* records made: the four below */
+	uint64_t fetches;	/* VMT_ACCESS_EXEC */
+	uint64_t reads;		/* VMT_ACCESS_READ */
+	uint64_t writes;	/* VMT_ACCESS_WRITE */
+	uint64_t modifies;	/* VMT_ACCESS_RMW */
+	uint64_t skipped;	/* lines that made no record, flushes included */
+	uint64_t flushes;	/* din's label 4 */
+};
+
+/* Called with each record made; a nonzero return stops the import and is returned. */
+typedef int (*vmt_import_emit_fn)(void *arg, const struct vmt_record *record);
+
+struct vmt_import;
+
+/* 0, -EINVAL for an unknown @format, -ENOMEM. @options->name is copied. */
+int vmt_import_create(struct vmt_import **import, unsigned int format,
+		      const struct vmt_import_options *options);
+/*
+ * Read the next @size bytes of the text, in pieces of any size: each line
+ * they complete is parsed and @emit is called with its record; a line cut
+ * at the end of @data waits for the next call. 0; -EINVAL for a bad line
+ * (@err: "NAME:LINE: what is wrong"), after which every call fails the same
+ * way; or what @emit returned.
+ */
+int vmt_import_feed(struct vmt_import *import, const void *data, size_t size,
+		    vmt_import_emit_fn emit, void *arg, struct vmt_trace_error *err);
+/*
+ * The end of the text: parse its last line if no newline ended it. 0;
+ * -ENODATA when no line made a record (@err says so); or what
+ * vmt_import_feed() returns.
+ */
+int vmt_import_finish(struct vmt_import *import, vmt_import_emit_fn emit, void *arg,
+		      struct vmt_trace_error *err);
+void vmt_import_stats(const struct vmt_import *import, struct vmt_import_stats *stats);
+void vmt_import_free(struct vmt_import *import);
+
 /* ---- Repair -------------------------------------------------------------- */
 
 struct vmt_trace_repair_report {

@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses demo man lib install install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-cachesim demo man lib install install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -43,6 +43,7 @@ help:
 	@echo 'make check-vm       VM tests: KERNELS="6.1 6.12 debug" TESTS=capture,protect (default all)'
 	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
 	@echo 'make bench-analyses the analyses'"'"' speed alone (traces recorded in the 6.1 VM and synthetic)'
+	@echo 'make bench-cachesim the cache simulator'"'"'s speed alone, against cachegrind (host only)'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
@@ -269,7 +270,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # hmtt.sh, report.sh), cachesim against a brute-force model (cachesim.sh),
 # export's formats read back by python3 (export.sh), raw
 # export, data included, through convert and back (export-raw.sh), lackey's
-# and din traces through convert --from (import.sh), report
+# and din traces through convert --from (import.sh), cachesim's misses against
+# valgrind's cachegrind on four programs (cachesim-cachegrind.sh), report
 # --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
 # (modprobe.sh), a trace of the format before this one's streams (old-trace.sh) and `make install` into a scratch root (install.sh).
@@ -290,6 +292,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/export.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/export-raw.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/import.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/cachesim-cachegrind.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report-html.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
 	@tests/unit/modprobe.sh $(BUILD)/bin/vmtrace
@@ -356,8 +359,12 @@ check:
 check-quick:
 	@scripts/check --quick
 
-bench: tools test-modules
+bench: tools test-modules $(BUILD)/bin/vmt-cachesim-bench
 	@scripts/bench
+
+# The cache simulator's section of docs/BENCHMARKS.md alone: on the host, no VM.
+bench-cachesim: tools $(BUILD)/bin/vmt-cachesim-bench
+	@scripts/bench-cachesim
 
 # The analyses' section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-analyses: tools test-modules

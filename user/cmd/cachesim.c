@@ -135,8 +135,15 @@ static int add_config_file(struct cs_run *run, const char *path)
 				  &nr, &err);
 	free(text);
 	if (ret) {
-		fprintf(stderr, "vmtrace cachesim: %s:%s\n", path,
-			ret == -ENOSPC ? " more hierarchies than 64" : err.message);
+		unsigned int at;
+		int n = 0;
+
+		/* "line 7: what" as "FILE:7: what", as compilers name a line. */
+		if (ret != -ENOSPC && sscanf(err.message, "line %u: %n", &at, &n) == 1 && n)
+			fprintf(stderr, "vmtrace cachesim: %s:%u: %s\n", path, at, err.message + n);
+		else
+			fprintf(stderr, "vmtrace cachesim: %s: %s\n", path,
+				ret == -ENOSPC ? "more hierarchies than 64" : err.message);
 		return -1;
 	}
 	/* A file's hierarchy without a name of its own is named after the file. */
@@ -181,11 +188,9 @@ static int parse_cs_option(void *ctx, int opt, const char *arg)
 		ret = vmt_hierarchy_preset(arg, &run->h[run->nr_h], MAX_HIERARCHIES - run->nr_h,
 					   &nr);
 		if (ret) {
-			fprintf(stderr, "vmtrace cachesim: --preset: %s\n",
+			fprintf(stderr, "vmtrace cachesim: --preset %s: %s\n", arg,
 				ret == -ENOENT ? "no such preset (vmtrace cachesim --help lists them)"
 					       : "more hierarchies than 64");
-			if (ret == -ENOENT)
-				fprintf(stderr, "vmtrace cachesim: --preset: '%s' unknown\n", arg);
 			return -1;
 		}
 		run->nr_h += nr;
@@ -418,22 +423,75 @@ static void print_table(const struct cs_run *run, const struct vmt_cachesim_row 
 	}
 }
 
-static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim)
+/* Where a top instruction is: the mapping that last held it, by the trace's VMA records. */
+struct top_place {
+	char name[64];
+	uint64_t offset;
+	bool found;
+};
+
+/* One pass over the VMA records alone: each of @n instructions' mapping. */
+static void place_top(struct vmt_trace *t, const struct vmt_cachesim_top *top, size_t n,
+		      struct top_place *place)
+{
+	struct vmt_trace_filter f = { .types = 1u << VMT_REC_VMA };
+	struct vmt_trace_cursor *cursor;
+	const struct vmt_record *rec;
+	uint32_t stream;
+	size_t i;
+
+	if (vmt_trace_set_filter(t, &f) || vmt_trace_cursor_create(t, VMT_ORDER_TIME, &cursor))
+		return;
+	while (vmt_trace_cursor_next(cursor, &rec, &stream) > 0) {
+		const struct vmt_vma *v = &rec->vma;
+		char data[VMT_MAX_DATA_LEN];
+		int len = 0;
+
+		if (v->op != VMT_VMA_MAP)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (top[i].pid != rec->hdr.pid || top[i].ip < v->start || top[i].ip >= v->end)
+				continue;
+			if (rec->hdr.data_len)
+				len = vmt_trace_record_data(t, rec, data, sizeof(data));
+			snprintf(place[i].name, sizeof(place[i].name), "%.*s", len > 0 ? len : 4,
+				 len > 0 ? data : vmt_field_name(VMT_NAMES_VMA_KIND, v->kind));
+			place[i].offset = top[i].ip - v->start +
+					  (v->kind == VMT_VMA_FILE ? v->offset : 0);
+			place[i].found = true;
+		}
+	}
+	vmt_trace_cursor_free(cursor);
+}
+
+static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim,
+		      struct vmt_trace *t)
 {
 	unsigned int h;
 
 	for (h = 0; h < run->nr_h; h++) {
 		struct vmt_cachesim_top *top;
+		struct top_place *place;
 		size_t n, i;
 
 		if (vmt_cachesim_top(sim, h, &top, &n))
 			continue;
+		place = calloc(n + 1, sizeof(*place));
+		if (place)
+			place_top(t, top, n, place);
 		printf("\n%s: the %zu instructions with the most last-level misses\n",
 		       run->h[h].name, n);
-		printf("%18s %8s %12s %12s\n", "ip", "pid", "misses", "L1 misses");
-		for (i = 0; i < n; i++)
-			printf("%#18" PRIx64 " %8u %12" PRIu64 " %12" PRIu64 "\n", top[i].ip,
+		printf("%18s %8s %12s %12s  %s\n", "ip", "pid", "misses", "L1 misses",
+		       "mapping+offset");
+		for (i = 0; i < n; i++) {
+			printf("%#18" PRIx64 " %8u %12" PRIu64 " %12" PRIu64 "  ", top[i].ip,
 			       top[i].pid, top[i].misses, top[i].l1_misses);
+			if (place && place[i].found)
+				printf("%s+%#" PRIx64 "\n", place[i].name, place[i].offset);
+			else
+				printf("(no mapping in the trace)\n");
+		}
+		free(place);
 		free(top);
 	}
 }
@@ -590,7 +648,7 @@ int cmd_cachesim(int argc, char **argv)
 		print_header(run, path, &tot);
 		print_table(run, rows, nrows, &tot);
 		if (run->so.top)
-			print_top(run, sim);
+			print_top(run, sim, t);
 	}
 	ret = run->o.plot ? plot(run, rows, nrows) : 0;
 	if (fflush(stdout) || ferror(stdout)) {

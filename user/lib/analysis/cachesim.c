@@ -48,7 +48,6 @@ struct cs_cache {
 	bool prefetch, tlb, classify;
 	unsigned int row;	/* the row its counts go to, in all rows */
 	struct cs_cache *next;	/* outward, for this cache's core */
-	struct cs_cache *shared_out;	/* the first shared cache outward */
 	struct cs_cache **inner;	/* every cache inside it, any core's */
 	unsigned int nr_inner;
 	struct cs_table seen;	/* the lines ever accessed: compulsory misses */
@@ -59,7 +58,7 @@ struct cs_cache {
 	 * leader), whose log of what it sent outward in the last access its
 	 * own next level replays (see follow()).
 	 */
-	const struct vmt_cache_config *cfg;	/* NULL for a TLB */
+	struct vmt_cache_config cfg;	/* a cache's (a TLB's is zeroes) */
 	struct cs_cache *leader;
 	bool logging;
 	struct cs_event *log;
@@ -193,7 +192,7 @@ static int cache_from_config(struct cs_cache *c, const struct vmt_cachesim_optio
 	c->write = cc->write;
 	c->inclusion = cc->inclusion;
 	c->prefetch = cc->prefetch;
-	c->cfg = cc;
+	c->cfg = *cc;
 	return ret;
 }
 
@@ -344,7 +343,7 @@ static int hier_build(struct vmt_cachesim *sim, struct cs_hier *h,
 		}
 	}
 
-	/* Who is inside whom, and each private cache's first shared one outward. */
+	/* Who is inside whom: what an inclusive level takes lines from. */
 	for (i = 0; i < h->nr_caches; i++) {
 		struct cs_cache *c = &h->caches[i], *o;
 
@@ -358,9 +357,6 @@ static int hier_build(struct vmt_cachesim *sim, struct cs_hier *h,
 				have |= o->inner[k] == c;
 			if (!have && add_inner(o, c))
 				return -ENOMEM;
-			for (k = 0; k < hc->nr_caches && !c->shared_out; k++)
-				if (shared[k] == o)
-					c->shared_out = o;
 		}
 	}
 	return 0;
@@ -409,7 +405,7 @@ static void find_leaders(struct vmt_cachesim *sim, const struct vmt_hierarchy_co
 			struct cs_cache *l = n == 1 ? g->l1d[0] : mine[k] == h->l1i[0] ?
 					     g->l1i[0] : g->l1d[0];
 
-			if (gn != n || !independent_levels(&hcs[j]) || !same_cache(l->cfg, f->cfg))
+			if (gn != n || !independent_levels(&hcs[j]) || !same_cache(&l->cfg, &f->cfg))
 				continue;
 			if (l->leader)
 				l = l->leader;
@@ -863,7 +859,8 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 
 /*
  * A write by @core: every other core's private caches give up the lines of
- * [@addr, @addr + @size), dirty ones written back to the first shared level.
+ * [@addr, @addr + @size), from level 1 outward, each dirty one written back
+ * to its next level (which, private too, gives it up in turn).
  */
 static int invalidate_others(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int core,
 			     uint64_t addr, uint64_t size, uint32_t pid)
@@ -889,13 +886,11 @@ static int invalidate_others(struct vmt_cachesim *sim, struct cs_hier *h, unsign
 				CNT(sim, c->row, invalidations);
 				if (!(cs_array_remove(&c->a, set, way) & CS_DIRTY))
 					continue;
+				/* To its next level: a private one gives it up in turn, below. */
 				CNT(sim, c->row, writebacks);
-				if (c->shared_out) {
-					ret = writeback_in(sim, c->shared_out, l << c->shift,
-							   line_bytes(c), pid);
-					if (ret)
-						return ret;
-				}
+				ret = writeback_out(sim, c, l << c->shift, line_bytes(c), pid);
+				if (ret)
+					return ret;
 			}
 		}
 	}

@@ -68,7 +68,6 @@ struct vmt_trace_cursor {
 	int order_stream;
 	uint64_t next_run;
 	uint32_t run_stream, run_left;
-	struct vmt_record record;
 };
 
 static bool in_list(const uint32_t *list, uint32_t n, uint32_t value)
@@ -373,8 +372,8 @@ static int take(struct vmt_trace_cursor *c, uint32_t id, const struct vmt_record
 taken:
 	if (!record_passes(&c->filter, &s->head))
 		return 0;
-	c->record = s->head;
-	*record = &c->record;
+	/* The stream's head stays as it is until this stream is read again: after this call. */
+	*record = &s->head;
 	*stream_id = id;
 	return 1;
 }

@@ -5,6 +5,7 @@
  *   <vmtrace/device.h>    the device's ioctls and the per-CPU rings
  *   <vmtrace/trace.h>     trace files: the writer, the reader, verify, repair
  *   <vmtrace/analysis.h>  the analyses of a trace's references
+ *   <vmtrace/cachesim.h>  the cache and TLB simulator and its configurations
  *
  * Each may also be included alone.
  */
@@ -14,5 +15,6 @@
 #include "vmtrace/device.h"
 #include "vmtrace/trace.h"
 #include "vmtrace/analysis.h"
+#include "vmtrace/cachesim.h"
 
 #endif /* VMTRACE_VMTRACE_H */

@@ -20,7 +20,9 @@
 #   cores by CPU or by thread, or a preset; all, per-thread, per-process or
 #   per-marker rows; every CSV field of every row compared with the model's;
 # - the spec's errors: status 2, the problem (and the config line) named on
-#   stderr, nothing on stdout; a trace with no access: status 1.
+#   stderr, nothing on stdout (geometry, policy, preset, key, value, a key
+#   twice, words after a value, a wrong next, a line too long, a level
+#   missing); a trace with no access: status 1.
 # With SEED arguments, just those random cases, every difference shown;
 # tests/unit/cachesim/shrink.py VMTRACE SEED cuts a failing one down to the
 # few records and the hierarchy that still differ.
@@ -525,6 +527,11 @@ conf_error 5 'polic|lfu' $'hierarchy h\ncache L1\n  size 64\n  assoc 2\n  policy
 conf_error '[2-4]' 'set' $'hierarchy h\ncache L1\n  size 96\n  assoc 4   # 1.5 sets\n  line 16'
 conf_error '[2-6]' 'plru' $'hierarchy h\ncache L1\n  size 96\n  assoc 3\n  line 16\n  policy plru'
 conf_error "(2|5)" 'size|required|missing' $'hierarchy h\ncache L1\n  assoc 2\n  line 16\ncache L2\n  size 1k\n  assoc 2\n  line 16'
+conf_error 4 'twice' $'hierarchy h\ncache L1\n  size 64\n  size 128\n  assoc 2\n  line 16'
+conf_error 3 'extra' $'hierarchy h\ncache L1\n  size 64 extra\n  assoc 2\n  line 16'
+conf_error 6 'sideways' $'hierarchy h\ncache L1\n  size 64\n  assoc 2\n  line 16\n  write sideways'
+conf_error 6 'L3' $'hierarchy h\ncache L1\n  size 64\n  assoc 2\n  line 16\n  next L3\ncache L2\n  size 1k\n  assoc 2\n  line 16'
+conf_error 2 '1024|long' "$(printf 'hierarchy h\n# %01100d\ncache L1\n  size 64\n  assoc 2\n  line 16' 0)"
 expect 2 'level' --config <(printf 'hierarchy h\ncache L1\n size 64\n assoc 2\n line 16\ncache L3\n size 1k\n assoc 2\n line 16\n level 3\n') "$one"
 expect 1 'access' --cache L1=64:2:16 "$tmp/none.vmt"     # nothing to simulate
 

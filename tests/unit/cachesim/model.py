@@ -197,6 +197,7 @@ class CacheCfg:
         self.prefetch = False
         self.level = None
         self.next = None
+        self.next_where = ''
         self.where = ''            # "FILE:LINE: " for messages
 
 
@@ -300,6 +301,8 @@ def parse_config(path):
         lines = f.read().split('\n')
     for no, raw in enumerate(lines, 1):
         where = '%s:%d: ' % (path, no)
+        if len(raw) > 1024:
+            raise ModelError('%sa line longer than 1024 characters' % where)
         text = raw.split('#', 1)[0].strip()
         if not text:
             continue
@@ -330,8 +333,11 @@ def parse_config(path):
         if key not in keys:
             raise ModelError('%sunknown key %r' % (where, key))
         if len(words) != 2:
-            raise ModelError('%s%s takes one value' % (where, key))
+            raise ModelError('%s%s takes one value: %r after it' % (where, key,
+                                                                  ' '.join(words[2:])))
         val = words[1]
+        if key in seen_keys:
+            raise ModelError('%s%s given twice' % (where, key))
         seen_keys.add(key)
         if key == 'size':
             block.size = parse_size(val, where)
@@ -350,7 +356,7 @@ def parse_config(path):
                 raise ModelError('%sbad level %r' % (where, val))
             block.level = int(val)
         elif key == 'next':
-            block.next = val
+            block.next, block.next_where = val, where
         else:
             if val not in CHOICES[key]:
                 raise ModelError('%sbad %s %r' % (where, key, val))
@@ -499,8 +505,8 @@ def check(h):
         if c.next is not None:
             nxt = [d.name for d in h.caches if d.level == c.level + 1]
             if nxt != [c.next]:
-                raise ModelError('%s%s: next %s is not the level outside it' % (c.where, c.name,
-                                                                                c.next))
+                raise ModelError('%s%s: next %s is not the level outside it' % (
+                    c.next_where, c.name, c.next))
         for d in h.caches:
             if d.level < c.level and d.shared and not c.shared:
                 raise ModelError('%s: shared %s inside private %s' % (h.name, d.name, c.name))

@@ -231,13 +231,18 @@ def size_text(n):
     return str(n)
 
 
-def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions):
-    """The lines of a config file's hierarchy."""
+def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions, l1=None):
+    """The lines of a config file's hierarchy, and its level 1 (line size,
+    settings, the instruction half's, or None unified) for another to have the
+    same: @l1, one such, makes this one's level 1 the same as that one's."""
     out = ['hierarchy %s' % name]
     line = rnd.choice([8, 16, 16, 32, 32, 64, 64])   # 8: a 16-byte access in three lines
     same_line = rnd.random() < 0.7 or not questions
     split = rnd.random() < 0.3
+    if l1 is not None:
+        line = l1[0]
     prev_size = 0
+    mine = None
     for lvl in range(1, nlevels + 1):
         if lvl > 1 and not same_line:
             line = rnd.choice([16, 32, 64])
@@ -267,9 +272,19 @@ def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions):
             settings.append('prefetch next-line')     # not with write-through: Q11
         if cores > 1 and lvl == 2:
             settings.append('sharing %s' % rnd.choice(['private', 'shared']))
-        if lvl == 1 and split:
-            s2 = list(settings)
-            out += ['cache %sI' % name[:4], '  kind instruction'] + ['  ' + s for s in s2]
+        if lvl == 1:
+            # The instruction half of an I/D pair: the data half's settings, or
+            # a geometry and policy of its own.
+            ins = list(settings) if split else None
+            if split and rnd.random() < 0.5:
+                isize, iassoc, iways = geometry(rnd, line)
+                ins[:4] = ['size %s' % size_text(isize), 'assoc %s' % iassoc,
+                           'line %d' % line, 'policy %s' % policy_for(rnd, iways)]
+            if l1 is not None:
+                settings, ins = list(l1[1]), l1[2] and list(l1[2])
+            mine = (line, settings, ins)
+        if lvl == 1 and mine[2] is not None:
+            out += ['cache %sI' % name[:4], '  kind instruction'] + ['  ' + s for s in mine[2]]
             out += ['cache %sD' % name[:4], '  kind data'] + ['  ' + s for s in settings]
         else:
             out += ['cache %s%d' % (name[:4], lvl)] + ['  ' + s for s in settings]
@@ -282,7 +297,7 @@ def random_hierarchy(rnd, name, nlevels, cores, tlbs, questions):
             assoc = str(ways)
         out += ['tlb %sT%d' % (name[:4], t), '  entries %d' % entries,
                 '  assoc %s' % assoc, '  policy %s' % policy_for(rnd, ways)]
-    return out
+    return out, mine
 
 
 def case(seed, d):
@@ -308,10 +323,18 @@ def case(seed, d):
         # A config file of two or three hierarchies: every setting.
         cores = {1: rnd.choice([1, 2]), 2: rnd.choice([2, 4]), 3: 1, 4: rnd.choice([1, 2, 4])}[family]
         conf = []
+        # Half the time, the later hierarchies have the first one's level 1:
+        # the engine simulates such a cache once (one core, no inclusive or
+        # exclusive level), the others follow it.
+        same_l1 = rnd.random() < 0.5
+        first = None
         for k in range(rnd.randint(2, 3)):
             nlevels = rnd.choice([1, 2, 2, 3])
             tl = rnd.choice([0, 1, 2]) if family != 3 else rnd.choice([1, 2])
-            conf += random_hierarchy(rnd, 'h%d' % k, nlevels, cores, tl, questions)
+            lines, l1 = random_hierarchy(rnd, 'h%d' % k, nlevels, cores, tl, questions,
+                                         first if same_l1 else None)
+            first = first or l1
+            conf += lines
         with open(os.path.join(d, 'h.conf'), 'w') as f:
             f.write('# gen.py case %d\n' % seed + '\n'.join(conf) + '\n')
         args += ['--config', os.path.join(d, 'h.conf')]

@@ -703,6 +703,12 @@ class Sim:
         self.cnt(L, 'writebacks_in')
         arr = L.inst(core).array
         for m in L.lines(lo, hi):
+            if L.cfg.write == 'through':
+                # A write-through level keeps nothing dirty: each of its lines
+                # goes on outward as a write-back (Q14).
+                if L.next is not None:
+                    self.writeback(L.next, core, pid, m * L.line, (m + 1) * L.line)
+                continue
             i = arr.find(m % arr.nsets, (pid, m))
             if i is not None:
                 arr.way(m % arr.nsets, i).dirty = True   # no recency change

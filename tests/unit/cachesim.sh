@@ -414,6 +414,20 @@ W 0 cpu=0
 W 0 cpu=1
 EOF
 
+# Two hierarchies with the same L1 (2 sets x 1 way): the engine simulates it
+# once and the second follows; the first has no L2. W 0 dirties line 0; R
+# 0x20 (line 2, set 0) evicts it: a write-back, to memory in "one", to L2 in
+# "two" (there already from the write's miss: marked dirty). "two"'s numbers
+# are those it has alone.
+printf 'hierarchy one\ncache L1\n  size 32\n  assoc 1\n  line 16\nhierarchy two\ncache L1\n  size 32\n  assoc 1\n  line 16\ncache L2\n  size 256\n  assoc 4\n  line 16\n' >"$tmp/follow.conf"
+hand follower "--config $tmp/follow.conf" "$H
+one,L1,2,0,2,1.000000,1,1,0,2,0,0,1,0,0,0,0,
+two,L1,2,0,2,1.000000,1,1,0,2,0,0,1,0,0,0,0,
+two,L2,2,0,2,1.000000,1,1,0,2,0,0,0,1,0,0,0," <<'EOF'
+W 0
+R 0x20
+EOF
+
 # A TLB of 2 sets x 1 way (set = page number mod 2); references of a byte.
 # 2 MiB page 0x200 (set 0) misses, then hits; 4 KiB page 0x40001 (set 1)
 # misses: another tag than the huge page that holds it; 2 MiB page 0x201 (set

@@ -689,14 +689,21 @@ class Sim:
                         self.cnt(M, 'back_invalidations')
         if dirty:
             self.cnt(L, 'writebacks')
-            if L.next is not None:
-                self.writeback(L.next, core, pid, lo, hi)
-        elif L.next is not None and L.next.cfg.inclusion == 'exclusive':
-            # A victim cache takes every line the level inside evicts (Q13).
-            arr = L.next.inst(core).array
-            for m in L.next.lines(lo, hi):
-                if arr.find(m % arr.nsets, (pid, m)) is None:
-                    self.fill(L.next, core, pid, m, False)
+        nxt = L.next
+        if nxt is not None and nxt.cfg.inclusion == 'exclusive':
+            # A victim cache takes every line the level inside evicts, clean or
+            # dirty, whatever its write policy (Q13): a dirty one is a write-back.
+            if dirty:
+                self.cnt(nxt, 'writebacks_in')
+            arr = nxt.inst(core).array
+            for m in nxt.lines(lo, hi):
+                i = arr.find(m % arr.nsets, (pid, m))
+                if i is not None:
+                    arr.way(m % arr.nsets, i).dirty |= dirty     # no recency change
+                else:
+                    self.fill(nxt, core, pid, m, dirty)
+        elif dirty and nxt is not None:
+            self.writeback(nxt, core, pid, lo, hi)
 
     def writeback(self, L, core, pid, lo, hi):
         """A dirty line from inside arrives at L (Q5, Q14)."""

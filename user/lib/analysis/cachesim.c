@@ -619,9 +619,7 @@ static int evicted(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, 
 	}
 	if (dirty)
 		CNT(sim, c->row, writebacks);
-	if (!c->next)
-		return 0;
-	if (c->next->inclusion == VMT_CACHE_EXCLUSIVE) {
+	if (c->next && c->next->inclusion == VMT_CACHE_EXCLUSIVE) {
 		struct cs_cache *e = c->next;
 		uint64_t l, last = (addr + line_bytes(c) - 1) >> e->shift;
 		int ret;

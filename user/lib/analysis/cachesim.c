@@ -694,6 +694,8 @@ static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t li
 		way = c->a.last_way;
 		goto write_hit;
 	}
+	/* Another line's access: this one is the last only once it is in (below). */
+	c->a.last_valid = false;
 	set = cs_array_set(&c->a, line);
 	way = cs_array_find(&c->a, set, line, pid);
 	if (c->classify) {
@@ -738,9 +740,13 @@ write_hit:
 				return ret;
 		}
 	}
-	/* Where the line went: none when what its fill set off took it out again. */
+	/*
+	 * Where the line went: none when what its fill set off took it out
+	 * again. Under SRRIP a fill is not a hit (2, not 0): the next access
+	 * to it has something to do.
+	 */
 	way = cs_array_find(&c->a, set, line, pid);
-	if (way != CS_NO_WAY)
+	if (way != CS_NO_WAY && c->a.policy != VMT_CACHE_SRRIP)
 		cs_array_set_last(&c->a, line, pid, set, way);
 	return R_MISS;
 }
@@ -809,6 +815,7 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 
 		if (cs_array_is_last(&t->a, key, pid))
 			continue;
+		t->a.last_valid = false;
 		set = cs_array_set(&t->a, page);
 		way = cs_array_find(&t->a, set, key, pid);
 		if (t->classify) {
@@ -830,7 +837,8 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 				return ret;
 		}
 		way = cs_array_fill(&t->a, set, key, pid, 0, &ol, &op, &os);
-		cs_array_set_last(&t->a, key, pid, set, way);
+		if (t->a.policy != VMT_CACHE_SRRIP)
+			cs_array_set_last(&t->a, key, pid, set, way);
 	}
 	CNT(sim, t->row, accesses);
 	if (!miss) {

@@ -679,6 +679,16 @@ static int classify(struct cs_cache *c, uint64_t line, uint32_t pid, bool *first
 	return 0;
 }
 
+/* A demand miss of @line at @c: the next-line prefetcher, when @c has one. */
+static int prefetch(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid)
+{
+	if (!c->prefetch || cs_array_find(&c->a, cs_array_set(&c->a, line + 1), line + 1,
+					  pid) != CS_NO_WAY)
+		return 0;
+	CNT(sim, c->row, prefetches);
+	return fill(sim, c, line + 1, pid, false);
+}
+
 /* One line of a demand access at @c: R_MISS, R_DIRTY, or -errno; its class in *@cls. */
 static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
 		       enum kind kind, enum cls *cls)
@@ -722,33 +732,28 @@ write_hit:
 	r = demand_out(sim, c, line << c->shift, line_bytes(c), pid, kind);
 	if (r < 0)
 		return r;
-	/* Write-through writes no line on a miss; an exclusive level fills only inside. */
-	if ((writes(kind) && c->write == VMT_CACHE_WRITE_THROUGH) ||
-	    c->inclusion == VMT_CACHE_EXCLUSIVE)
+	/* An exclusive level fills only inside; write-through writes no line on a miss. */
+	if (c->inclusion == VMT_CACHE_EXCLUSIVE)
 		return R_MISS | (r & R_DIRTY);
+	if (writes(kind) && c->write == VMT_CACHE_WRITE_THROUGH) {
+		ret = prefetch(sim, c, line, pid);
+		return ret ? ret : R_MISS;
+	}
 	ret = fill(sim, c, line, pid,
 		   (writes(kind) && c->write == VMT_CACHE_WRITE_BACK) || (r & R_DIRTY));
 	if (ret)
 		return ret;
-	if (c->prefetch) {
-		uint32_t pset = cs_array_set(&c->a, line + 1);
-
-		if (cs_array_find(&c->a, pset, line + 1, pid) == CS_NO_WAY) {
-			CNT(sim, c->row, prefetches);
-			ret = fill(sim, c, line + 1, pid, false);
-			if (ret)
-				return ret;
-		}
-	}
 	/*
 	 * Where the line went: none when what its fill set off took it out
 	 * again. Under SRRIP a fill is not a hit (2, not 0): the next access
-	 * to it has something to do.
+	 * to it has something to do. A prefetch's fill, after, takes the
+	 * shortcut away again (the prefetched line is the most recent).
 	 */
 	way = cs_array_find(&c->a, set, line, pid);
 	if (way != CS_NO_WAY && c->a.policy != VMT_CACHE_SRRIP)
 		cs_array_set_last(&c->a, line, pid, set, way);
-	return R_MISS;
+	ret = prefetch(sim, c, line, pid);
+	return ret ? ret : R_MISS;
 }
 
 /*

@@ -689,6 +689,27 @@ static int prefetch(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line,
 	return fill(sim, c, line + 1, pid, false);
 }
 
+/* A demand access of @c missed: by its kind, and by its class when @c classifies. */
+static void count_miss(struct vmt_cachesim *sim, const struct cs_cache *c, enum kind kind,
+		       enum cls cls)
+{
+	CNT(sim, c->row, misses);
+	if (kind == K_WRITE)
+		CNT(sim, c->row, write_misses);
+	else if (kind == K_FETCH)
+		CNT(sim, c->row, fetch_misses);
+	else
+		CNT(sim, c->row, read_misses);
+	if (!c->classify)
+		return;
+	if (cls == C_COMPULSORY)
+		CNT(sim, c->row, compulsory);
+	else if (cls == C_CAPACITY)
+		CNT(sim, c->row, capacity);
+	else
+		CNT(sim, c->row, conflict);
+}
+
 /* One line of a demand access at @c: R_MISS, R_DIRTY, or -errno; its class in *@cls. */
 static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
 		       enum kind kind, enum cls *cls)
@@ -781,21 +802,7 @@ static int demand(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr, u
 		CNT(sim, c->row, hits);
 		return ret;
 	}
-	CNT(sim, c->row, misses);
-	if (kind == K_WRITE)
-		CNT(sim, c->row, write_misses);
-	else if (kind == K_FETCH)
-		CNT(sim, c->row, fetch_misses);
-	else
-		CNT(sim, c->row, read_misses);
-	if (c->classify) {
-		if (cls == C_COMPULSORY)
-			CNT(sim, c->row, compulsory);
-		else if (cls == C_CAPACITY)
-			CNT(sim, c->row, capacity);
-		else
-			CNT(sim, c->row, conflict);
-	}
+	count_miss(sim, c, kind, cls);
 	if (c->row == sim->ll_row)
 		sim->ll_missed = true;
 	return ret;
@@ -850,21 +857,7 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 		CNT(sim, t->row, hits);
 		return 0;
 	}
-	CNT(sim, t->row, misses);
-	if (kind == K_WRITE)
-		CNT(sim, t->row, write_misses);
-	else if (kind == K_FETCH)
-		CNT(sim, t->row, fetch_misses);
-	else
-		CNT(sim, t->row, read_misses);
-	if (t->classify) {
-		if (cls == C_COMPULSORY)
-			CNT(sim, t->row, compulsory);
-		else if (cls == C_CAPACITY)
-			CNT(sim, t->row, capacity);
-		else
-			CNT(sim, t->row, conflict);
-	}
+	count_miss(sim, t, kind, cls);
 	return 0;
 }
 

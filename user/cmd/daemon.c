@@ -428,7 +428,11 @@ int cmd_stop(int argc, char **argv)
 	rundir_init(&r);
 	switch (probe(&r, &fd, &pid)) {
 	case NONE:
-		fprintf(stderr, "vmtrace stop: no collector is running (no %s)\n", r.pid_path);
+		if (read_state(&r, &s) == 0 && s.pid && !strcmp(s.state, "finished"))
+			fprintf(stderr, "vmtrace stop: no collector is running: the last one (pid %ld) ended by itself, exit status %d (its log: %s)\n",
+				s.pid, s.exit_status, r.log_path);
+		else
+			fprintf(stderr, "vmtrace stop: no collector is running (no %s)\n", r.pid_path);
 		if (fd >= 0)
 			close(fd);
 		return 1;
@@ -537,8 +541,9 @@ int cmd_status(int argc, char **argv)
 		printf("collector: none running; stale pid file: collector %ld died without finishing %s\n",
 		       pid, s.file[0] ? s.file : "its file");
 	else if (s.pid && !strcmp(s.state, "finished"))
-		printf("collector: none running; the last one (pid %ld) finished %s, exit status %d, %llu records\n",
-		       s.pid, s.file, s.exit_status, s.records);
+		printf("collector: none running; the last one (pid %ld) finished %s, exit status %d%s%s%s, %llu records\n",
+		       s.pid, s.file, s.exit_status, s.exit_status ? " (its log says why: " : "",
+		       s.exit_status ? r.log_path : "", s.exit_status ? ")" : "", s.records);
 	else
 		printf("collector: none running\n");
 	return STATUS_NOT_RUNNING;

@@ -40,6 +40,7 @@ struct collector {
 	struct vmt_config config;	/* as configured: pids_ptr points nowhere after */
 	bool command;			/* the target is a command vmtrace started */
 	bool finished;			/* status holds the counters at the end */
+	bool sink_failed;		/* the sink failed and said why */
 	struct vmt_exact_arg exact;	/* exact mode's counters at the end */
 	__u64 exact_cap_before;		/* the module's cap, given back at the end */
 	struct vmt_record batch[DRAIN_BATCH];
@@ -201,8 +202,10 @@ static int drain(struct collector *c, const struct collect_sink *sink)
 				return (int)n;
 			if (n) {
 				err = sink->records(sink->ctx, c->batch, (size_t)n);
-				if (err)
+				if (err) {
+					c->sink_failed = true;
 					return err;
+				}
 			}
 			c->records += (uint64_t)n;
 		} while (n == DRAIN_BATCH);
@@ -382,6 +385,7 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 	struct vmt_config config = c->options->config;
 	const char *failed = NULL;
 	int release_fd = -1, err = 0, exit_status = 1;
+	bool terminated = false;
 	pid_t child = 0;
 	__u32 target;
 
@@ -452,13 +456,21 @@ int collector_run(struct collector *c, char **command, const struct collect_sink
 		sink->started(sink->ctx, c);
 
 	exit_status = drain_loop(c, child, sink, &failed, &err);
-	child = 0;	/* reaped, or left to run on after a signal or a failure */
 	vmt_device_stop(c->fd);
 	if (!failed) {
 		err = drain(c, sink);
 		if (err)
 			failed = "draining the rings";
 	}
+	/*
+	 * A command ends with a recording that failed (as perf record's
+	 * does): SIGTERM, then wait. After a signal it runs on, with the
+	 * terminal's signal of its own; after its exit it is reaped already.
+	 */
+	if (child && failed && exit_status == -1)
+		terminated = kill(child, SIGTERM) == 0;
+	else
+		child = 0;
 	if (!failed)
 		c->finished = vmt_device_status(c->fd, &c->status) == 0;
 	if (c->options->nr_exact) {
@@ -482,10 +494,13 @@ out:
 	 * (the traced process exited first) must not kill the command while it
 	 * writes the end of its output.
 	 */
-	if (failed) {
+	if (failed && c->sink_failed)	/* the sink said why */
+		fprintf(stderr, "vmtrace %s: tracing stopped%s\n", c->cmd,
+			terminated ? ", and the command with SIGTERM" : "");
+	else if (failed)
 		fprintf(stderr, "vmtrace %s: %s: %s\n", c->cmd, failed, strerror(-err));
+	if (failed)
 		return 1;
-	}
 	return exit_status;
 }
 

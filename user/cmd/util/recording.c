@@ -38,6 +38,7 @@ void record_print_usage(const char *cmd, FILE *out)
 }
 
 struct recording {
+	const char *cmd;	/* record, or start */
 	const char *path;
 	struct vmt_trace_writer *writer;
 	FILE *tee;		/* --tee-raw: every record drained, as record-raw writes it */
@@ -47,6 +48,7 @@ struct recording {
 	uint64_t last_records;
 	double last_seconds;
 	int session_err;	/* writing the session stream failed */
+	bool write_failed;	/* writing the file failed, and that was said */
 };
 
 static void format_bytes(char *buf, size_t size, uint64_t bytes)
@@ -72,13 +74,14 @@ static int append_records(void *ctx, const struct vmt_record *records, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		err = vmt_trace_writer_append_record(r->writer, &records[i]);
 		if (err) {
-			fprintf(stderr, "vmtrace record: %s: %s\n", r->path,
+			r->write_failed = true;
+			fprintf(stderr, "vmtrace %s: %s: %s\n", r->cmd, r->path,
 				vmt_trace_writer_error_message(r->writer));
 			return err;
 		}
 	}
 	if (r->tee && fwrite(records, sizeof(*records), n, r->tee) != n) {
-		fprintf(stderr, "vmtrace record: writing %s: %s\n", r->tee_path, strerror(errno));
+		fprintf(stderr, "vmtrace %s: writing %s: %s\n", r->cmd, r->tee_path, strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -107,8 +110,8 @@ static void progress(void *ctx, const struct collector *c, double seconds)
 	format_bytes(bytes, sizeof(bytes), st.bytes);
 	if (st.frames)
 		snprintf(compressed, sizeof(compressed), " (%.1fx)", ratio(&st));
-	fprintf(stderr, "vmtrace record: %.0f s: %llu records (%.0f/s), %s written%s, %llu lost\n",
-		seconds, (unsigned long long)records,
+	fprintf(stderr, "vmtrace %s: %.0f s: %llu records (%.0f/s), %s written%s, %llu lost\n",
+		r->cmd, seconds, (unsigned long long)records,
 		seconds > r->last_seconds ?
 			(double)(records - r->last_records) / (seconds - r->last_seconds) : 0.0,
 		bytes, compressed, (unsigned long long)collector_lost(c));
@@ -124,8 +127,9 @@ static void started(void *ctx, const struct collector *c)
 
 	collector_session(c, &session);
 	r->session_err = vmt_trace_writer_add_session(r->writer, &session);
+	r->write_failed = r->session_err < 0;
 	if (r->session_err < 0)
-		fprintf(stderr, "vmtrace record: %s: %s\n", r->path,
+		fprintf(stderr, "vmtrace %s: %s: %s\n", r->cmd, r->path,
 			vmt_trace_writer_error_message(r->writer));
 	if (r->hooks && r->hooks->started)
 		r->hooks->started(r->hooks->ctx);
@@ -210,7 +214,7 @@ int record_parse_args(const char *cmd, int argc, char **argv, struct record_job 
 
 int record_run(const char *cmd, struct record_job *job, const struct record_hooks *hooks)
 {
-	struct recording r = { .path = job->path, .tee_path = job->tee_path, .quiet = job->quiet,
+	struct recording r = { .cmd = cmd, .path = job->path, .tee_path = job->tee_path, .quiet = job->quiet,
 			       .hooks = hooks };
 	struct collect_sink sink = { .records = append_records, .tick = progress,
 				     .started = started, .ctx = &r };
@@ -246,9 +250,14 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 	else
 		memset(&st, 0, sizeof(st));
 	if (vmt_trace_writer_close(r.writer, &err)) {
-		fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, r.path, err.message);
+		if (!r.write_failed)	/* else it is the error said already */
+			fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, r.path, err.message);
 		status = 1;
 	}
+	if (r.write_failed)
+		fprintf(stderr, "vmtrace %s: %s keeps the frames written before the error; once "
+			"there is room, 'vmtrace verify --repair %s' makes a trace of them\n",
+			cmd, r.path, r.path);
 	if (r.tee && fclose(r.tee)) {
 		fprintf(stderr, "vmtrace %s: closing %s: %s\n", cmd, r.tee_path, strerror(errno));
 		status = 1;

@@ -495,6 +495,26 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 
 /* ---- The trap ------------------------------------------------------------------ */
 
+/*
+ * Read @n bytes at @addr, in one page, through the page's frame: the stale
+ * work (protect/evict.c), on another CPU, protects again what the kernel
+ * mapped, a range that may hold a page present for this step, between the
+ * instruction and its trap. The protnone PTE still names the frame.
+ * Context: the trap, interrupts off: the page tables and the page stay
+ * while the walk looks, as for GUP-fast.
+ */
+static bool vmt_exact_read_frame(struct mm_struct *mm, unsigned long addr, u8 *value, u16 n)
+{
+	bool huge;
+	pte_t pte = vmt_pte_lookup_lockless(mm, addr, &huge);
+	unsigned long pfn = pte_pfn(pte);
+
+	if (!pte_present(pte) || !pfn_valid(pfn))
+		return false;
+	memcpy(value, (u8 *)pfn_to_kaddr(pfn) + offset_in_page(addr), n);
+	return true;
+}
+
 /* Emit one record for [@addr, @addr + @size), which lies in one page. */
 static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_access *a,
 			   unsigned long addr, u16 size, u8 flags)
@@ -510,8 +530,9 @@ static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_acces
 	rec.exact.size = size;
 	rec.exact.access = a->access;
 	rec.exact.flags = a->flags | flags;
-	/* The page is still present: a failed read leaves the value zero. */
-	if (n && copy_from_user_nofault(value, (void __user *)addr, n))
+	/* Through the frame if the page was protected meanwhile; else zero. */
+	if (n && copy_from_user_nofault(value, (void __user *)addr, n) &&
+	    !vmt_exact_read_frame(s->mm, addr, value, n))
 		memset(value, 0, sizeof(value));
 	if (size <= sizeof(rec.exact.value)) {
 		memcpy(rec.exact.value, value, n);

@@ -6,7 +6,9 @@
 # maps an array after that (mmap), runs a loop of 6 instructions an element
 # over it 3 times, moves it (mremap) and runs the loop over its new place,
 # runs it over a block brk gave, unmaps the array, reads the clock through
-# the vDSO, and walks a table (a load and a store a step). The trace has
+# the vDSO, walks a table (a load and a store a step), and forks a child
+# that must exit 0 (a stepped fork's child with the module's trap flag
+# would die of SIGTRAP: the program then fails). The trace has
 # - every instruction of the loop: an X record an instruction an element,
 #   with the instruction's length and bytes;
 # - every load and store of the array at each place, and of the heap block,

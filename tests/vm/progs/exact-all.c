@@ -10,7 +10,9 @@
  *                          the loop over a block brk gave (sbrk), unmaps
  *                          the array, asks the clock through the vDSO, and
  *                          walks WALK_STEPS pseudo-random steps over a
- *                          256 KiB table at WALK (a load and a store each).
+ *                          256 KiB table at WALK (a load and a store each),
+ *                          and forks a child that exits at once (exit
+ *                          status 1 unless it exits 0).
  *
  * The loop is 6 instructions an element: a load and a store of it (8
  * bytes each: the load reads the pass number, the store writes one more).
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +134,8 @@ static int run(void)
 	unsigned long vdso_end = 0, vvar_end = 0, vdso = 0, vvar = 0;
 	uint64_t *a, *b, *h;
 	struct timespec ts;
+	int status = 0;
+	pid_t child;
 	void *hole;
 
 	a = mmap((void *)ARRAY, map, PROT_READ | PROT_WRITE,
@@ -167,6 +172,16 @@ static int run(void)
 		covered("vvar", (void *)vvar);
 	}
 	walk();
+	/* A stepped fork's child with the module's trap flag would die of SIGTRAP. */
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child)
+		_exit(0);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "vmt-exact-all: the forked child ended with status %#x\n", status);
+		exit(1);
+	}
 	printf("loop %p-%p\n", (void *)exact_loop_body, (void *)exact_loop_end);
 	printf("loop-insns 6\n");
 	printf("elements %d\n", ELEMENTS);

@@ -138,6 +138,13 @@ int vmt_session_start(void)
 		goto out_unlock;
 	/* The probes act from here on (see vmt_session_tracing()). */
 	smp_store_release(&s->tracing, true);
+	/*
+	 * The dump before protection: exact mode's names become ranges as it
+	 * lists the mappings, so that the targets' pages are protected as
+	 * exact pages. Protected first, a running target's faults until then
+	 * would admit them to its enabled set, present, and never stepped.
+	 */
+	vmt_events_dump();
 	if (s->settings.flags & VMT_CONFIG_PROTECT) {
 		err = vmt_targets_protect();
 		if (err) {
@@ -146,7 +153,6 @@ int vmt_session_start(void)
 			goto out_unlock;
 		}
 	}
-	vmt_events_dump();
 	WRITE_ONCE(s->state, VMT_STATE_ON);
 	pr_info("vmtrace: tracing on\n");
 out_unlock:

@@ -100,7 +100,7 @@ static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 ca
 	}
 	vmt_emit_as(&rec, VMT_REC_VMA, pid, tid, name, len);
 	/* A mapping exact mode was given by its name becomes an exact range. */
-	vmt_exact_mapping(pid, rec.vma.start, rec.vma.end, rec.vma.kind, name, len);
+	vmt_exact_mapping(pid, vma, rec.vma.kind, name, len);
 	local_irq_restore(flags);
 }
 
@@ -114,6 +114,9 @@ void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause)
 {
 	struct vm_area_struct *vma;
 
+	/* Exact mode's ranges made of the old address space's mappings go. */
+	if (cause == VMT_VMA_EXEC)
+		vmt_exact_unmapped(pid, 0, ULONG_MAX);
 	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end))
 		vmt_vma_emit(vma, pid, pid, cause);
 }
@@ -184,6 +187,22 @@ static int vmt_vma_ranges(struct mm_struct *mm, long nr, const unsigned long *ar
 }
 
 /*
+ * Exact mode's ranges made of mappings follow them: what munmap unmapped,
+ * what an mmap replaced and what mremap moved away go (its new place is
+ * a mapping again), and so does the heap above the break brk set (it
+ * needs the lock). mprotect leaves the mappings where they were.
+ */
+static void vmt_vma_exact_unmapped(struct mm_struct *mm, long nr, const struct vmt_vma_range *r)
+{
+	pid_t tgid = task_tgid_nr(current);
+
+	if (nr == __NR_brk)
+		vmt_exact_unmapped(tgid, PAGE_ALIGN(mm->brk), r[0].end);
+	else if (nr != __NR_mprotect)
+		vmt_exact_unmapped(tgid, r[0].start, r[0].end);
+}
+
+/*
  * raw_syscalls:sys_exit: after every system call of every task whose
  * syscall tracepoints are on. Only the five above, when they succeeded,
  * in a traced process, from a 64-bit caller (ia32 numbers differ) matter.
@@ -213,6 +232,7 @@ static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	n = vmt_vma_ranges(mm, nr, args, ret, r, &cause);
 	for (i = 0; i < n; i++)
 		vmt_vma_emit_unmap(r[i].start, r[i].end, cause);
+	vmt_vma_exact_unmapped(mm, nr, r);
 	if (!locked) {
 		vmt_emit_count_missed();
 		return;

@@ -51,6 +51,7 @@
 #include <linux/mm.h>
 #include <linux/notifier.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -59,6 +60,7 @@
 #include <asm/debugreg.h>
 #include <asm/msr.h>
 #include <asm/ptrace.h>
+#include <asm/syscall.h>
 #include <asm/trap_pf.h>
 
 #include "base/compat.h"
@@ -99,6 +101,9 @@ struct vmt_step_access {
  * @popf:	it pops them: the program's flags stand after it
  * @fetch:	the first fault was the instruction's fetch from an exact
  *		page: it is decoded once its bytes can be read
+ * @pending:	no instruction: pages the kernel's rseq update mapped back
+ *		on the thread's way to user space, to protect before its
+ *		next instruction runs (vmt_exact_rseq_fault()); no trap flag
  * @decoded:	@acc holds the decoder's accesses, and @len is known
  * @len:	the instruction's length
  * @acc:	the accesses to log, @nr_acc of them
@@ -109,7 +114,7 @@ struct vmt_step {
 	struct task_struct *owner;
 	struct mm_struct *mm;
 	unsigned long ip;
-	bool tf, pushf, popf, fetch, decoded;
+	bool tf, pushf, popf, fetch, pending, decoded;
 	u8 len, nr_acc, nr_pages;
 	struct vmt_step_access acc[VMT_STEP_ACCESSES];
 	unsigned long pages[VMT_STEP_PAGES];
@@ -158,12 +163,18 @@ static struct vmt_step *vmt_step_claim(struct task_struct *task)
 
 static void vmt_step_release(struct vmt_step *s)
 {
+	struct task_struct *owner = READ_ONCE(s->owner);
 	unsigned long flags;
+	bool mine;
 
+	/*
+	 * A pending slot may be released by stop too (vmt_exact_quiesce()):
+	 * whoever takes the owner out first counts it.
+	 */
 	raw_spin_lock_irqsave(&vmt_steps_lock, flags);
-	WRITE_ONCE(s->owner, NULL);
+	mine = owner && cmpxchg(&s->owner, owner, NULL) == owner;
 	raw_spin_unlock_irqrestore(&vmt_steps_lock, flags);
-	if (atomic_dec_and_test(&vmt_steps_used) && wq_has_sleeper(&vmt_steps_idle))
+	if (mine && atomic_dec_and_test(&vmt_steps_used) && wq_has_sleeper(&vmt_steps_idle))
 		wake_up_all(&vmt_steps_idle);
 }
 
@@ -292,16 +303,10 @@ static void vmt_step_undecoded(struct vmt_step *s, unsigned long address,
 		      VMT_ACCESS_READ, 0);
 }
 
-/*
- * A kernel-mode access: logged without a size; its page, and what the fault
- * maps besides it (@stale_start, @stale_end), protected when the call returns.
- */
-static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_code,
-				   unsigned long stale_start, unsigned long stale_end)
+/* The record of a kernel-mode access: no size, no instruction. */
+static void vmt_exact_emit_kernel(unsigned long address, unsigned long error_code)
 {
 	struct vmt_record rec;
-	struct vmt_target *t = vmt_target_lookup(current->mm);
-	unsigned long page = address & PAGE_MASK;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.exact.addr = address;
@@ -310,6 +315,19 @@ static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_co
 	vmt_emit(&rec, VMT_REC_EXACT);
 	atomic64_inc(&vmt_exact_counters.kernel);
 	atomic64_inc(&vmt_exact_counters.accesses);
+}
+
+/*
+ * A kernel-mode access: logged without a size; its page, and what the fault
+ * maps besides it (@stale_start, @stale_end), protected when the call returns.
+ */
+static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_code,
+				   unsigned long stale_start, unsigned long stale_end)
+{
+	struct vmt_target *t = vmt_target_lookup(current->mm);
+	unsigned long page = address & PAGE_MASK;
+
+	vmt_exact_emit_kernel(address, error_code);
 	if (stale_start < stale_end) {
 		stale_start = min(stale_start, page);
 		stale_end = max(stale_end, page + PAGE_SIZE);
@@ -319,6 +337,79 @@ static void vmt_exact_kernel_fault(unsigned long address, unsigned long error_co
 	}
 	if (t)
 		vmt_target_stale_in_call(t, current->mm, stale_start, stale_end);
+}
+
+/* Whether @address is on the page of current's rseq area (the TCB, in glibc). */
+static bool vmt_exact_rseq_page(unsigned long address)
+{
+#ifdef CONFIG_RSEQ
+	unsigned long rseq = (unsigned long)current->rseq;
+
+	return rseq && !((rseq ^ address) & PAGE_MASK);
+#else
+	return false;
+#endif
+}
+
+/*
+ * A slot for current, for the instruction at @regs's ip, about to run,
+ * with @page present; NULL (counted) when none is free.
+ */
+static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page, bool fetch)
+{
+	struct vmt_step *s = vmt_step_claim(current);
+
+	if (!s) {
+		atomic64_inc(&vmt_exact_counters.missed);
+		return NULL;
+	}
+	s->mm = current->mm;
+	s->ip = instruction_pointer(regs);
+	s->tf = regs->flags & X86_EFLAGS_TF;
+	s->pushf = false;
+	s->popf = false;
+	s->fetch = fetch;
+	s->pending = false;
+	s->decoded = false;
+	s->len = 0;
+	s->nr_acc = 0;
+	s->nr_pages = 0;
+	vmt_step_add_page(s, page);
+	vmt_step_save_regs(s, regs);
+	return s;
+}
+
+/*
+ * The kernel's access to the thread's rseq area on its way back to user
+ * space (rseq_handle_notify_resume(), after every preemption and signal;
+ * glibc keeps the area in the thread's TCB, beside the stack guard).
+ * Protecting the page again from a task_work would loop without end: task
+ * works run just before rseq's update on the same way back, and the update
+ * faults again. Nor from the stale work: its worker, on this CPU, preempts
+ * the thread, and rseq's update runs again on its way back. Instead the
+ * page joins the step under way, protected at its trap; or else a pending
+ * slot holds it, and the thread's next exact fault protects it before its
+ * instruction runs (with "all", the very next instruction's fetch; with
+ * ranges over data alone, whenever the thread next faults on one). No trap
+ * flag is set here: on the way to a signal handler it would be saved in
+ * the frame and come back, unexpected, at sigreturn.
+ */
+static void vmt_exact_rseq_fault(struct vmt_target *t, unsigned long address,
+				 unsigned long error_code)
+{
+	struct vmt_step *s = vmt_step_find(current);
+	unsigned long page = address & PAGE_MASK;
+
+	vmt_exact_emit_kernel(address, error_code);
+	if (s) {
+		vmt_step_add_page(s, page);
+		return;
+	}
+	s = vmt_step_begin(task_pt_regs(current), page, false);
+	if (s)
+		s->pending = true;
+	else if (t)
+		vmt_target_stale_soon(t, page, page + PAGE_SIZE);
 }
 
 /**
@@ -353,11 +444,23 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	t = vmt_target_lookup(current->mm);
 	if (t && stale_start < stale_end && !kernel_mode)
 		vmt_target_stale_before_user(t, stale_start, stale_end);
+	if (kernel_mode && vmt_exact_rseq_page(address) && current->mm) {
+		if (t && stale_start < stale_end)
+			vmt_target_stale_soon(t, stale_start, stale_end);
+		vmt_exact_rseq_fault(t, address, error_code);
+		return true;
+	}
 	if (kernel_mode) {
 		vmt_exact_kernel_fault(address, error_code, stale_start, stale_end);
 		return true;
 	}
 	s = vmt_step_find(current);
+	if (s && s->pending) {
+		/* What rseq's update left present: protected before this instruction. */
+		vmt_step_protect(s, t, true);
+		vmt_step_release(s);
+		s = NULL;
+	}
 	if (s && s->ip == instruction_pointer(regs)) {
 		/*
 		 * The same instruction faults again: on another exact page it
@@ -377,23 +480,9 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 		vmt_step_release(s);
 		atomic64_inc(&vmt_exact_counters.cancelled);
 	}
-	s = vmt_step_claim(current);
-	if (!s) {
-		atomic64_inc(&vmt_exact_counters.missed);
+	s = vmt_step_begin(regs, address & PAGE_MASK, error_code & X86_PF_INSTR);
+	if (!s)
 		return false;
-	}
-	s->mm = current->mm;
-	s->ip = instruction_pointer(regs);
-	s->tf = regs->flags & X86_EFLAGS_TF;
-	s->pushf = false;
-	s->popf = false;
-	s->fetch = error_code & X86_PF_INSTR;
-	s->decoded = false;
-	s->len = 0;
-	s->nr_acc = 0;
-	s->nr_pages = 0;
-	vmt_step_add_page(s, address & PAGE_MASK);
-	vmt_step_save_regs(s, regs);
 	/* A fetch's bytes cannot be read yet: the trap decodes them. */
 	if (!s->fetch && !vmt_step_decode(s))
 		vmt_step_undecoded(s, address, error_code);
@@ -405,6 +494,26 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 }
 
 /* ---- The trap ------------------------------------------------------------------ */
+
+/*
+ * Read @n bytes at @addr, in one page, through the page's frame: the stale
+ * work (protect/evict.c), on another CPU, protects again what the kernel
+ * mapped, a range that may hold a page present for this step, between the
+ * instruction and its trap. The protnone PTE still names the frame.
+ * Context: the trap, interrupts off: the page tables and the page stay
+ * while the walk looks, as for GUP-fast.
+ */
+static bool vmt_exact_read_frame(struct mm_struct *mm, unsigned long addr, u8 *value, u16 n)
+{
+	bool huge;
+	pte_t pte = vmt_pte_lookup_lockless(mm, addr, &huge);
+	unsigned long pfn = pte_pfn(pte);
+
+	if (!pte_present(pte) || !pfn_valid(pfn))
+		return false;
+	memcpy(value, (u8 *)pfn_to_kaddr(pfn) + offset_in_page(addr), n);
+	return true;
+}
 
 /* Emit one record for [@addr, @addr + @size), which lies in one page. */
 static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_access *a,
@@ -421,8 +530,9 @@ static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_acces
 	rec.exact.size = size;
 	rec.exact.access = a->access;
 	rec.exact.flags = a->flags | flags;
-	/* The page is still present: a failed read leaves the value zero. */
-	if (n && copy_from_user_nofault(value, (void __user *)addr, n))
+	/* Through the frame if the page was protected meanwhile; else zero. */
+	if (n && copy_from_user_nofault(value, (void __user *)addr, n) &&
+	    !vmt_exact_read_frame(s->mm, addr, value, n))
 		memset(value, 0, sizeof(value));
 	if (size <= sizeof(rec.exact.value)) {
 		memcpy(rec.exact.value, value, n);
@@ -435,8 +545,11 @@ static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_acces
 		atomic64_inc(&vmt_exact_counters.undecoded);
 }
 
-/* The instruction's fetch from an exact page: its bytes as the value. */
-static void vmt_exact_emit_fetch(const struct vmt_step *s)
+/*
+ * The instruction's fetch from an exact page: its bytes as the value, read
+ * now, or else @known (@known_len bytes) when the caller knows them.
+ */
+static void vmt_exact_emit_fetch(const struct vmt_step *s, const u8 *known, u8 known_len)
 {
 	struct vmt_record rec;
 	u8 code[VMT_INSN_MAX_LEN];
@@ -448,6 +561,9 @@ static void vmt_exact_emit_fetch(const struct vmt_step *s)
 	if (s->decoded && vmt_step_code(s, code) >= s->len) {
 		rec.exact.size = s->len;
 		memcpy(rec.exact.value, code, s->len);
+	} else if (known_len) {
+		rec.exact.size = known_len;
+		memcpy(rec.exact.value, known, known_len);
 	} else {
 		atomic64_inc(&vmt_exact_counters.undecoded);
 	}
@@ -504,7 +620,7 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	if (val != DIE_DEBUG || !user_mode(regs) || !(*dr6 & DR_STEP))
 		return NOTIFY_DONE;
 	s = vmt_step_find(current);
-	if (!s)
+	if (!s || s->pending)
 		return NOTIFY_DONE;
 	/* A fetched instruction's bytes are readable now: it ran. */
 	if (s->fetch && !s->decoded)
@@ -514,7 +630,7 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	/* After stop, a step under way only gives its trap flag back. */
 	if (vmt_session_tracing()) {
 		if (s->fetch)
-			vmt_exact_emit_fetch(s);
+			vmt_exact_emit_fetch(s, NULL, 0);
 		vmt_step_log(s);
 	}
 	vmt_step_protect(s, vmt_target_lookup(current->mm), true);
@@ -554,11 +670,13 @@ static void vmt_exact_probe_signal(void *data, int sig, struct kernel_siginfo *i
 
 	if (!s)
 		return;
-	if (!s->tf)
+	if (!s->tf && !s->pending)
 		task_pt_regs(current)->flags &= ~X86_EFLAGS_TF;
-	vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+	if (s->mm == current->mm)
+		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+	if (!s->pending)
+		atomic64_inc(&vmt_exact_counters.cancelled);
 	vmt_step_release(s);
-	atomic64_inc(&vmt_exact_counters.cancelled);
 }
 
 /*
@@ -572,22 +690,99 @@ static void vmt_exact_probe_switch(void *data, bool preempt, struct task_struct 
 {
 	struct vmt_step *s = vmt_step_find(prev);
 
-	if (s && !vmt_step_protect(s, NULL, false))
+	/* Not once exec has put a new address space in the old one's place. */
+	if (s && s->mm == prev->mm && !vmt_step_protect(s, NULL, false))
 		atomic64_inc(&vmt_exact_counters.unsafe);
 }
 
-/* sched:sched_process_exit: a thread that dies in the middle of a step. */
+/*
+ * The instruction a system call's: the only way into one between a fault
+ * and its trap is to step the instruction that makes it (a signal that
+ * would end the step first cancels it). From user mode, a 64-bit call is
+ * made by syscall (0f 05).
+ */
+static const u8 vmt_syscall_insn[] = { 0x0f, 0x05 };
+
+static void vmt_step_log_syscall(struct vmt_step *s, bool same_mm)
+{
+	bool known = !in_ia32_syscall();
+
+	if (same_mm && s->fetch && !s->decoded)
+		vmt_step_decode(s);
+	if (!vmt_session_tracing())
+		return;
+	if (s->fetch)
+		vmt_exact_emit_fetch(s, vmt_syscall_insn, known ? sizeof(vmt_syscall_insn) : 0);
+	if (same_mm)
+		vmt_step_log(s);
+}
+
+/*
+ * sched:sched_process_exit, in the exiting thread: a thread that dies in
+ * the middle of a step (its exit's system call, the one instruction that
+ * can end there: a fatal signal cancels the step before); and the
+ * process's end, when its last thread exits.
+ */
 static void vmt_exact_probe_exit(void *data, struct task_struct *p)
 {
 	struct vmt_step *s = vmt_step_find(p);
 	struct vmt_target *t;
 
+	if (atomic_read(&p->signal->live) == 0)
+		vmt_exact_exited(task_tgid_nr(p));
 	if (!s)
 		return;
+	if (p == current && !s->pending)
+		vmt_step_log_syscall(s, false);
 	t = vmt_target_lookup(s->mm);
 	if (t && READ_ONCE(t->mm) == s->mm)
 		vmt_target_stale_soon(t, s->pages[0], s->pages[0] + PAGE_SIZE);
 	vmt_step_release(s);
+}
+
+/*
+ * raw_syscalls:sys_exit, preemption off: the stepped instruction was this
+ * system call. Its trap would come only after the next instruction, which
+ * the return to user space runs unseen on the pages still present: the
+ * step ends here instead (logged, its pages protected, the trap flag taken
+ * back), and the next instruction faults as any other. Not for the trap
+ * flag of a sigreturn (the saved frame's, the program's own) or an exec
+ * (cleared, and the old address space gone with the pages).
+ */
+static void vmt_exact_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct vmt_step *s = vmt_step_find(current);
+	bool same_mm;
+	unsigned long flags;
+
+	if (!s)
+		return;
+	/* As in the trap: the PTE walk is lockless, interrupts off. */
+	local_irq_save(flags);
+	same_mm = s->mm == current->mm;
+	if (!s->pending)
+		vmt_step_log_syscall(s, same_mm);
+	if (same_mm)
+		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+	if (!s->tf && !s->pending && regs->ip == s->ip + sizeof(vmt_syscall_insn))
+		regs->flags &= ~X86_EFLAGS_TF;
+	vmt_step_release(s);
+	local_irq_restore(flags);
+}
+
+/*
+ * sched:sched_process_fork, before the child first runs: the child of a
+ * stepped fork or clone has copied its parent's registers, the module's
+ * trap flag with them; its first instruction would raise a trap no step of
+ * its own expects, a fatal SIGTRAP. Take the flag out.
+ */
+static void vmt_exact_probe_fork(void *data, struct task_struct *parent,
+				 struct task_struct *child)
+{
+	struct vmt_step *s = vmt_step_find(parent);
+
+	if (s && !s->tf && !s->pending)
+		task_pt_regs(child)->flags &= ~X86_EFLAGS_TF;
 }
 
 static int vmt_exact_attach(void)
@@ -604,6 +799,8 @@ static struct vmt_tracepoint_probe vmt_exact_probes[] = {
 	{ "signal_deliver", vmt_exact_probe_signal },
 	{ "sched_switch", vmt_exact_probe_switch },
 	{ "sched_process_exit", vmt_exact_probe_exit },
+	{ "sys_exit", vmt_exact_probe_sys_exit },
+	{ "sched_process_fork", vmt_exact_probe_fork },
 };
 
 struct vmt_hooks vmt_exact_hooks = {
@@ -643,6 +840,12 @@ void vmt_exact_quiesce(void)
 			owner = READ_ONCE(s->owner);
 			if (!owner)
 				continue;
+			/* A pending slot has no trap flag to take back: it just goes. */
+			if (READ_ONCE(s->pending)) {
+				if (cmpxchg(&s->owner, owner, NULL) == owner)
+					atomic_dec(&vmt_steps_used);
+				continue;
+			}
 			if (tries < 10 || READ_ONCE(owner->__state) == TASK_RUNNING) {
 				wake_up_process(owner);
 				continue;

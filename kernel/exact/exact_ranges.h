@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include <uapi/linux/vmtrace.h>
 
+struct vm_area_struct;
+
 /* The engine's counts (exact.c), since start. */
 struct vmt_exact_counters {
 	atomic64_t accesses;
@@ -25,8 +27,10 @@ extern struct vmt_exact_counters vmt_exact_counters;
 
 bool vmt_exact_covers(pid_t tgid, unsigned long addr, unsigned long len);
 int vmt_exact_control(struct vmt_exact_arg *arg, const char *kname);
-void vmt_exact_mapping(pid_t tgid, unsigned long start, unsigned long end, u8 kind,
-		       const char *name, u32 len);
+void vmt_exact_mapping(pid_t tgid, struct vm_area_struct *vma, u8 kind, const char *name,
+		       u32 len);
+void vmt_exact_unmapped(pid_t tgid, unsigned long start, unsigned long end);
+void vmt_exact_exited(pid_t tgid);
 ssize_t vmt_exact_show(char *buf);
 void vmt_exact_start(void);
 

@@ -191,6 +191,19 @@ static bool vmt_vma_accessible(struct vm_area_struct *vma)
 	return vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
 }
 
+/**
+ * vmt_protect_vma_traceable() - whether protection can trace @vma's pages:
+ * ordinary pages, which the program did not make inaccessible
+ * @vma:	the mapping; the caller holds its mmap_lock
+ *
+ * Exact mode takes this for "every mapping" ("all"): a [vvar] (VM_PFNMAP)
+ * or a PROT_NONE reservation never faults as the engine needs.
+ */
+bool vmt_protect_vma_traceable(struct vm_area_struct *vma)
+{
+	return !vmt_vma_skipped(vma) && vmt_vma_accessible(vma);
+}
+
 /*
  * The PMD entry covering @addr, or NULL when an upper level is empty or maps
  * a huge page itself. The caller holds mmap_read_lock, or has interrupts

@@ -23,6 +23,7 @@ void vmt_protect_range(struct mm_struct *mm, unsigned long start, unsigned long 
 void vmt_unprotect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
 bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old, bool *huge);
 bool vmt_protect_page_atomic(struct mm_struct *mm, unsigned long addr);
+bool vmt_protect_vma_traceable(struct vm_area_struct *vma);
 bool vmt_pte_test_and_clear_young(struct mm_struct *mm, unsigned long addr);
 pte_t vmt_pte_lookup_lockless(struct mm_struct *mm, unsigned long addr, bool *huge);
 #ifdef CONFIG_VMTRACE_KUNIT_TEST

@@ -87,3 +87,15 @@ kmemleak_check() {
 	[ "$leaks" = 0 ] || { head -40 $KMEMLEAK; fail "kmemleak: $leaks leaks after $1"; }
 	echo "kmemleak: no leak after $1"
 }
+# For the benchmarks (tests/vm/bench/): the median of the numbers on stdin,
+# and timed_run NAME CMD...: one run of CMD, its output in NAME.out and
+# NAME.err, its wall time appended to NAME.wall.
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+timed_run() {
+	local name=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >"$name.out" 2>"$name.err" || { cat "$name.err" >&2; echo "$name failed" >&2; return 1; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$name.wall"
+}

@@ -635,8 +635,14 @@ struct vmt_marker_arg {
  * mapping holding an address (the name is then that address in hex):
  * every mapping of the process so named, when tracing starts and whenever
  * one is mapped, moved or grown (exec, mmap, mremap, brk), becomes a range
- * of its own, before the process runs on. Names need the VMA events
- * (VMT_EVENT_VMA), which tell the module of those changes.
+ * of its own, before the process runs on; when it is unmapped, moved away
+ * or replaced (munmap, mremap, mmap over it, exec, the process's exit), its
+ * range goes. The stack's range reaches 8 MiB below its top, for its
+ * growth. The name VMT_EXACT_ALL ("all") matches every mapping the module
+ * can trace: code, data, heap, stack, anonymous, files, [vdso]; not
+ * [vvar], nor I/O or PFN mappings, hugetlb, or PROT_NONE reservations. Names
+ * need the VMA events (VMT_EVENT_VMA), which tell the module of those
+ * changes.
  *
  * The pages the ranges span together are capped (@max_pages): a range
  * added past the cap is cut at its end to what fits, and the pages cut
@@ -657,9 +663,10 @@ struct vmt_marker_arg {
  *
  * -EINVAL for an unknown @op, an empty range, nonzero reserved fields, a
  * range or name to remove that was not added, a name too long or a cap of
- * 0; -ENOSPC with VMT_EXACT_RANGES ranges (or names) set already, or no page
- * left under the cap. Names past the table's room when a mapping matches
- * are counted in @left_out (its pages).
+ * 0; -ENOSPC with VMT_EXACT_RANGES names set already, with the module's
+ * table of ranges full (1024 ranges; a module before "all" held
+ * VMT_EXACT_RANGES), or no page left under the cap. A mapping a name matches
+ * that finds the table full is counted in @left_out (its pages).
  */
 #define VMT_EXACT_ADD		1
 #define VMT_EXACT_REMOVE	2
@@ -668,8 +675,10 @@ struct vmt_marker_arg {
 #define VMT_EXACT_CAP		5
 #define VMT_EXACT_ADD_NAME	6
 #define VMT_EXACT_REMOVE_NAME	7
+/* Names the module holds; a command line's --exact options (not ranges: see above). */
 #define VMT_EXACT_RANGES	16
 #define VMT_EXACT_NAME_MAX	256
+#define VMT_EXACT_ALL		"all"	/* the name of every mapping */
 #define VMT_EXACT_DEFAULT_MAX_PAGES	65536	/* 256 MiB of 4 KiB pages */
 
 struct vmt_exact_arg {

@@ -19,16 +19,10 @@ insmod "$VMT_LIB/vmtrace.ko"
 echo "accesses $ACCESSES"
 echo "runs $RUNS"
 bin=/opt/vmtrace/bin/vmt-exact-bench
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # run NAME CMD...: one run; its wall time and loop time appended to NAME's lists.
 run() {
-	local name=$1 t0 t1
-	shift
-	t0=$(date +%s.%N)
-	"$@" >"$name.out" 2>"$name.err" || { cat "$name.err" >&2; echo "$name failed" >&2; return 1; }
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$name.wall"
-	awk 'NR == 1 { print $1 }' "$name.out" >>"$name.loop"
+	timed_run "$@" || return 1
+	awk 'NR == 1 { print $1 }' "$1.out" >>"$1.loop"
 }
 for p in 1 10 100; do
 	rm -f ./*-"$p".wall ./*-"$p".loop

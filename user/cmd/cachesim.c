@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -53,7 +54,9 @@ void usage_cachesim(FILE *out)
 	      "  --per-thread       each thread's rows too (--per-process: each process's)\n"
 	      "  --by-marker        a row set a phase between markers\n"
 	      "  --top N            the N instructions with the most last-level misses\n"
-	      "  --no-classify      leave out the three Cs (compulsory, capacity, conflict)\n",
+	      "  --no-classify      leave out the three Cs (compulsory, capacity, conflict)\n"
+	      "  -j, --threads N    threads that simulate, hierarchies dealt out among them\n"
+	      "                     (default: one per CPU; the counts are the same)\n",
 	      out);
 	fputs(analysis_options_usage, out);
 	fputs(filter_options_usage, out);
@@ -232,6 +235,12 @@ static int parse_cs_option(void *ctx, int opt, const char *arg)
 		return 1;
 	case CS_OPT_NO_CLASSIFY:
 		run->so.no_classify = true;
+		return 1;
+	case 'j':
+		v = parse_number("cachesim", "--threads", arg, 1, 256);
+		if (v < 0)
+			return -1;
+		run->so.threads = (unsigned int)v;
 		return 1;
 	}
 	return 0;
@@ -577,12 +586,13 @@ int cmd_cachesim(int argc, char **argv)
 		{ "by-marker", no_argument, NULL, CS_OPT_BY_MARKER },
 		{ "prefetch", no_argument, NULL, CS_OPT_PREFETCH },
 		{ "no-classify", no_argument, NULL, CS_OPT_NO_CLASSIFY },
+		{ "threads", required_argument, NULL, 'j' },
 		ANALYSIS_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cs_run *run = calloc(1, sizeof(*run));
 	struct analysis_command_line line = {
-		.cmd = "cachesim", .short_options = "h", .options = options,
+		.cmd = "cachesim", .short_options = "hj:", .options = options,
 		.usage = usage_cachesim, .parse = parse_cs_option, .ctx = run,
 	};
 	struct vmt_trace_error err = { { 0 } };
@@ -601,6 +611,7 @@ int cmd_cachesim(int argc, char **argv)
 		return 1;
 	}
 	run->custom = -1;
+	run->so.threads = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
 	ret = parse_analysis_command_line(&line, argc, argv, &run->o, &path);
 	if (ret >= 0)
 		goto out;

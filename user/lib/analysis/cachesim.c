@@ -11,6 +11,8 @@
  *   demand() at level 1, which goes outward line by line as lines miss;
  *   fill() and evicted() do what a fill's victim needs (write-backs,
  *   inclusive levels' back-invalidations, exclusive levels' victims);
+ * - the parallel pass: the hierarchies dealt out to threads, group by
+ *   group, the accesses handed over in batches;
  * - the analysis: records to accesses (a page end's two parts joined);
  * - the results: rows, per thread or process, per phase; the top
  *   instructions.
@@ -24,6 +26,7 @@
 #include "analysis/cache_array.h"
 #include "base/grow_array.h"
 #include "base/u64_map.h"
+#include "base/work_pool.h"
 
 #define MAX_ROWS	(VMT_CACHES_MAX + 1 + VMT_TLBS_MAX)
 
@@ -101,14 +104,53 @@ struct cs_hier {
 	struct cs_table top_index;	/* (ip, pid) to its entry */
 	struct cs_top_entry *top;
 	uint64_t top_room, nr_top;
+	/* the hierarchies that read one another's level-1 logs share a group */
+	unsigned int group;
 };
+
+
+/*
+ * What simulating an access reads and writes beyond its hierarchy's caches:
+ * a thread's own (see "The parallel pass").
+ */
+struct cs_run {
+	struct vmt_cachesim_options o;
+	struct vmt_cache_counts *counts;	/* in all: only the hierarchy's rows are written */
+	struct vmt_cache_counts *cur;		/* the current access's entity's, or NULL */
+	/* the access being simulated: whether the last level missed (for top) */
+	bool ll_missed;
+	unsigned int ll_row;
+};
+
+/* The parallel pass: an access as the reader hands it to the workers. */
+struct cs_item {
+	struct vmt_cache_access a;
+	int64_t slot;		/* the entity's counts' slot, or -1 */
+	uint16_t core;
+	uint8_t kind;
+};
+
+/* A worker's part of a batch: its hierarchies, over every access of it. */
+struct cs_job {
+	struct vmt_work work;	/* the pool's: first, so that a job is its work */
+	struct cs_run run;
+	struct cs_hier **hiers;	/* in the order of their indexes: leaders first */
+	unsigned int nr_hiers;
+	unsigned int cost;
+	const struct cs_item *items;
+	size_t nr_items;
+	struct vmt_cache_counts *ent_counts;	/* as the batch began */
+	unsigned int nr_rows;			/* an entity's rows */
+	int error;
+};
+
+#define BATCH	4096
 
 struct vmt_cachesim {
 	struct vmt_cachesim_options o;
 	struct cs_hier *h;
 	unsigned int nr_h, nr_rows;
 	struct vmt_cache_counts *counts;	/* [nr_rows]: in all */
-	struct vmt_cache_counts *cur;		/* the current access's entity's, or NULL */
 	/* per thread or process: ids to slots, slot i's counts at [i * nr_rows] */
 	struct vmt_u64_map ent_index;
 	uint32_t *ent_ids;
@@ -126,17 +168,24 @@ struct vmt_cachesim {
 	bool *pending_valid;
 	uint64_t pending_room, nr_pending;
 	uint64_t nr_waiting;	/* pending entries valid */
-	/* the access being simulated: where it missed (for top) */
-	bool l1_missed, ll_missed;
-	unsigned int ll_row;
+	struct cs_run run;	/* vmt_cachesim_access()'s */
 	int error;
+	/* the parallel pass: jobs on a pool, a batch being filled, one in flight */
+	struct vmt_work_pool *pool;
+	struct cs_job *jobs;
+	unsigned int nr_jobs;
+	struct cs_hier **job_hiers;	/* each job's hierarchies: its hiers point in */
+	struct cs_item *batch[2];
+	size_t nr_batch;
+	unsigned int filling;	/* the batch being filled */
+	bool in_flight;		/* the other one is being simulated */
 };
 
-#define CNT(sim, row, field)					\
+#define CNT(run, row, field)					\
 	do {							\
-		(sim)->counts[row].field++;			\
-		if ((sim)->cur)					\
-			(sim)->cur[row].field++;		\
+		(run)->counts[row].field++;			\
+		if ((run)->cur)					\
+			(run)->cur[row].field++;		\
 	} while (0)
 
 /* ---- Building ---- */
@@ -387,6 +436,16 @@ static bool same_cache(const struct vmt_cache_config *a, const struct vmt_cache_
  * changes what is in it, so the two hold the same lines at every moment.
  * PSnAP's ten hierarchies have five level-1 caches between them.
  */
+/* Hierarchies of group @a are of group @b from now on. */
+static void join_groups(struct vmt_cachesim *sim, unsigned int a, unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < sim->nr_h; i++)
+		if (sim->h[i].group == a)
+			sim->h[i].group = b;
+}
+
 static void find_leaders(struct vmt_cachesim *sim, const struct vmt_hierarchy_config *hcs,
 			 unsigned int i)
 {
@@ -411,6 +470,7 @@ static void find_leaders(struct vmt_cachesim *sim, const struct vmt_hierarchy_co
 				l = l->leader;
 			f->leader = l;
 			l->logging = true;
+			join_groups(sim, h->group, g->group);
 			h->rows[f->row - h->row_base].copy_from = (int)l->row;
 			cs_array_free(&f->a);
 			cs_table_free(&f->seen);
@@ -418,6 +478,8 @@ static void find_leaders(struct vmt_cachesim *sim, const struct vmt_hierarchy_co
 		}
 	}
 }
+
+static int plan_jobs(struct vmt_cachesim *sim);
 
 static void hier_free(struct cs_hier *h)
 {
@@ -470,14 +532,20 @@ int vmt_cachesim_create(struct vmt_cachesim **simp, const struct vmt_hierarchy_c
 		ret = hier_build(sim, &sim->h[i], &hierarchies[i]);
 		if (ret)
 			goto fail;
+		sim->h[i].group = i;
 		find_leaders(sim, hierarchies, i);
 		if (sim->o.top && cs_table_init(&sim->h[i].top_index, 1024))
 			goto nomem;
 	}
 	sim->counts = calloc(sim->nr_rows, sizeof(*sim->counts));
+	sim->run.o = sim->o;
+	sim->run.counts = sim->counts;
 	if (!sim->counts || vmt_u64_map_init(&sim->ent_index) ||
 	    vmt_u64_map_init(&sim->thread_core) || vmt_u64_map_init(&sim->split_index))
 		goto nomem;
+	ret = plan_jobs(sim);
+	if (ret)
+		goto fail;
 	*simp = sim;
 	return 0;
 nomem:
@@ -494,6 +562,12 @@ void vmt_cachesim_destroy(struct vmt_cachesim *sim)
 
 	if (!sim)
 		return;
+	if (sim->pool)
+		vmt_work_pool_destroy(sim->pool);
+	free(sim->jobs);
+	free(sim->job_hiers);
+	free(sim->batch[0]);
+	free(sim->batch[1]);
 	for (i = 0; sim->h && i < sim->nr_h; i++)
 		hier_free(&sim->h[i]);
 	free(sim->h);
@@ -511,9 +585,9 @@ void vmt_cachesim_destroy(struct vmt_cachesim *sim)
 
 /* ---- An access ---- */
 
-static int demand(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr, uint64_t size,
+static int demand(struct cs_run *run, struct cs_cache *c, uint64_t addr, uint64_t size,
 		  uint32_t pid, enum kind kind);
-static int fill(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
+static int fill(struct cs_run *run, struct cs_cache *c, uint64_t line, uint32_t pid,
 		bool dirty);
 
 static uint64_t line_bytes(const struct cs_cache *c)
@@ -521,7 +595,7 @@ static uint64_t line_bytes(const struct cs_cache *c)
 	return UINT64_C(1) << c->shift;
 }
 
-static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr,
+static int writeback_in(struct cs_run *run, struct cs_cache *c, uint64_t addr,
 			uint64_t size, uint32_t pid);
 
 /* A leader's log of what it sends outward in this access; 0 or -ENOMEM. */
@@ -542,38 +616,38 @@ static int log_event(struct cs_cache *c, uint64_t addr, uint64_t size, uint32_t 
 }
 
 /* @c's demand access of [@addr, @addr + @size) to the next level: as demand(). */
-static int demand_out(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr, uint64_t size,
+static int demand_out(struct cs_run *run, struct cs_cache *c, uint64_t addr, uint64_t size,
 		      uint32_t pid, enum kind kind)
 {
 	if (c->logging && log_event(c, addr, size, pid, false, kind))
 		return -ENOMEM;
-	return c->next ? demand(sim, c->next, addr, size, pid, kind) : 0;
+	return c->next ? demand(run, c->next, addr, size, pid, kind) : 0;
 }
 
 /* @c's write-back of [@addr, @addr + @size) to the next level. */
-static int writeback_out(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr,
+static int writeback_out(struct cs_run *run, struct cs_cache *c, uint64_t addr,
 			 uint64_t size, uint32_t pid)
 {
 	if (c->logging && log_event(c, addr, size, pid, true, K_WRITE))
 		return -ENOMEM;
-	return c->next ? writeback_in(sim, c->next, addr, size, pid) : 0;
+	return c->next ? writeback_in(run, c->next, addr, size, pid) : 0;
 }
 
 /* A write-back of [@addr, @addr + @size) arriving at @c from inside. */
-static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr,
+static int writeback_in(struct cs_run *run, struct cs_cache *c, uint64_t addr,
 			uint64_t size, uint32_t pid)
 {
 	uint64_t line, last = (addr + size - 1) >> c->shift;
 	int ret;
 
-	CNT(sim, c->row, writebacks_in);
+	CNT(run, c->row, writebacks_in);
 	for (line = addr >> c->shift; line <= last; line++) {
 		uint32_t set = cs_array_set(&c->a, line);
 		uint32_t way = cs_array_find(&c->a, set, line, pid);
 
 		if (c->write == VMT_CACHE_WRITE_THROUGH) {
 			/* Kept clean; the data goes on outward. */
-			ret = writeback_out(sim, c, line << c->shift, line_bytes(c), pid);
+			ret = writeback_out(run, c, line << c->shift, line_bytes(c), pid);
 			if (ret)
 				return ret;
 			continue;
@@ -582,7 +656,7 @@ static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t a
 			c->a.state[(uint64_t)set * c->a.ways + way] |= CS_DIRTY;
 			continue;
 		}
-		ret = fill(sim, c, line, pid, true);
+		ret = fill(run, c, line, pid, true);
 		if (ret)
 			return ret;
 	}
@@ -594,7 +668,7 @@ static int writeback_in(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t a
  * @c is inclusive, written back when dirty, put in the next level when that
  * is exclusive.
  */
-static int evicted(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
+static int evicted(struct cs_run *run, struct cs_cache *c, uint64_t line, uint32_t pid,
 		   bool dirty)
 {
 	uint64_t addr = line << c->shift;
@@ -613,19 +687,19 @@ static int evicted(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, 
 					continue;
 				if (cs_array_remove(&in->a, set, way) & CS_DIRTY)
 					dirty = true;
-				CNT(sim, in->row, back_invalidations);
+				CNT(run, in->row, back_invalidations);
 			}
 		}
 	}
 	if (dirty)
-		CNT(sim, c->row, writebacks);
+		CNT(run, c->row, writebacks);
 	if (c->next && c->next->inclusion == VMT_CACHE_EXCLUSIVE) {
 		struct cs_cache *e = c->next;
 		uint64_t l, last = (addr + line_bytes(c) - 1) >> e->shift;
 		int ret;
 
 		if (dirty)
-			CNT(sim, e->row, writebacks_in);
+			CNT(run, e->row, writebacks_in);
 		for (l = addr >> e->shift; l <= last; l++) {
 			uint32_t set = cs_array_set(&e->a, l);
 			uint32_t way = cs_array_find(&e->a, set, l, pid);
@@ -635,17 +709,17 @@ static int evicted(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, 
 					e->a.state[(uint64_t)set * e->a.ways + way] |= CS_DIRTY;
 				continue;
 			}
-			ret = fill(sim, e, l, pid, dirty);
+			ret = fill(run, e, l, pid, dirty);
 			if (ret)
 				return ret;
 		}
 		return 0;
 	}
-	return dirty ? writeback_out(sim, c, addr, line_bytes(c), pid) : 0;
+	return dirty ? writeback_out(run, c, addr, line_bytes(c), pid) : 0;
 }
 
 /* Put (@line, @pid) in @c, and deal with the line it displaced. */
-static int fill(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
+static int fill(struct cs_run *run, struct cs_cache *c, uint64_t line, uint32_t pid,
 		bool dirty)
 {
 	uint32_t set = cs_array_set(&c->a, line), old_pid;
@@ -655,7 +729,7 @@ static int fill(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uin
 	cs_array_fill(&c->a, set, line, pid, dirty, &old_line, &old_pid, &old_state);
 	if (!(old_state & CS_VALID))
 		return 0;
-	return evicted(sim, c, old_line, old_pid, old_state & CS_DIRTY);
+	return evicted(run, c, old_line, old_pid, old_state & CS_DIRTY);
 }
 
 /*
@@ -680,38 +754,38 @@ static int classify(struct cs_cache *c, uint64_t line, uint32_t pid, bool *first
 }
 
 /* A demand miss of @line at @c: the next-line prefetcher, when @c has one. */
-static int prefetch(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid)
+static int prefetch(struct cs_run *run, struct cs_cache *c, uint64_t line, uint32_t pid)
 {
 	if (!c->prefetch || cs_array_find(&c->a, cs_array_set(&c->a, line + 1), line + 1,
 					  pid) != CS_NO_WAY)
 		return 0;
-	CNT(sim, c->row, prefetches);
-	return fill(sim, c, line + 1, pid, false);
+	CNT(run, c->row, prefetches);
+	return fill(run, c, line + 1, pid, false);
 }
 
 /* A demand access of @c missed: by its kind, and by its class when @c classifies. */
-static void count_miss(struct vmt_cachesim *sim, const struct cs_cache *c, enum kind kind,
+static void count_miss(struct cs_run *run, const struct cs_cache *c, enum kind kind,
 		       enum cls cls)
 {
-	CNT(sim, c->row, misses);
+	CNT(run, c->row, misses);
 	if (kind == K_WRITE)
-		CNT(sim, c->row, write_misses);
+		CNT(run, c->row, write_misses);
 	else if (kind == K_FETCH)
-		CNT(sim, c->row, fetch_misses);
+		CNT(run, c->row, fetch_misses);
 	else
-		CNT(sim, c->row, read_misses);
+		CNT(run, c->row, read_misses);
 	if (!c->classify)
 		return;
 	if (cls == C_COMPULSORY)
-		CNT(sim, c->row, compulsory);
+		CNT(run, c->row, compulsory);
 	else if (cls == C_CAPACITY)
-		CNT(sim, c->row, capacity);
+		CNT(run, c->row, capacity);
 	else
-		CNT(sim, c->row, conflict);
+		CNT(run, c->row, conflict);
 }
 
 /* One line of a demand access at @c: R_MISS, R_DIRTY, or -errno; its class in *@cls. */
-static int demand_line(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t line, uint32_t pid,
+static int demand_line(struct cs_run *run, struct cs_cache *c, uint64_t line, uint32_t pid,
 		       enum kind kind, enum cls *cls)
 {
 	uint32_t set, way;
@@ -746,21 +820,21 @@ write_hit:
 			c->a.state[(uint64_t)set * c->a.ways + way] |= CS_DIRTY;
 			return 0;
 		}
-		ret = demand_out(sim, c, line << c->shift, line_bytes(c), pid, kind);
+		ret = demand_out(run, c, line << c->shift, line_bytes(c), pid, kind);
 		return ret < 0 ? ret : 0;
 	}
 	*cls = first ? C_COMPULSORY : fa_hit ? C_CONFLICT : C_CAPACITY;
-	r = demand_out(sim, c, line << c->shift, line_bytes(c), pid, kind);
+	r = demand_out(run, c, line << c->shift, line_bytes(c), pid, kind);
 	if (r < 0)
 		return r;
 	/* An exclusive level fills only inside; write-through writes no line on a miss. */
 	if (c->inclusion == VMT_CACHE_EXCLUSIVE)
 		return R_MISS | (r & R_DIRTY);
 	if (writes(kind) && c->write == VMT_CACHE_WRITE_THROUGH) {
-		ret = prefetch(sim, c, line, pid);
+		ret = prefetch(run, c, line, pid);
 		return ret ? ret : R_MISS;
 	}
-	ret = fill(sim, c, line, pid,
+	ret = fill(run, c, line, pid,
 		   (writes(kind) && c->write == VMT_CACHE_WRITE_BACK) || (r & R_DIRTY));
 	if (ret)
 		return ret;
@@ -773,7 +847,7 @@ write_hit:
 	way = cs_array_find(&c->a, set, line, pid);
 	if (way != CS_NO_WAY && c->a.policy != VMT_CACHE_SRRIP)
 		cs_array_set_last(&c->a, line, pid, set, way);
-	ret = prefetch(sim, c, line, pid);
+	ret = prefetch(run, c, line, pid);
 	return ret ? ret : R_MISS;
 }
 
@@ -782,7 +856,7 @@ write_hit:
  * any of its lines misses (classified by the first that did); the lines
  * that miss go outward. R_MISS and R_DIRTY, or -errno.
  */
-static int demand(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr, uint64_t size,
+static int demand(struct cs_run *run, struct cs_cache *c, uint64_t addr, uint64_t size,
 		  uint32_t pid, enum kind kind)
 {
 	uint64_t line, last = (addr + size - 1) >> c->shift;
@@ -790,26 +864,26 @@ static int demand(struct vmt_cachesim *sim, struct cs_cache *c, uint64_t addr, u
 	int ret = 0, r;
 
 	for (line = addr >> c->shift; line <= last; line++) {
-		r = demand_line(sim, c, line, pid, kind, &lcls);
+		r = demand_line(run, c, line, pid, kind, &lcls);
 		if (r < 0)
 			return r;
 		if ((r & R_MISS) && !(ret & R_MISS))
 			cls = lcls;
 		ret |= r;
 	}
-	CNT(sim, c->row, accesses);
+	CNT(run, c->row, accesses);
 	if (!(ret & R_MISS)) {
-		CNT(sim, c->row, hits);
+		CNT(run, c->row, hits);
 		return ret;
 	}
-	count_miss(sim, c, kind, cls);
-	if (c->row == sim->ll_row)
-		sim->ll_missed = true;
+	count_miss(run, c, kind, cls);
+	if (c->row == run->ll_row)
+		run->ll_missed = true;
 	return ret;
 }
 
 /* The pages of an access at TLB level @t: one access, a miss when any page misses. */
-static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t first,
+static int tlb_demand(struct cs_run *run, struct cs_cache *t, uint64_t first,
 		      uint64_t last, bool huge, uint32_t pid, enum kind kind)
 {
 	uint64_t page, tag_bit = huge ? UINT64_C(1) << 63 : 0;
@@ -844,7 +918,7 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 			cls = seen_first ? C_COMPULSORY : fa_hit ? C_CONFLICT : C_CAPACITY;
 		miss = true;
 		if (t->next) {
-			ret = tlb_demand(sim, t->next, page, page, huge, pid, kind);
+			ret = tlb_demand(run, t->next, page, page, huge, pid, kind);
 			if (ret)
 				return ret;
 		}
@@ -852,12 +926,12 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
 		if (t->a.policy != VMT_CACHE_SRRIP)
 			cs_array_set_last(&t->a, key, pid, set, way);
 	}
-	CNT(sim, t->row, accesses);
+	CNT(run, t->row, accesses);
 	if (!miss) {
-		CNT(sim, t->row, hits);
+		CNT(run, t->row, hits);
 		return 0;
 	}
-	count_miss(sim, t, kind, cls);
+	count_miss(run, t, kind, cls);
 	return 0;
 }
 
@@ -866,13 +940,13 @@ static int tlb_demand(struct vmt_cachesim *sim, struct cs_cache *t, uint64_t fir
  * [@addr, @addr + @size), from level 1 outward, each dirty one written back
  * to its next level (which, private too, gives it up in turn).
  */
-static int invalidate_others(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int core,
+static int invalidate_others(struct cs_run *run, struct cs_hier *h, unsigned int core,
 			     uint64_t addr, uint64_t size, uint32_t pid)
 {
 	unsigned int o, k;
 	int ret;
 
-	for (o = 0; o < sim->o.cores; o++) {
+	for (o = 0; o < run->o.cores; o++) {
 		if (o == core)
 			continue;
 		for (k = 0; k < h->nr_priv; k++) {
@@ -887,12 +961,12 @@ static int invalidate_others(struct vmt_cachesim *sim, struct cs_hier *h, unsign
 
 				if (way == CS_NO_WAY)
 					continue;
-				CNT(sim, c->row, invalidations);
+				CNT(run, c->row, invalidations);
 				if (!(cs_array_remove(&c->a, set, way) & CS_DIRTY))
 					continue;
 				/* To its next level: a private one gives it up in turn, below. */
-				CNT(sim, c->row, writebacks);
-				ret = writeback_out(sim, c, l << c->shift, line_bytes(c), pid);
+				CNT(run, c->row, writebacks);
+				ret = writeback_out(run, c, l << c->shift, line_bytes(c), pid);
 				if (ret)
 					return ret;
 			}
@@ -923,7 +997,7 @@ static struct cs_top_entry *top_entry(struct cs_hier *h, uint64_t ip, uint32_t p
  * A follower's access: its leader has just simulated it; the follower's
  * next level gets what the leader sent outward, in the same order.
  */
-static int follow(struct vmt_cachesim *sim, struct cs_cache *f)
+static int follow(struct cs_run *run, struct cs_cache *f)
 {
 	const struct cs_cache *l = f->leader;
 	uint32_t i;
@@ -932,17 +1006,17 @@ static int follow(struct vmt_cachesim *sim, struct cs_cache *f)
 	for (i = 0; f->next && i < l->nr_log; i++) {
 		const struct cs_event *e = &l->log[i];
 
-		ret = e->writeback ? writeback_in(sim, f->next, e->addr, e->size, e->pid) :
-		      demand(sim, f->next, e->addr, e->size, e->pid, (enum kind)e->kind);
+		ret = e->writeback ? writeback_in(run, f->next, e->addr, e->size, e->pid) :
+		      demand(run, f->next, e->addr, e->size, e->pid, (enum kind)e->kind);
 		if (ret < 0)
 			return ret;
 	}
-	if (f->row == sim->ll_row && (l->last_result & R_MISS))
-		sim->ll_missed = true;
+	if (f->row == run->ll_row && (l->last_result & R_MISS))
+		run->ll_missed = true;
 	return l->last_result;
 }
 
-static int hier_access(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int core,
+static int hier_access(struct cs_run *run, struct cs_hier *h, unsigned int core,
 		       const struct vmt_cache_access *a, enum kind kind)
 {
 	struct cs_cache *l1 = kind == K_FETCH ? h->l1i[core] : h->l1d[core];
@@ -952,41 +1026,46 @@ static int hier_access(struct vmt_cachesim *sim, struct cs_hier *h, unsigned int
 	if (h->tlb[core]) {
 		unsigned int shift = a->huge ? 21 : 12;
 
-		ret = tlb_demand(sim, h->tlb[core], a->addr >> shift,
+		ret = tlb_demand(run, h->tlb[core], a->addr >> shift,
 				 (a->addr + size - 1) >> shift, a->huge, a->pid, kind);
 		if (ret)
 			return ret;
 	}
 	if (!l1)
 		return 0;
-	if (writes(kind) && sim->o.cores > 1) {
-		ret = invalidate_others(sim, h, core, a->addr, size, a->pid);
+	if (writes(kind) && run->o.cores > 1) {
+		ret = invalidate_others(run, h, core, a->addr, size, a->pid);
 		if (ret)
 			return ret;
 	}
-	sim->ll_missed = false;
-	sim->ll_row = h->last_row;
+	run->ll_missed = false;
+	run->ll_row = h->last_row;
 	if (l1->leader) {
-		ret = follow(sim, l1);
+		ret = follow(run, l1);
 	} else {
 		l1->nr_log = 0;
-		ret = demand(sim, l1, a->addr, size, a->pid, kind);
+		ret = demand(run, l1, a->addr, size, a->pid, kind);
 		l1->last_result = ret;
 	}
 	if (ret < 0)
 		return ret;
-	if (sim->o.top && a->ip) {
+	if (run->o.top && a->ip) {
 		struct cs_top_entry *e = top_entry(h, a->ip, a->pid);
 
 		if (!e)
 			return -ENOMEM;
-		e->misses += sim->ll_missed;
+		e->misses += run->ll_missed;
 		e->l1_misses += ret & R_MISS;
 	}
 	return 0;
 }
 
-/* The counts of the thread or process @id: a slot of their own. */
+static int wait_jobs(struct vmt_cachesim *sim);
+
+/*
+ * The counts of the thread or process @id: a slot of their own. A new one
+ * waits for the workers (the slots may move).
+ */
 static struct vmt_cache_counts *entity(struct vmt_cachesim *sim, uint32_t id)
 {
 	uint64_t *slot;
@@ -996,6 +1075,8 @@ static struct vmt_cache_counts *entity(struct vmt_cachesim *sim, uint32_t id)
 	if (!slot)
 		return NULL;
 	if (added) {
+		if (wait_jobs(sim))
+			return NULL;
 		if (vmt_grow_array((void **)&sim->ent_counts, &sim->ent_room,
 				   (sim->nr_ent + 1) * sim->nr_rows, sizeof(*sim->ent_counts)) ||
 		    vmt_grow_array((void **)&sim->ent_ids, &sim->ent_ids_room, sim->nr_ent + 1,
@@ -1025,22 +1106,26 @@ static int core_of(struct vmt_cachesim *sim, const struct vmt_cache_access *a, u
 	return 0;
 }
 
-int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access *a)
+static enum kind kind_of(const struct vmt_cache_access *a)
 {
-	enum kind kind = a->access & VMT_ACCESS_EXEC ? K_FETCH :
-			 (a->access & VMT_ACCESS_RMW) == VMT_ACCESS_RMW ? K_RMW :
-			 a->access & VMT_ACCESS_WRITE ? K_WRITE : K_READ;
-	unsigned int core, i;
-	int ret;
+	return a->access & VMT_ACCESS_EXEC ? K_FETCH :
+	       (a->access & VMT_ACCESS_RMW) == VMT_ACCESS_RMW ? K_RMW :
+	       a->access & VMT_ACCESS_WRITE ? K_WRITE : K_READ;
+}
 
-	ret = core_of(sim, a, &core);
+/* What both passes do first: count @a in the totals, find its core and its entity's counts. */
+static int prepare(struct vmt_cachesim *sim, const struct vmt_cache_access *a, enum kind kind,
+		   unsigned int *core, struct vmt_cache_counts **cur)
+{
+	int ret = core_of(sim, a, core);
+
 	if (ret)
 		return ret;
-	sim->cur = NULL;
+	*cur = NULL;
 	if (sim->o.per_thread || sim->o.per_process) {
-		sim->cur = entity(sim, sim->o.per_thread ? a->tid : a->pid);
-		if (!sim->cur)
-			return -ENOMEM;
+		*cur = entity(sim, sim->o.per_thread ? a->tid : a->pid);
+		if (!*cur)
+			return sim->error ? sim->error : -ENOMEM;
 	}
 	sim->totals.accesses++;
 	if (kind == K_FETCH)
@@ -1051,12 +1136,196 @@ int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access 
 		sim->totals.writes++;
 	else
 		sim->totals.reads++;
-	for (i = 0; i < sim->nr_h; i++) {
-		ret = hier_access(sim, &sim->h[i], core, a, kind);
-		if (ret)
-			return ret;
-	}
 	return 0;
+}
+
+static int flush_jobs(struct vmt_cachesim *sim);
+
+int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access *a)
+{
+	enum kind kind = kind_of(a);
+	unsigned int core, i;
+	int ret = flush_jobs(sim);	/* what the parallel pass holds goes first */
+
+	if (!ret)
+		ret = prepare(sim, a, kind, &core, &sim->run.cur);
+	for (i = 0; !ret && i < sim->nr_h; i++)
+		ret = hier_access(&sim->run, &sim->h[i], core, a, kind);
+	return ret;
+}
+
+/*
+ * ---- The parallel pass ----
+ *
+ * With options->threads above 1, the analysis's accesses go to worker
+ * threads in batches of BATCH. The hierarchies are dealt out to the jobs
+ * (at most one a thread) group by group, a group being the hierarchies
+ * whose level-1 caches follow one another's (they read the leader's log
+ * access by access, so they run in one job, in order), the costliest groups
+ * first, each to the job that has the least so far (a level-1 cache or a
+ * TLB sees every access: it costs 4; a level outside, or one that follows,
+ * 1). A job simulates every access of the batch in its hierarchies, in the
+ * trace's order, as one thread would: the counts are the same whatever the
+ * threads. Each job writes only its hierarchies' caches and rows (and the
+ * per-thread counts' rows of them); while the workers simulate a batch, the
+ * reader fills the other, and waits for them only before it grows the
+ * per-thread counts (entity()), cuts a phase, finishes, or answers
+ * vmt_cachesim_access().
+ */
+static void job_run(struct vmt_work *work, void *ctx)
+{
+	struct cs_job *j = (struct cs_job *)work;
+	size_t n;
+	unsigned int i;
+
+	(void)ctx;
+	for (n = 0; n < j->nr_items && !j->error; n++) {
+		const struct cs_item *it = &j->items[n];
+
+		j->run.cur = it->slot < 0 ? NULL : &j->ent_counts[it->slot * j->nr_rows];
+		for (i = 0; i < j->nr_hiers && !j->error; i++)
+			j->error = hier_access(&j->run, j->hiers[i], it->core, &it->a,
+					       (enum kind)it->kind);
+	}
+}
+
+static void job_done(struct vmt_work *work, void *ctx)
+{
+	(void)work;
+	(void)ctx;
+}
+
+/* Wait for the batch in flight; its jobs' first error (it stays). */
+static int wait_jobs(struct vmt_cachesim *sim)
+{
+	unsigned int i;
+
+	if (sim->in_flight) {
+		vmt_work_pool_wait(sim->pool);
+		sim->in_flight = false;
+		for (i = 0; i < sim->nr_jobs && !sim->error; i++)
+			sim->error = sim->jobs[i].error;
+	}
+	return sim->error;
+}
+
+/* Hand the batch being filled to the workers; the other one is being filled next. */
+static int submit_jobs(struct vmt_cachesim *sim)
+{
+	unsigned int i;
+	int ret = wait_jobs(sim);
+
+	if (ret || !sim->nr_batch)
+		return ret;
+	for (i = 0; i < sim->nr_jobs; i++) {
+		struct cs_job *j = &sim->jobs[i];
+
+		j->items = sim->batch[sim->filling];
+		j->nr_items = sim->nr_batch;
+		j->ent_counts = sim->ent_counts;
+		vmt_work_pool_submit(sim->pool, &j->work);
+	}
+	sim->in_flight = true;
+	sim->filling ^= 1;
+	sim->nr_batch = 0;
+	return 0;
+}
+
+/* Every access handed over simulated: what the counts' readers need. */
+static int flush_jobs(struct vmt_cachesim *sim)
+{
+	int ret;
+
+	if (!sim->pool)
+		return sim->error;
+	ret = submit_jobs(sim);
+	return ret ? ret : wait_jobs(sim);
+}
+
+static int enqueue(struct vmt_cachesim *sim, const struct vmt_cache_access *a)
+{
+	enum kind kind = kind_of(a);
+	struct cs_item *it;
+	struct vmt_cache_counts *cur;
+	unsigned int core;
+	int ret = prepare(sim, a, kind, &core, &cur);
+
+	if (ret)
+		return ret;
+	it = &sim->batch[sim->filling][sim->nr_batch++];
+	it->a = *a;
+	it->slot = cur ? (cur - sim->ent_counts) / sim->nr_rows : -1;
+	it->core = (uint16_t)core;
+	it->kind = (uint8_t)kind;
+	return sim->nr_batch == BATCH ? submit_jobs(sim) : 0;
+}
+
+/* A hierarchy's cost, as job_run() spends it (see above). */
+static unsigned int hier_cost(const struct cs_hier *h)
+{
+	unsigned int i, cost = 0;
+
+	for (i = 0; i < h->nr_caches; i++) {
+		const struct cs_cache *c = &h->caches[i];
+
+		cost += c->leader || (!c->tlb && c->cfg.level > 1) ? 1 : 4;
+	}
+	return cost;
+}
+
+static int plan_jobs(struct vmt_cachesim *sim)
+{
+	unsigned int threads = sim->o.threads, i, g, k, nr_groups = 0, best, at = 0;
+	unsigned int *cost;
+	int ret = -ENOMEM;
+
+	for (g = 0; g < sim->nr_h; g++)
+		nr_groups += sim->h[g].group == g;
+	if (threads > nr_groups)
+		threads = nr_groups;
+	if (threads < 2)
+		return 0;
+	cost = calloc(sim->nr_h, sizeof(*cost));
+	sim->jobs = calloc(threads, sizeof(*sim->jobs));
+	sim->job_hiers = calloc(sim->nr_h, sizeof(*sim->job_hiers));
+	sim->batch[0] = malloc(BATCH * sizeof(*sim->batch[0]));
+	sim->batch[1] = malloc(BATCH * sizeof(*sim->batch[1]));
+	if (!cost || !sim->jobs || !sim->job_hiers || !sim->batch[0] || !sim->batch[1])
+		goto out;
+	sim->nr_jobs = threads;
+	for (i = 0; i < sim->nr_h; i++)
+		cost[sim->h[i].group] += hier_cost(&sim->h[i]);
+	/* The costliest group left to the job with the least: each group once. */
+	for (;;) {
+		for (g = 0, best = sim->nr_h; g < sim->nr_h; g++)
+			if (cost[g] && (best == sim->nr_h || cost[g] > cost[best]))
+				best = g;
+		if (best == sim->nr_h)
+			break;
+		for (k = 1, i = 0; k < threads; k++)
+			if (sim->jobs[k].cost < sim->jobs[i].cost)
+				i = k;
+		sim->jobs[i].cost += cost[best];
+		cost[best] = 0;
+		for (g = 0; g < sim->nr_h; g++)
+			if (sim->h[g].group == best)
+				sim->h[g].group = sim->nr_h + i;	/* now: job i's */
+	}
+	for (i = 0; i < threads; i++) {
+		struct cs_job *j = &sim->jobs[i];
+
+		j->run = sim->run;
+		j->nr_rows = sim->nr_rows;
+		j->hiers = &sim->job_hiers[at];
+		for (g = 0; g < sim->nr_h; g++)
+			if (sim->h[g].group == sim->nr_h + i)
+				j->hiers[j->nr_hiers++] = &sim->h[g];
+		at += j->nr_hiers;
+	}
+	ret = vmt_work_pool_create(&sim->pool, threads, threads, job_run, job_done, sim);
+out:
+	free(cost);
+	return ret;
 }
 
 /* ---- The analysis: records to accesses ---- */
@@ -1073,7 +1342,7 @@ static int simulate(struct vmt_cachesim *sim, const struct vmt_cache_access *a)
 		sim->totals.out_of_range++;
 		return 0;
 	}
-	return vmt_cachesim_access(sim, a);
+	return sim->pool ? enqueue(sim, a) : vmt_cachesim_access(sim, a);
 }
 
 /* The split part thread @tid holds back, or NULL. */
@@ -1175,6 +1444,10 @@ static int reference_access(struct vmt_cachesim *sim, const struct vmt_record *r
 
 static int end_phase(struct vmt_cachesim *sim)
 {
+	int ret = flush_jobs(sim);
+
+	if (ret)
+		return ret;
 	if (vmt_grow_array((void **)&sim->phase_ends, &sim->phase_room,
 			   (sim->nr_phase_ends + 1) * sim->nr_rows, sizeof(*sim->phase_ends)))
 		return -ENOMEM;
@@ -1220,7 +1493,7 @@ static int cs_finish(struct vmt_analysis *analysis)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return flush_jobs(sim);
 }
 
 static void cs_destroy(struct vmt_analysis *analysis)

@@ -155,6 +155,11 @@ struct vmt_cachesim_options {
 	uint64_t addr_lo, addr_hi;
 	/* leave the three Cs out (0): the fully associative shadow caches cost time */
 	bool no_classify;
+	/*
+	 * threads that simulate an analysis's accesses, hierarchies dealt out
+	 * among them (0 or 1: the reader's alone); the counts are the same
+	 */
+	unsigned int threads;
 };
 
 /* One level's counts, summed over the cores for a private level. */

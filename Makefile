@@ -318,7 +318,7 @@ check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
 # then FAILINJECT_ROUNDS rounds of injected allocation failures on the debug
 # kernel (tests/vm/guest/failinject.sh) and RMMOD_ROUNDS removals mid-trace
 # (tests/vm/guest/rmmod-stress.sh) on every test kernel, under one TCG thread
-# where its header says so.
+# where its header says so, then stress.sh at its long sizes on each.
 IFUZZ_SECONDS ?= 900
 IFUZZ_KERNELS ?= 6.12 debug
 RMMOD_ROUNDS ?= 200
@@ -340,6 +340,11 @@ fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS)) tools
 			grep -qw -- "$$k" && echo single || echo multi); \
 		scripts/vm-run --kernel $$k --tcg $$tcg --timeout 7200 -- \
 			/opt/vmtrace/tests/vm/guest/rmmod-stress.sh $(RMMOD_ROUNDS) || exit 1; \
+	done
+	@for k in $(TEST_KERNELS); do \
+		echo "stress at its long sizes on $$k"; \
+		scripts/vm-run --kernel $$k --timeout 7200 -- \
+			/opt/vmtrace/tests/vm/guest/stress.sh long || exit 1; \
 	done
 
 check-kunit: test-modules

@@ -33,12 +33,20 @@ echo always >/sys/kernel/mm/transparent_hugepage/enabled
 stall=/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
 [ ! -w $stall ] || echo 60 >$stall
 
+# stress.sh long: the sizes of before make check's time was cut (4 times
+# the vm operations; on 6.1 and 6.12 4 times the madvise operations and
+# twice the mmap bytes), for long runs (make fuzz).
+long=0
+[ "${1:-}" != long ] || long=1
 if debug_kernel; then
-	vm_bytes=4M vm_ops=500 mmap_bytes=256K mremap_bytes=1M madvise_ops=1
+	vm_bytes=4M vm_ops=$((125 << (2 * long))) mmap_bytes=256K mremap_bytes=1M madvise_ops=1
 else
-	# Half the vm operations and mmap bytes of before (24M, 4000, 8M): the
-	# same checks, and the per-process run on 6.12 took 122 s with them.
-	vm_bytes=16M vm_ops=2000 mmap_bytes=4M mremap_bytes=4M madvise_ops=8
+	# A quarter of the vm and madvise operations and half the mmap bytes
+	# of stress.sh long: the same checks. With those of long, make check
+	# took 191 s on 6.1, of which the madvise stressor's 8 operations were
+	# 88 s a run (120 s of system time), twice.
+	vm_bytes=16M vm_ops=$((500 << (2 * long))) mmap_bytes=$((2 << long))M mremap_bytes=4M
+	madvise_ops=$((2 << (2 * long)))
 fi
 # stress-ng 0.15 gives an --X-ops option to the stressor named last before
 # it, so each follows its own stressor.

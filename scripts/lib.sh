@@ -75,3 +75,28 @@ linux_source_dir() {
 	fi
 	echo "$dir/linux-source-6.1"
 }
+
+# make_debs LOG: `make deb` into build/deb (its output, lintian's included,
+# into LOG), once for a given source. make check's two lanes both want the
+# packages (tests/deb.sh, tests/vm/host/deb-install.sh): a lock keeps them
+# from building at once in one tree (dpkg-buildpackage stages in debian/),
+# and the packages are kept, with the output, beside a stamp of the commit
+# and the tree's changes they were built from, and built again only when
+# those differ. Run from the top of the tree; 0 or make's status.
+make_debs() {
+	local log=$1 want
+	mkdir -p build/deb
+	want=$({ git rev-parse HEAD && git status --porcelain && git diff HEAD; } 2>/dev/null | sha256sum)
+	(
+		flock 9
+		if [ "$(cat build/deb/.source 2>/dev/null)" != "$want" ] ||
+		   [ -z "$(ls build/deb/*.deb 2>/dev/null)" ]; then
+			rm -f build/deb/*.deb build/deb/.source
+			make -s deb >build/deb/.make.log 2>&1 || exit
+			echo "$want" >build/deb/.source
+		fi
+	) 9>build/deb/.lock
+	local rc=$?
+	cp build/deb/.make.log "$log" 2>/dev/null
+	return $rc
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/deb.sh (make check-deb): the Debian packages on the host, no VM.
-# - `make deb` builds vmtrace and vmtrace-dkms into build/deb/;
+# - `make deb` builds vmtrace and vmtrace-dkms into build/deb/ (make_debs of
+#   scripts/lib.sh: once for a given source);
 # - dpkg-deb -c: vmtrace holds the command, its man page, libvmtrace (.so.0
 #   and its links, .a, libvmtrace.pc) and the headers; vmtrace-dkms holds
 #   dkms.conf, Kbuild and every source the Kbuild's vmtrace-y names;
@@ -20,8 +21,8 @@ failed=0
 fail() { echo "deb: FAIL: $*"; failed=$((failed + 1)); }
 
 cd "$top" || exit 1
-rm -f build/deb/*.deb
-if ! make -s deb >"$tmp/make.log" 2>&1; then
+. scripts/lib.sh
+if ! make_debs "$tmp/make.log"; then
 	tail -30 "$tmp/make.log"
 	echo "deb: FAIL: make deb"
 	exit 1

@@ -29,8 +29,7 @@ version=$(dpkg-parsechangelog -S Version)
 upstream=${version%-*}
 tools=build/deb/vmtrace_${version}_amd64.deb
 dkms_deb=build/deb/vmtrace-dkms_${version}_all.deb
-rm -f build/deb/*.deb
-make -s deb >"$tmp/make.log" 2>&1 || { tail -30 "$tmp/make.log"; fail "make deb"; }
+make_debs "$tmp/make.log" || { tail -30 "$tmp/make.log"; fail "make deb"; }
 echo "packages: $(basename "$tools"), $(basename "$dkms_deb")"
 
 # DKMS on the host: the packaged source, this kernel's headers.

@@ -104,10 +104,21 @@ struct enc_key {
 
 #define OUT_FLUSH	65536u
 
+/*
+ * A window's element, with what the scans for a fold compare, side by side
+ * so that a scan reads one array: its hash, and for a loop a hash of its
+ * body's length and last element's hash (0 for a leaf).
+ */
+struct slot {
+	struct node *node;
+	uint64_t hash;
+	uint64_t ext;
+};
+
 struct vmt_loop_encoder {
 	uint32_t window;
 	uint64_t node_cap;
-	struct node **win;	/* win[head .. head + len), capacity 2 x window + 1 */
+	struct slot *win;	/* win[head .. head + len), capacity 2 x window + 1 */
 	uint32_t head, len;
 	uint64_t win_nodes;
 	struct enc_key *keys;
@@ -200,7 +211,22 @@ static void node_free(struct node *n)
 
 static struct node *elem(struct vmt_loop_encoder *e, uint32_t i)
 {
-	return e->win[e->head + i];
+	return e->win[e->head + i].node;
+}
+
+static uint64_t ext_hash(uint64_t last_hash, uint32_t k)
+{
+	return mix(last_hash, k) | 1;
+}
+
+/* @n as the window's newest element. */
+static void push(struct vmt_loop_encoder *e, struct node *n)
+{
+	e->win[e->head + e->len++] = (struct slot){
+		.node = n, .hash = n->hash,
+		.ext = n->count ? ext_hash(n->body[n->nbody - 1]->hash, n->nbody) : 0,
+	};
+	e->win_nodes += n->nnodes;
 }
 
 /* Same instructions, counts, body lengths and strides, leaf for leaf. */
@@ -268,6 +294,7 @@ static bool try_extend(struct vmt_loop_encoder *e, struct node *p, uint32_t k)
 			return false;
 	p->count++;
 	p->hash = mix(p->inner, p->count);
+	e->win[e->head + first - 1].hash = p->hash;
 	cut_window(e, first);
 	return true;
 }
@@ -317,8 +344,7 @@ static int try_new_loop(struct vmt_loop_encoder *e, uint32_t k)
 	}
 	cut_window(e, first + k);	/* the second run */
 	e->len = first;			/* the first is the loop's body now */
-	e->win[e->head + e->len++] = loop;
-	e->win_nodes += loop->nnodes;
+	push(e, loop);
 	return 1;
 }
 
@@ -327,20 +353,18 @@ static int fold(struct vmt_loop_encoder *e)
 {
 	for (;;) {
 		uint32_t n = e->len;
-		const struct node *last;
+		const struct slot *w = e->win + e->head;
+		uint64_t last;
 		bool folded = false;
 
 		if (n < 2)
 			return 0;
-		last = elem(e, n - 1);
-		for (uint32_t k = 1; k < n && !folded; k++) {
-			struct node *p = elem(e, n - 1 - k);
-
-			if (p->count && p->nbody == k && p->body[k - 1]->hash == last->hash)
-				folded = try_extend(e, p, k);
-		}
+		last = w[n - 1].hash;
+		for (uint32_t k = 1; k < n && !folded; k++)
+			if (w[n - 1 - k].ext == ext_hash(last, k))
+				folded = try_extend(e, w[n - 1 - k].node, k);
 		for (uint32_t k = 1; 2 * k <= n && !folded; k++) {
-			if (elem(e, n - 1 - k)->hash == last->hash) {
+			if (w[n - 1 - k].hash == last) {
 				int ret = try_new_loop(e, k);
 
 				if (ret < 0)
@@ -527,8 +551,7 @@ int vmt_loop_encoder_add(struct vmt_loop_encoder *e, const struct vmt_loop_acces
 	n->addr = access->addr;
 	n->hash = mix(0x6c656166, n->key);
 	n->nleaves = n->nnodes = 1;
-	e->win[e->head + e->len++] = n;
-	e->win_nodes++;
+	push(e, n);
 	e->stats.accesses++;
 	return fold(e);
 }

@@ -275,7 +275,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # export's formats read back by python3 (export.sh), raw
 # export, data included, through convert and back (export-raw.sh), lackey's
 # and din traces through convert --from (import.sh), cachesim's misses against
-# valgrind's cachegrind on four programs (cachesim-cachegrind.sh), report
+# valgrind's cachegrind on four programs (cachesim-cachegrind.sh), loop
+# compression of lackey traces, lossless and near-constant in size (loops.sh), report
 # --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
 # (modprobe.sh), a trace of the format before this one's streams (old-trace.sh) and `make install` into a scratch root (install.sh).
@@ -298,6 +299,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/export-raw.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/import.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/cachesim-cachegrind.sh $(BUILD)/bin/vmtrace
+	@tests/unit/loops.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report-html.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
 	@tests/unit/modprobe.sh $(BUILD)/bin/vmtrace

@@ -44,6 +44,7 @@ VMT_COMMAND(wss);
 VMT_COMMAND(heatmap);
 VMT_COMMAND(hmtt);
 VMT_COMMAND(reduce);
+VMT_COMMAND(loops);
 VMT_COMMAND(cachesim);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "vmtrace/analysis.h"
 #include "commands.h"
@@ -12,9 +13,36 @@
 
 static const char *kind_name(uint32_t kind)
 {
-	static const char *const names[] = { "opaque", "records", "order" };
+	static const char *const names[] = { "opaque", "records", "order", "data", "loops" };
 
-	return kind < 3 ? names[kind] : "?";
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+/*
+ * A loop-compressed trace's threads (vmtrace loops): their records, and
+ * what was kept beside the descriptors. The exact records they replay.
+ */
+static uint64_t print_loops(struct vmt_trace *t)
+{
+	struct vmt_trace_loops_thread *threads;
+	uint64_t records = 0;
+	uint32_t n;
+
+	if (vmt_trace_loops(t, &threads, &n)) {
+		printf("loops: %s\n", vmt_trace_error_message(t));
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct vmt_trace_loops_thread *th = &threads[i];
+
+		printf("loops: stream %u: thread %u/%u, %llu exact accesses, window %u; times %s, values %s\n",
+		       th->stream_id, th->pid, th->tid, (unsigned long long)th->records, th->window,
+		       th->keep & VMT_LOOPS_KEEP_TIMES ? "kept" : "dropped (read as 0)",
+		       th->keep & VMT_LOOPS_KEEP_VALUES ? "kept" : "dropped");
+		records += th->records;
+	}
+	free(threads);
+	return records;
 }
 
 /* New lines after the table: the session's settings, the reduction if any. */
@@ -76,6 +104,7 @@ int cmd_info(int argc, char **argv)
 		if (info->kind == VMT_STREAM_RECORDS)
 			total_entries += st.entries;
 	}
+	total_entries += print_loops(t);
 	printf("records: %llu\n", (unsigned long long)total_entries);
 	print_settings(t);
 	vmt_trace_close(t);

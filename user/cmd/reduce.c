@@ -11,7 +11,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -31,14 +30,6 @@ void usage_reduce(FILE *out)
 	fputs(analysis_options_usage, out);
 	fputs(filter_options_usage, out);
 	fputs(writer_options_usage, out);
-}
-
-/* @out names @in's file (a hard link included): writing it would destroy the input. */
-static bool same_file(const char *in, const char *out)
-{
-	struct stat a, b;
-
-	return !stat(in, &a) && !stat(out, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t,

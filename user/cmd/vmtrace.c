@@ -71,6 +71,8 @@ static const struct vmt_command commands[] = {
 	  usage_hmtt, cmd_hmtt },
 	{ "reduce", "a shorter trace with the same LRU faults at R pages or more (SAD)",
 	  usage_reduce, cmd_reduce },
+	{ "loops", "exact accesses as loops (ScalaMemTrace's RSDs and PRSDs), lossless; --show the tree",
+	  usage_loops, cmd_loops },
 	{ "cachesim", "cache and TLB simulation: hits, misses, the three Cs, many hierarchies at once",
 	  usage_cachesim, cmd_cachesim },
 };

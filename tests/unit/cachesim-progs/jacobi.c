@@ -2,7 +2,9 @@
 /* 2-D Jacobi: a 5-point stencil swept over an N x N grid of doubles, two grids in turn. */
 #include <stdio.h>
 
+#ifndef N
 #define N 128
+#endif
 #define SWEEPS 4
 static double u[N][N], v[N][N];
 

@@ -2,7 +2,9 @@
 /* A naive matrix multiply, C = A B, of N x N doubles (ijk order: B walked by column). */
 #include <stdio.h>
 
+#ifndef N
 #define N 64
+#endif
 static double a[N][N], b[N][N], c[N][N];
 
 int main(void)

@@ -54,6 +54,13 @@ int parse_duration(const char *text, bool bare_ns, uint64_t *ns)
 	return 0;
 }
 
+bool same_file(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	return !stat(in, &a) && !stat(out, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 long long file_size(const char *path)
 {
 	struct stat st;

@@ -16,6 +16,8 @@ long long parse_number(const char *cmd, const char *what, const char *text, long
  * too, in ns. 0; -EINVAL, not a duration; -ERANGE, not from 1 ns to 1e18 ns.
  */
 int parse_duration(const char *text, bool bare_ns, uint64_t *ns);
+/* Whether @out names @in's file (a hard link included): writing it would destroy the input. */
+bool same_file(const char *in, const char *out);
 /* A file's size in bytes, or -1. */
 long long file_size(const char *path);
 /* Open a trace, or say why not and return NULL. */

@@ -83,14 +83,15 @@ int vmt_stream_info_check(const struct vmt_trace_stream_info *info, char *msg, s
 			 VMT_MAX_ENTRY_SIZE);
 		return -EBADMSG;
 	}
-	if (info->kind > VMT_STREAM_DATA) {
+	if (info->kind > VMT_STREAM_LOOPS) {
 		snprintf(msg, msg_size, "unknown stream kind %u", info->kind);
 		return -EBADMSG;
 	}
 	if ((info->kind == VMT_STREAM_RECORDS && info->entry_size != sizeof(struct vmt_record)) ||
 	    (info->kind == VMT_STREAM_ORDER &&
 	     info->entry_size != sizeof(struct vmt_trace_order_run)) ||
-	    (info->kind == VMT_STREAM_DATA && info->entry_size != 1)) {
+	    ((info->kind == VMT_STREAM_DATA || info->kind == VMT_STREAM_LOOPS) &&
+	     info->entry_size != 1)) {
 		snprintf(msg, msg_size, "entry size %u does not fit stream kind %u",
 			 info->entry_size, info->kind);
 		return -EBADMSG;
@@ -285,4 +286,28 @@ int vmt_trailer_decode(const uint8_t in[VMT_TRAILER_SIZE], uint64_t *dir_offset,
 	*dir_offset = vmt_get64(in + 8);
 	*dir_size = vmt_get64(in + 16);
 	return 0;
+}
+
+void vmt_loops_entry_encode(uint8_t out[VMT_LOOPS_ENTRY_SIZE],
+			    const struct vmt_trace_loops_thread *thread)
+{
+	vmt_put32(out, thread->stream_id);
+	vmt_put32(out + 4, thread->side_stream_id);
+	vmt_put32(out + 8, thread->pid);
+	vmt_put32(out + 12, thread->tid);
+	vmt_put64(out + 16, thread->records);
+	vmt_put32(out + 24, thread->keep);
+	vmt_put32(out + 28, thread->window);
+}
+
+void vmt_loops_entry_decode(const uint8_t in[VMT_LOOPS_ENTRY_SIZE],
+			    struct vmt_trace_loops_thread *thread)
+{
+	thread->stream_id = vmt_get32(in);
+	thread->side_stream_id = vmt_get32(in + 4);
+	thread->pid = vmt_get32(in + 8);
+	thread->tid = vmt_get32(in + 12);
+	thread->records = vmt_get64(in + 16);
+	thread->keep = vmt_get32(in + 24);
+	thread->window = vmt_get32(in + 28);
 }

@@ -126,4 +126,17 @@ void vmt_frame_ref_decode(const uint8_t *p, struct vmt_frame_ref *f);
 int vmt_trailer_decode(const uint8_t in[VMT_TRAILER_SIZE], uint64_t *dir_offset,
 		       uint64_t *dir_size, uint32_t *dir_crc, char *msg, size_t msg_size);
 
+/*
+ * The "loops" stream's entries (docs/FORMAT.md, "Loop descriptors"): one a
+ * thread, struct vmt_trace_loops_thread in VMT_LOOPS_ENTRY_SIZE bytes; and
+ * a loop stream's side entries, one an access, in VMT_LOOPS_SIDE_SIZE
+ * bytes: u64 time, value[16], u32 data_len, u32 zero.
+ */
+#define VMT_LOOPS_ENTRY_SIZE	32
+#define VMT_LOOPS_SIDE_SIZE	32
+void vmt_loops_entry_encode(uint8_t out[VMT_LOOPS_ENTRY_SIZE],
+			    const struct vmt_trace_loops_thread *thread);
+void vmt_loops_entry_decode(const uint8_t in[VMT_LOOPS_ENTRY_SIZE],
+			    struct vmt_trace_loops_thread *thread);
+
 #endif /* VMTRACE_INTERNAL_TRACE_FORMAT_H */

@@ -24,11 +24,20 @@
  *
  *   stream 3: |----frame----|----frame----|----frame----|----frame----|
  *                                 ^start (from)       ^end (first after to)
+ *
+ * A loop stream (VMT_STREAM_LOOPS: one thread's exact accesses as loop
+ * descriptors) is read as a record stream of the records the "loops"
+ * stream gives it, replayed in turn by its loop reader (loop_reader.c);
+ * its entries are those records, not its bytes. When a loop stream's
+ * times were not kept, the cursor reads the trace in written order,
+ * whichever order it was asked for: the order stream's runs are then the
+ * only order the exact accesses have, across threads and other records.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "trace/loop_reader.h"
 #include "trace/trace_reader.h"
 
 /* A record of a time view, and its place in the stream (ties go to the earlier). */
@@ -47,6 +56,7 @@ struct time_view {
 
 struct cursor_stream {
 	struct time_view *view;		/* NULL but for a stream read through one */
+	struct vmt_loop_reader *loop;	/* a loop stream's; NULL for any other */
 	uint64_t entries;
 	uint64_t next;			/* the next entry to return or pass over */
 	uint64_t start, end;		/* the entries the filter's time range may pass */
@@ -125,6 +135,19 @@ static int bound_by_time(struct vmt_trace_cursor *c, uint32_t id, struct cursor_
 	return 0;
 }
 
+/* Loop stream @th->stream_id, as a record stream of its records. */
+static int init_loop_stream(struct vmt_trace_cursor *c, const struct vmt_trace_loops_thread *th)
+{
+	struct cursor_stream *s = &c->streams[th->stream_id];
+
+	s->entries = s->end = th->records;
+	if (!type_passes(&c->filter, VMT_REC_EXACT))
+		return 0;
+	s->records = true;
+	c->remaining += s->entries;
+	return vmt_loop_reader_open(c->trace, th, &s->loop);
+}
+
 static int init_stream(struct vmt_trace_cursor *c, uint32_t id)
 {
 	const struct vmt_trace_stream_info *info = vmt_trace_stream(c->trace, id);
@@ -137,6 +160,8 @@ static int init_stream(struct vmt_trace_cursor *c, uint32_t id)
 	s->end = st.entries;
 	if (info->kind == VMT_STREAM_ORDER)
 		c->order_stream = (int)id;
+	if (info->kind == VMT_STREAM_LOOPS)
+		return 0;	/* init_loop_stream()'s */
 	if (info->kind != VMT_STREAM_RECORDS ||
 	    !stream_type_passes(&c->filter, info->record_type) ||
 	    (c->filter.nr_cpus && info->cpu != VMT_TRACE_ANY_CPU &&
@@ -166,7 +191,7 @@ static int open_view(struct vmt_trace_cursor *c, uint32_t id)
 	uint32_t count;
 
 	vmt_trace_stream_stats(c->trace, id, &st);
-	if (!s->records || st.time_sorted || !st.frames)
+	if (!s->records || s->loop || st.time_sorted || !st.frames)
 		return 0;
 	v = calloc(1, sizeof(*v));
 	if (!v || !(v->least_after = malloc((st.frames + 1) * sizeof(uint64_t)))) {
@@ -271,7 +296,9 @@ int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 			    struct vmt_trace_cursor **cursor)
 {
 	const struct vmt_trace_filter *filter = vmt_trace_filter(t);
+	struct vmt_trace_loops_thread *loops;
 	struct vmt_trace_cursor *c;
+	uint32_t nr_loops;
 	int err;
 
 	*cursor = NULL;
@@ -310,6 +337,17 @@ int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 			return err;
 		}
 	}
+	err = vmt_trace_loops(t, &loops, &nr_loops);
+	for (uint32_t i = 0; !err && i < nr_loops; i++) {
+		err = init_loop_stream(c, &loops[i]);
+		if (!(loops[i].keep & VMT_LOOPS_KEEP_TIMES) && c->order_stream >= 0)
+			c->order = order = VMT_ORDER_WRITTEN;
+	}
+	free(loops);
+	if (err) {
+		vmt_trace_cursor_free(c);
+		return err;
+	}
 	/* In time order, a stream starts where its range does. */
 	for (uint32_t i = 0; order == VMT_ORDER_TIME && i < c->nr_streams; i++) {
 		c->streams[i].next = c->streams[i].start;
@@ -330,6 +368,7 @@ void vmt_trace_cursor_free(struct vmt_trace_cursor *c)
 	for (uint32_t i = 0; c->streams && i < c->nr_streams; i++) {
 		struct time_view *v = c->streams[i].view;
 
+		vmt_loop_reader_free(c->streams[i].loop);
 		if (v) {
 			free(v->heap);
 			free(v->least_after);
@@ -339,6 +378,14 @@ void vmt_trace_cursor_free(struct vmt_trace_cursor *c)
 	free(c->streams);
 	free(c->filter_ids);
 	free(c);
+}
+
+/* Entry s->next of stream @id into s->head: 0 or -errno. */
+static int read_head(struct vmt_trace_cursor *c, uint32_t id, struct cursor_stream *s)
+{
+	if (s->loop)
+		return vmt_loop_reader_next(s->loop, &s->head);
+	return vmt_trace_read(c->trace, id, s->next, &s->head);
 }
 
 /*
@@ -361,7 +408,7 @@ static int take(struct vmt_trace_cursor *c, uint32_t id, const struct vmt_record
 		goto taken;
 	}
 	if (!s->head_valid) {
-		int err = vmt_trace_read(c->trace, id, s->next, &s->head);
+		int err = read_head(c, id, s);
 
 		if (err)
 			return err;
@@ -404,7 +451,7 @@ static int next_by_time(struct vmt_trace_cursor *c, const struct vmt_record **re
 			if (s->next >= s->end)
 				continue;
 			if (!s->head_valid) {
-				int err = vmt_trace_read(c->trace, i, s->next, &s->head);
+				int err = read_head(c, i, s);
 
 				if (err)
 					return err;
@@ -474,7 +521,8 @@ int vmt_trace_cursor_next(struct vmt_trace_cursor *c, const struct vmt_record **
 			return err;
 		run_stream = vmt_get32(entry);
 		if (run_stream >= c->nr_streams ||
-		    vmt_trace_stream(t, run_stream)->kind != VMT_STREAM_RECORDS)
+		    (vmt_trace_stream(t, run_stream)->kind != VMT_STREAM_RECORDS &&
+		     vmt_trace_stream(t, run_stream)->kind != VMT_STREAM_LOOPS))
 			return vmt_trace_fail(t, -EBADMSG,
 					      "order stream entry %llu names stream %u, not a record stream",
 					      (unsigned long long)c->next_run, run_stream);

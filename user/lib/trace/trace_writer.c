@@ -14,7 +14,10 @@
  *     of consecutive records in one stream;
  *   - a record's variable-size data, put back together from the DATA
  *     records after it (record_assembler.c), goes to the data stream, and
- *     the record keeps its offset there (VMT_DATA_OFF_WORD).
+ *     the record keeps its offset there (VMT_DATA_OFF_WORD);
+ *   - with loops_window, exact accesses go to their thread's loop stream
+ *     instead (loop_writer.c), which the order stream's runs name as they
+ *     name record streams; their data only when values are kept.
  *
  * Frames, compression and the file are the container writer's. Every
  * vmt_trace_writer_*() is the entry: it finishes what the record layer
@@ -29,6 +32,7 @@
 #include "base/bytes.h"
 #include "device/record_assembler.h"
 #include "trace/frame_writer.h"
+#include "trace/loop_writer.h"
 
 struct vmt_trace_writer {
 	struct vmt_frame_writer *frames;	/* the container below */
@@ -39,7 +43,14 @@ struct vmt_trace_writer {
 	int run_stream;
 	uint32_t run_count;
 	int last_record_stream;
+	struct vmt_loop_writer *loops;	/* NULL without loops_window */
+	unsigned int loops_keep;
 };
+
+static bool to_loops(const struct vmt_trace_writer *w, const struct vmt_record *rec)
+{
+	return w->loops && rec->hdr.type == VMT_REC_EXACT;
+}
 
 static int append_assembled(void *ctx, const struct vmt_record *record, const uint8_t *data,
 			    bool cut);
@@ -119,7 +130,8 @@ static int append_one_record(struct vmt_trace_writer *w, const struct vmt_record
 		if (w->order_stream < 0)
 			return w->order_stream;
 	}
-	stream = record_stream(w, record);
+	stream = to_loops(w, record) ? vmt_loop_writer_add(w->loops, record)
+				     : record_stream(w, record);
 	if (stream < 0)
 		return stream;
 	if (stream != w->run_stream || w->run_count == UINT32_MAX) {
@@ -128,9 +140,11 @@ static int append_one_record(struct vmt_trace_writer *w, const struct vmt_record
 			return err;
 		w->run_stream = stream;
 	}
-	err = vmt_frame_writer_append(w->frames, (uint32_t)stream, record, 1);
-	if (err)
-		return err;
+	if (!to_loops(w, record)) {
+		err = vmt_frame_writer_append(w->frames, (uint32_t)stream, record, 1);
+		if (err)
+			return err;
+	}
 	w->run_count++;
 	return 0;
 }
@@ -161,6 +175,9 @@ static int append_assembled(void *ctx, const struct vmt_record *record, const ui
 
 	if (cut)
 		w->cut_data++;
+	/* A loop stream's dropped values drop their data too. */
+	if (to_loops(w, &owner) && !(w->loops_keep & VMT_LOOPS_KEEP_VALUES))
+		owner.hdr.data_len = 0;
 	/*
 	 * Only a record with data gives its last word to the data's offset: in
 	 * any other it is the record's own (a reference's flags, an exact
@@ -232,6 +249,18 @@ int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 		return ret;
 	}
 	w->frames = frames;
+	if (options && options->loops_window) {
+		ret = vmt_loop_writer_create(&w->loops, frames, options->loops_window,
+					     options->loops_keep);
+		if (ret) {
+			snprintf(err->message, sizeof(err->message), "%s",
+				 vmt_frame_writer_error_message(frames));
+			vmt_frame_writer_abandon(frames);
+			free(w);
+			return ret;
+		}
+		w->loops_keep = options->loops_keep;
+	}
 	vmt_record_assembler_init(&w->assembler, append_assembled, w);
 	w->order_stream = w->run_stream = w->last_record_stream = w->data_stream = -1;
 	*writer = w;
@@ -273,6 +302,7 @@ const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *w)
 
 static void writer_free(struct vmt_trace_writer *w)
 {
+	vmt_loop_writer_free(w->loops);
 	vmt_record_assembler_free(&w->assembler);
 	free(w);
 }
@@ -293,6 +323,8 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 {
 	int ret = vmt_record_assembler_flush(&w->assembler);
 
+	if (!ret && w->loops)
+		ret = vmt_loop_writer_finish(w->loops);
 	if (!ret)
 		ret = end_order_run(w);
 	if (ret) {

@@ -96,6 +96,13 @@ enum vmt_stream_kind {
 	 * VMT_REC_DATA in linux/vmtrace.h). One a trace.
 	 */
 	VMT_STREAM_DATA		= 3,
+	/*
+	 * Bytes (entry size 1, no time): one thread's exact accesses as loop
+	 * descriptors (docs/FORMAT.md, "Loop descriptors"), written with
+	 * loops_window set. Cursors replay them as VMT_REC_EXACT records;
+	 * the "loops" stream says whose they are (vmt_trace_loops()).
+	 */
+	VMT_STREAM_LOOPS	= 4,
 };
 
 #define VMT_TRACE_NO_TIME	0xffffffffu
@@ -147,7 +154,19 @@ struct vmt_trace_writer_options {
 	 * at most, before an append waits for one to be written; 0: 4 a worker.
 	 */
 	unsigned int max_queued;
+	/*
+	 * Nonzero: exact accesses (VMT_REC_EXACT) go, one stream a thread, as
+	 * loop descriptors (VMT_STREAM_LOOPS) found within a window of this
+	 * many elements (1..65536), their times and values dropped but what
+	 * loops_keep keeps. 0: as records, like every other type.
+	 */
+	uint32_t loops_window;
+	unsigned int loops_keep;	/* VMT_LOOPS_KEEP_* */
 };
+
+/* What a loop-compressed trace keeps of its exact accesses beside the descriptors. */
+#define VMT_LOOPS_KEEP_TIMES	0x1	/* hdr.time_ns */
+#define VMT_LOOPS_KEEP_VALUES	0x2	/* value[16] and hdr.data_len (and the data) */
 
 /* Create (truncate) @path and write the file header. */
 int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
@@ -299,6 +318,22 @@ int vmt_trace_session(struct vmt_trace *trace, struct vmt_trace_session *out);
 
 /* Decode every frame and check it against the directory; 0 or -errno with the message. */
 int vmt_trace_check(struct vmt_trace *trace);
+
+/* One thread's loop stream, as the "loops" stream lists it. */
+struct vmt_trace_loops_thread {
+	uint32_t stream_id;	/* its VMT_STREAM_LOOPS stream */
+	uint32_t side_stream_id;	/* its times and values, or VMT_TRACE_NO_TIME: none */
+	uint32_t pid, tid;
+	uint64_t records;	/* exact accesses it replays */
+	uint32_t keep;		/* VMT_LOOPS_KEEP_* */
+	uint32_t window;	/* the encoder's window S */
+};
+/*
+ * The loop streams of a trace written with loops_window: *@threads (free()
+ * it) and their number, 0 when there are none. 0 or -errno with the message.
+ */
+int vmt_trace_loops(struct vmt_trace *trace, struct vmt_trace_loops_thread **threads,
+		    uint32_t *nr_threads);
 
 /* ---- Iterating over the records of every stream -------------------------- */
 

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Loop streams, read: the "loops" stream's list of threads checked against
+ * the streams it names (vmt_trace_loops()), and one thread's descriptors
+ * replayed by the loop decoder (codec/loop_codec.h) from the stream's
+ * bytes, a frame at a time as vmt_trace_read() decodes them, into exact
+ * records: the thread's pid and tid, type VMT_REC_EXACT, time 0 and no
+ * value unless the side stream kept them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/loop_codec.h"
+#include "format/trace_format.h"
+#include "trace/loop_reader.h"
+#include "trace/trace_reader.h"
+
+struct vmt_loop_reader {
+	struct vmt_trace *trace;
+	struct vmt_trace_loops_thread thread;
+	uint64_t bytes, pos;		/* the stream's, and the next to hand the decoder */
+	uint64_t next;			/* the next record */
+	struct vmt_loop_decoder *decoder;
+};
+
+/* A side stream fit for @th: 32-byte opaque entries, one a record. */
+static int check_side(struct vmt_trace *t, const struct vmt_trace_loops_thread *th)
+{
+	const struct vmt_trace_stream_info *side;
+	struct vmt_trace_stream_stats st;
+
+	if (th->side_stream_id == VMT_TRACE_NO_TIME)
+		return th->keep ? -EBADMSG : 0;
+	if (th->side_stream_id >= vmt_trace_nr_streams(t))
+		return -EBADMSG;
+	side = vmt_trace_stream(t, th->side_stream_id);
+	vmt_trace_stream_stats(t, th->side_stream_id, &st);
+	return side->kind == VMT_STREAM_OPAQUE && side->entry_size == VMT_LOOPS_SIDE_SIZE &&
+	       st.entries == th->records ? 0 : -EBADMSG;
+}
+
+int vmt_trace_loops(struct vmt_trace *t, struct vmt_trace_loops_thread **threads,
+		    uint32_t *nr_threads)
+{
+	struct vmt_trace_stream_stats st;
+	struct vmt_trace_loops_thread *list;
+	int id = vmt_trace_find_stream(t, "loops"), err;
+
+	*threads = NULL;
+	*nr_threads = 0;
+	if (id < 0)
+		return 0;
+	vmt_trace_stream_stats(t, (uint32_t)id, &st);
+	if (vmt_trace_stream(t, (uint32_t)id)->entry_size != VMT_LOOPS_ENTRY_SIZE ||
+	    st.entries > vmt_trace_nr_streams(t))
+		return vmt_trace_fail(t, -EBADMSG, "the loops stream (%d) has %llu entries of %u bytes",
+				      id, (unsigned long long)st.entries,
+				      vmt_trace_stream(t, (uint32_t)id)->entry_size);
+	list = calloc(st.entries + 1, sizeof(*list));
+	if (!list)
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
+	for (uint64_t i = 0; i < st.entries; i++) {
+		uint8_t entry[VMT_LOOPS_ENTRY_SIZE];
+		const struct vmt_trace_loops_thread *th = &list[i];
+
+		err = vmt_trace_read(t, (uint32_t)id, i, entry);
+		if (err) {
+			free(list);
+			return err;
+		}
+		vmt_loops_entry_decode(entry, &list[i]);
+		if (th->stream_id >= vmt_trace_nr_streams(t) ||
+		    vmt_trace_stream(t, th->stream_id)->kind != VMT_STREAM_LOOPS ||
+		    (th->keep & ~(VMT_LOOPS_KEEP_TIMES | VMT_LOOPS_KEEP_VALUES)) ||
+		    check_side(t, th)) {
+			free(list);
+			return vmt_trace_fail(t, -EBADMSG,
+					      "loops stream entry %llu: stream %u or its side stream %u is no loop stream of %llu records",
+					      (unsigned long long)i, th->stream_id, th->side_stream_id,
+					      (unsigned long long)th->records);
+		}
+	}
+	*threads = list;
+	*nr_threads = (uint32_t)st.entries;
+	return 0;
+}
+
+static int source(void *arg, uint8_t *buf, size_t max)
+{
+	struct vmt_loop_reader *r = arg;
+	size_t n = 0;
+
+	for (; n < max && r->pos < r->bytes; n++) {
+		int err = vmt_trace_read(r->trace, r->thread.stream_id, r->pos++, buf + n);
+
+		if (err)
+			return err;
+	}
+	return (int)n;
+}
+
+int vmt_loop_reader_open(struct vmt_trace *t, const struct vmt_trace_loops_thread *thread,
+			 struct vmt_loop_reader **reader)
+{
+	struct vmt_trace_stream_stats st;
+	struct vmt_loop_reader *r = calloc(1, sizeof(*r));
+
+	*reader = NULL;
+	if (!r || vmt_loop_decoder_create(&r->decoder, source, r)) {
+		free(r);
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
+	}
+	vmt_trace_stream_stats(t, thread->stream_id, &st);
+	r->trace = t;
+	r->thread = *thread;
+	r->bytes = st.entries;
+	*reader = r;
+	return 0;
+}
+
+int vmt_loop_reader_next(struct vmt_loop_reader *r, struct vmt_record *record)
+{
+	struct vmt_loop_access a;
+	struct vmt_exact *x = &record->exact;
+	int ret;
+
+	if (r->next >= r->thread.records)
+		return vmt_trace_fail(r->trace, -ERANGE, "loop stream %u has %llu records",
+				      r->thread.stream_id, (unsigned long long)r->thread.records);
+	ret = vmt_loop_decoder_next(r->decoder, &a);
+	if (ret <= 0)
+		return vmt_trace_fail(r->trace, ret ? ret : -EBADMSG, "loop stream %u, record %llu: %s",
+				      r->thread.stream_id, (unsigned long long)r->next,
+				      ret ? vmt_loop_decoder_error(r->decoder)
+					  : "the descriptors end before it");
+	memset(record, 0, sizeof(*record));
+	record->hdr.pid = r->thread.pid;
+	record->hdr.tid = r->thread.tid;
+	record->hdr.type = VMT_REC_EXACT;
+	record->hdr.cpu = a.cpu;
+	x->addr = a.addr;
+	x->ip = a.ip;
+	x->size = a.size;
+	x->access = a.access;
+	x->kernel_mode = a.kernel_mode;
+	x->flags = a.flags;
+	if (r->thread.side_stream_id != VMT_TRACE_NO_TIME) {
+		uint8_t side[VMT_LOOPS_SIDE_SIZE];
+
+		ret = vmt_trace_read(r->trace, r->thread.side_stream_id, r->next, side);
+		if (ret)
+			return ret;
+		record->hdr.time_ns = vmt_get64(side);
+		memcpy(x->value, side + 8, sizeof(x->value));
+		record->hdr.data_len = vmt_get32(side + 24);
+	}
+	/* The last record: the descriptors must end with it. */
+	if (++r->next == r->thread.records && vmt_loop_decoder_next(r->decoder, &a) != 0)
+		return vmt_trace_fail(r->trace, -EBADMSG,
+				      "loop stream %u: the descriptors replay more than its %llu records",
+				      r->thread.stream_id, (unsigned long long)r->thread.records);
+	return 0;
+}
+
+int vmt_loop_reader_next_element(struct vmt_loop_reader *r, struct vmt_loop_element *element)
+{
+	int ret = vmt_loop_decoder_next_element(r->decoder, element);
+
+	if (ret < 0)
+		return vmt_trace_fail(r->trace, ret, "loop stream %u: %s", r->thread.stream_id,
+				      vmt_loop_decoder_error(r->decoder));
+	return ret;
+}
+
+void vmt_loop_reader_free(struct vmt_loop_reader *r)
+{
+	if (!r)
+		return;
+	vmt_loop_decoder_free(r->decoder);
+	free(r);
+}

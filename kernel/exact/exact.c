@@ -70,6 +70,7 @@
 #include "exact/exact_insn.h"
 #include "exact/exact_ranges.h"
 #include "protect/admit.h"
+#include "protect/evict.h"
 #include "protect/protect.h"
 #include "protect/targets.h"
 #include "ring/emit.h"
@@ -108,6 +109,9 @@ struct vmt_step_access {
  * @len:	the instruction's length
  * @acc:	the accesses to log, @nr_acc of them
  * @pages:	the exact pages mapped back for it, @nr_pages of them
+ * @stale_start: what rseq's update mapped back besides its page (a large
+ *		folio), to protect once the rseq page is (vmt_exact_rseq_fault())
+ * @stale_end:	its end; empty when not above @stale_start
  * @gpr:	the registers before the instruction, in the decoder's order
  */
 struct vmt_step {
@@ -118,6 +122,7 @@ struct vmt_step {
 	u8 len, nr_acc, nr_pages;
 	struct vmt_step_access acc[VMT_STEP_ACCESSES];
 	unsigned long pages[VMT_STEP_PAGES];
+	unsigned long stale_start, stale_end;
 	unsigned long gpr[16];
 };
 
@@ -192,7 +197,9 @@ static void vmt_step_add_page(struct vmt_step *s, unsigned long page)
 /*
  * Protect @s's pages again, now if their PTE locks are free, or else before
  * the thread returns to user space (admit.c's work; @t must be current's
- * target then). Return: whether all were protected now.
+ * target then); and then what rseq's update mapped besides its page, before
+ * the thread runs user code (without @later, the scheduler's, it waits in
+ * the step). Return: whether all were protected now.
  */
 static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool later)
 {
@@ -205,6 +212,17 @@ static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool late
 		all = false;
 		if (later && t)
 			vmt_target_stale_before_user(t, s->pages[i], s->pages[i] + PAGE_SIZE);
+	}
+	/*
+	 * The rseq page is protected by now (or its work is queued): the span
+	 * may hold it, as the target's stale range is one span. rseq's update
+	 * may fault on it again on this way back, but the page then waits in
+	 * the thread's step again, not in this span: one round a step.
+	 */
+	if (later && t && s->stale_start < s->stale_end) {
+		vmt_target_stale_before_user(t, s->stale_start, s->stale_end);
+		s->stale_start = 0;
+		s->stale_end = 0;
 	}
 	return all;
 }
@@ -374,6 +392,8 @@ static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page,
 	s->len = 0;
 	s->nr_acc = 0;
 	s->nr_pages = 0;
+	s->stale_start = 0;
+	s->stale_end = 0;
 	vmt_step_add_page(s, page);
 	vmt_step_save_regs(s, regs);
 	return s;
@@ -393,23 +413,34 @@ static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page,
  * ranges over data alone, whenever the thread next faults on one). No trap
  * flag is set here: on the way to a signal handler it would be saved in
  * the frame and come back, unexpected, at sigreturn.
+ *
+ * What the fault maps besides the page (@stale_start to @stale_end, a large
+ * folio) waits in the step too, for the same reason: it holds the page, and
+ * a target's stale range is one span, so marking its two sides would mark
+ * the page again. It is protected once the page is (vmt_step_protect()).
  */
 static void vmt_exact_rseq_fault(struct vmt_target *t, unsigned long address,
-				 unsigned long error_code)
+				 unsigned long error_code, unsigned long stale_start,
+				 unsigned long stale_end)
 {
 	struct vmt_step *s = vmt_step_find(current);
 	unsigned long page = address & PAGE_MASK;
 
 	vmt_exact_emit_kernel(address, error_code);
-	if (s) {
-		vmt_step_add_page(s, page);
-		return;
-	}
-	s = vmt_step_begin(task_pt_regs(current), page, false);
-	if (s)
+	if (!s) {
+		s = vmt_step_begin(task_pt_regs(current), page, false);
+		if (!s) {
+			/* No slot (counted as missed): the loop above it may be. */
+			if (t)
+				vmt_target_stale_soon(t, min(page, stale_start ?: page),
+						      max(page + PAGE_SIZE, stale_end));
+			return;
+		}
 		s->pending = true;
-	else if (t)
-		vmt_target_stale_soon(t, page, page + PAGE_SIZE);
+	}
+	vmt_step_add_page(s, page);
+	if (stale_start < stale_end)
+		vmt_range_add(&s->stale_start, &s->stale_end, stale_start, stale_end);
 }
 
 /**
@@ -445,9 +476,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	if (t && stale_start < stale_end && !kernel_mode)
 		vmt_target_stale_before_user(t, stale_start, stale_end);
 	if (kernel_mode && vmt_exact_rseq_page(address) && current->mm) {
-		if (t && stale_start < stale_end)
-			vmt_target_stale_soon(t, stale_start, stale_end);
-		vmt_exact_rseq_fault(t, address, error_code);
+		vmt_exact_rseq_fault(t, address, error_code, stale_start, stale_end);
 		return true;
 	}
 	if (kernel_mode) {

@@ -467,6 +467,35 @@ void vmt_exact_exited(pid_t tgid)
 	vmt_exact_unmapped(tgid, 0, ULONG_MAX);
 }
 
+/**
+ * vmt_exact_left_out_add() - mappings [@start, @end) of process @tgid were
+ * not seen (vma.c could not look them up): if a name may match them, their
+ * pages are counted left out
+ * @tgid:	the process
+ * @start:	the first byte
+ * @end:	one past the last
+ *
+ * Context: may not sleep.
+ */
+void vmt_exact_left_out_add(pid_t tgid, unsigned long start, unsigned long end)
+{
+	unsigned long flags;
+	u32 i;
+
+	if (!READ_ONCE(vmt_exact_nr_names) || start >= end)
+		return;
+	raw_spin_lock_irqsave(&vmt_exact_lock, flags);
+	for (i = 0; i < VMT_EXACT_RANGES; i++) {
+		const struct vmt_exact_name *n = &vmt_exact_names[i];
+
+		if (n->len && (!n->tgid || n->tgid == tgid)) {
+			vmt_exact_left_out += vmt_range_pages(start, end);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&vmt_exact_lock, flags);
+}
+
 /* VMT_EXACT_ADD_NAME and _REMOVE_NAME: @n from the caller. Context: process. */
 static int vmt_exact_name_op(u32 op, struct vmt_exact_name *n)
 {

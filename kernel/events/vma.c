@@ -192,9 +192,11 @@ static int vmt_vma_ranges(struct mm_struct *mm, long nr, const unsigned long *ar
 
 /*
  * Exact mode's ranges made of mappings follow them: what munmap unmapped,
- * what an mmap replaced and what mremap moved away go (its new place is
- * a mapping again), and so does the heap above the break brk set (it
- * needs the lock). mprotect leaves the mappings where they were.
+ * what an mmap replaced and what mremap moved away go, and so does what
+ * mremap replaced at its new place (MREMAP_FIXED unmaps what was there;
+ * the new place is a mapping again, listed next), and the heap above the
+ * break brk set (it needs the lock). mprotect leaves the mappings where
+ * they were.
  */
 static void vmt_vma_exact_unmapped(struct mm_struct *mm, long nr, const struct vmt_vma_range *r)
 {
@@ -204,6 +206,8 @@ static void vmt_vma_exact_unmapped(struct mm_struct *mm, long nr, const struct v
 		vmt_exact_unmapped(tgid, PAGE_ALIGN(mm->brk), r[0].end);
 	else if (nr != __NR_mprotect)
 		vmt_exact_unmapped(tgid, r[0].start, r[0].end);
+	if (nr == __NR_mremap)
+		vmt_exact_unmapped(tgid, r[1].start, r[1].end);
 }
 
 /*

@@ -128,6 +128,26 @@ static void walk(void)
 	}
 }
 
+/*
+ * mremap over a mapping (MREMAP_FIXED) unmaps it: its range goes, and a
+ * PROT_NONE mapping moved there, which "all" does not trace, has none.
+ */
+static void replace(void)
+{
+	size_t map = 2 * 4096;
+	void *victim = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *none = mmap(NULL, map, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (victim == MAP_FAILED || none == MAP_FAILED)
+		die("mmap");
+	covered("mremap-victim", victim);
+	if (mremap(none, map, map, MREMAP_MAYMOVE | MREMAP_FIXED, victim) != victim)
+		die("mremap over a mapping");
+	covered("mremap-replaced", victim);
+	if (munmap(victim, map))
+		die("munmap");
+}
+
 static int run(void)
 {
 	size_t size = ELEMENTS * sizeof(uint64_t), map = 4 * 4096;
@@ -154,6 +174,8 @@ static int run(void)
 		die("mremap");
 	covered("mremap-old", a);
 	covered("mremap-new", b);
+	if (check)
+		replace();
 	exact_loop(b, ELEMENTS);
 	h = sbrk(HEAP_ELEMENTS * sizeof(uint64_t));
 	if (h == (void *)-1)

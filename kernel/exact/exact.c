@@ -81,7 +81,12 @@
 #define VMT_STEPS		BIT(VMT_STEP_BITS)
 #define VMT_STEP_PROBES		8
 #define VMT_STEP_ACCESSES	2	/* movs: a read and a write */
-#define VMT_STEP_PAGES		4	/* each access may cross a page end */
+/*
+ * The pages one step holds present: the instruction's (it may cross a page
+ * end), each access's (each may too), and rseq's, which the kernel's update
+ * may map back meanwhile (vmt_exact_rseq_fault()): 2 + 2 * 2 + 1.
+ */
+#define VMT_STEP_PAGES		8
 
 struct vmt_step_access {
 	unsigned long addr;
@@ -183,15 +188,33 @@ static void vmt_step_release(struct vmt_step *s)
 		wake_up_all(&vmt_steps_idle);
 }
 
-static void vmt_step_add_page(struct vmt_step *s, unsigned long page)
+/* Return: false when @s holds VMT_STEP_PAGES other pages already. */
+static bool vmt_step_add_page(struct vmt_step *s, unsigned long page)
 {
 	u8 i;
 
 	for (i = 0; i < s->nr_pages; i++)
 		if (s->pages[i] == page)
-			return;
-	if (s->nr_pages < VMT_STEP_PAGES)
-		s->pages[s->nr_pages++] = page;
+			return true;
+	if (s->nr_pages == VMT_STEP_PAGES)
+		return false;
+	s->pages[s->nr_pages++] = page;
+	return true;
+}
+
+/*
+ * Put @page in @s, or else (more pages than a step can hold: not for an
+ * instruction the decoder knows) have it protected before current runs
+ * user code, and count the step as missed: its accesses there are seen
+ * as faults again, not logged whole.
+ */
+static void vmt_step_hold_page(struct vmt_step *s, struct vmt_target *t, unsigned long page)
+{
+	if (vmt_step_add_page(s, page))
+		return;
+	atomic64_inc(&vmt_exact_counters.missed);
+	if (t)
+		vmt_target_stale_before_user(t, page, page + PAGE_SIZE);
 }
 
 /*
@@ -438,7 +461,7 @@ static void vmt_exact_rseq_fault(struct vmt_target *t, unsigned long address,
 		}
 		s->pending = true;
 	}
-	vmt_step_add_page(s, page);
+	vmt_step_hold_page(s, t, page);
 	if (stale_start < stale_end)
 		vmt_range_add(&s->stale_start, &s->stale_end, stale_start, stale_end);
 }
@@ -497,7 +520,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 		 * thread was switched out. Step on. An instruction fetched
 		 * from an exact page is read now that it was fetched.
 		 */
-		vmt_step_add_page(s, address & PAGE_MASK);
+		vmt_step_hold_page(s, t, address & PAGE_MASK);
 		if (s->fetch && !s->decoded && !(error_code & X86_PF_INSTR) && !vmt_step_decode(s))
 			vmt_step_undecoded(s, address, error_code);
 		regs->flags |= X86_EFLAGS_TF;
@@ -756,6 +779,7 @@ static void vmt_exact_probe_exit(void *data, struct task_struct *p)
 {
 	struct vmt_step *s = vmt_step_find(p);
 	struct vmt_target *t;
+	u8 i;
 
 	if (atomic_read(&p->signal->live) == 0)
 		vmt_exact_exited(task_tgid_nr(p));
@@ -764,8 +788,12 @@ static void vmt_exact_probe_exit(void *data, struct task_struct *p)
 	if (p == current && !s->pending)
 		vmt_step_log_syscall(s, false);
 	t = vmt_target_lookup(s->mm);
-	if (t && READ_ONCE(t->mm) == s->mm)
-		vmt_target_stale_soon(t, s->pages[0], s->pages[0] + PAGE_SIZE);
+	if (t && READ_ONCE(t->mm) == s->mm) {
+		for (i = 0; i < s->nr_pages; i++)
+			vmt_target_stale_soon(t, s->pages[i], s->pages[i] + PAGE_SIZE);
+		if (s->stale_start < s->stale_end)
+			vmt_target_stale_soon(t, s->stale_start, s->stale_end);
+	}
 	vmt_step_release(s);
 }
 

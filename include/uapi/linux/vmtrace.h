@@ -696,7 +696,7 @@ struct vmt_exact_arg {
 	__u64 cancelled;	/* steps a signal cancelled before the instruction ran */
 	__u64 kernel;		/* kernel-mode accesses logged */
 	__u64 unsafe_switches;	/* see above */
-	__u64 missed;		/* faults that found no step slot free: not logged */
+	__u64 missed;		/* faults with no step slot, or no room in it: not logged */
 	__u64 unpinned;		/* steps of threads allowed on more than one CPU */
 	__u32 nr_ranges;	/* ranges set */
 	__u32 reserved0;

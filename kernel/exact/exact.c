@@ -171,18 +171,20 @@ static struct vmt_step *vmt_step_claim(struct task_struct *task)
 	return NULL;
 }
 
-static void vmt_step_release(struct vmt_step *s)
+/* Release @task's slot @s; @task is current, or current's exiting self. */
+static void vmt_step_release(struct vmt_step *s, struct task_struct *task)
 {
-	struct task_struct *owner = READ_ONCE(s->owner);
 	unsigned long flags;
 	bool mine;
 
 	/*
 	 * A pending slot may be released by stop too (vmt_exact_quiesce()):
-	 * whoever takes the owner out first counts it.
+	 * whoever takes the owner out first counts it. Against @task, not
+	 * whatever owner is there now: after stop took it, another thread
+	 * may have claimed the slot, and it stays that thread's.
 	 */
 	raw_spin_lock_irqsave(&vmt_steps_lock, flags);
-	mine = owner && cmpxchg(&s->owner, owner, NULL) == owner;
+	mine = cmpxchg(&s->owner, task, NULL) == task;
 	raw_spin_unlock_irqrestore(&vmt_steps_lock, flags);
 	if (mine && atomic_dec_and_test(&vmt_steps_used) && wq_has_sleeper(&vmt_steps_idle))
 		wake_up_all(&vmt_steps_idle);
@@ -510,7 +512,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	if (s && s->pending) {
 		/* What rseq's update left present: protected before this instruction. */
 		vmt_step_protect(s, t, true);
-		vmt_step_release(s);
+		vmt_step_release(s, current);
 		s = NULL;
 	}
 	if (s && s->ip == instruction_pointer(regs)) {
@@ -529,7 +531,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	if (s) {
 		/* A step whose trap never came (the instruction faulted for good). */
 		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
-		vmt_step_release(s);
+		vmt_step_release(s, current);
 		atomic64_inc(&vmt_exact_counters.cancelled);
 	}
 	s = vmt_step_begin(regs, address & PAGE_MASK, error_code & X86_PF_INSTR);
@@ -690,10 +692,10 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	if (!s->tf && !s->popf)
 		regs->flags &= ~X86_EFLAGS_TF;
 	if (s->tf) {
-		vmt_step_release(s);
+		vmt_step_release(s, current);
 		return NOTIFY_DONE;
 	}
-	vmt_step_release(s);
+	vmt_step_release(s, current);
 	*dr6 &= ~DR_STEP;
 	current->thread.virtual_dr6 &= ~DR_STEP;
 	return *dr6 & DR_TRAP_BITS ? NOTIFY_DONE : NOTIFY_STOP;
@@ -728,7 +730,7 @@ static void vmt_exact_probe_signal(void *data, int sig, struct kernel_siginfo *i
 		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	if (!s->pending)
 		atomic64_inc(&vmt_exact_counters.cancelled);
-	vmt_step_release(s);
+	vmt_step_release(s, current);
 }
 
 /*
@@ -794,7 +796,7 @@ static void vmt_exact_probe_exit(void *data, struct task_struct *p)
 		if (s->stale_start < s->stale_end)
 			vmt_target_stale_soon(t, s->stale_start, s->stale_end);
 	}
-	vmt_step_release(s);
+	vmt_step_release(s, p);
 }
 
 /*
@@ -823,7 +825,7 @@ static void vmt_exact_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	if (!s->tf && !s->pending && regs->ip == s->ip + sizeof(vmt_syscall_insn))
 		regs->flags &= ~X86_EFLAGS_TF;
-	vmt_step_release(s);
+	vmt_step_release(s, current);
 	local_irq_restore(flags);
 }
 

@@ -280,6 +280,7 @@ static void vmt_exact_counts(struct vmt_exact_arg *arg)
 	arg->nr_names = READ_ONCE(vmt_exact_nr_names);
 	arg->max_pages = READ_ONCE(vmt_exact_max_pages);
 	arg->left_out = READ_ONCE(vmt_exact_left_out);
+	arg->features = VMT_EXACT_FEATURE_ALL;
 }
 
 /*

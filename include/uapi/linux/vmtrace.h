@@ -567,8 +567,10 @@ struct vmt_status {
 	__u64 data_dropped;	/* variable-size data left out (VMT_DATA_DROPPED) */
 	/*
 	 * Introspection events that could not be written whole: mappings a
-	 * system call left that could not be looked up (another thread held
-	 * the address space's lock for writing), DMA calls a kretprobe missed.
+	 * system call or an exec left that could not be looked up (another
+	 * task held the address space's lock, and no slot was free to look
+	 * again before the thread's return to user space), DMA calls a
+	 * kretprobe missed.
 	 */
 	__u64 events_missed;
 	__u64 reserved[1];

@@ -105,6 +105,7 @@ static void __vmt_probes_quiesce(struct vmt_session *s)
 	tracepoint_synchronize_unregister();
 	vmt_exact_quiesce();
 	vmt_admit_quiesce();
+	vmt_vma_quiesce();
 }
 
 /**

@@ -128,7 +128,8 @@ static long vmt_ioctl_exact(void __user *arg)
 
 	if (copy_from_user(&e, arg, sizeof(e)))
 		return -EFAULT;
-	if (e.reserved0 || !vmt_all_zero(e.reserved, ARRAY_SIZE(e.reserved)))
+	/* @features is filled in, as the counters are: not checked. */
+	if (!vmt_all_zero(e.reserved, ARRAY_SIZE(e.reserved)))
 		return -EINVAL;
 	err = vmt_session_exact(&e, NULL);
 	if (copy_to_user(arg, &e, sizeof(e)))

@@ -24,6 +24,7 @@
 #include "base/session.h"
 #include "events/events.h"
 #include "events/vma.h"
+#include "exact/exact_ranges.h"
 #include "protect/targets.h"
 #include "ring/emit.h"
 
@@ -89,16 +90,18 @@ static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_p
 		vmt_emit_data(&rec, VMT_REC_EXEC, bprm->filename, len);
 	}
 	/*
-	 * Nobody else uses the new address space yet (exec killed the other
-	 * threads), so the lock is free; a trylock only because this context
-	 * may not sleep.
+	 * The new address space's lock is free unless another task reads the
+	 * map (/proc/PID/maps, ptrace): a trylock because this context may not
+	 * sleep, and a task_work that waits for it otherwise. Exact mode's
+	 * ranges made of the old address space's mappings go either way.
 	 */
 	if (vmt_session_event_on(VMT_EVENT_VMA)) {
+		vmt_exact_unmapped(task_tgid_nr(p), 0, ULONG_MAX);
 		if (mmap_read_trylock(p->mm)) {
 			vmt_vma_emit_all(p->mm, task_tgid_nr(p), VMT_VMA_EXEC);
 			mmap_read_unlock(p->mm);
 		} else {
-			vmt_emit_count_missed();
+			vmt_vma_exec_missed();
 		}
 	}
 }

@@ -17,12 +17,19 @@
  *   brk(b) = b'                 [start_brk, first mapping above b')
  *
  * Looking up the mappings needs mmap_lock, which this context may only try
- * for: when another thread holds it for writing, the UNMAP records are
- * written alone and the event is counted missed.
+ * for: when another thread holds it, the UNMAP records are written (and
+ * exact mode's ranges trimmed) at once, and the lookup is redone by the
+ * thread itself before it returns to user space, where it may wait for the
+ * lock (a task_work: vmt_vma_redo_queue()). Only when no redo slot is free
+ * is the event counted missed, and exact mode's ranges it would have made
+ * counted left out.
  */
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/task_work.h>
+#include <linux/wait.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
@@ -114,9 +121,6 @@ void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause)
 {
 	struct vm_area_struct *vma;
 
-	/* Exact mode's ranges made of the old address space's mappings go. */
-	if (cause == VMT_VMA_EXEC)
-		vmt_exact_unmapped(pid, 0, ULONG_MAX);
 	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end))
 		vmt_vma_emit(vma, pid, pid, cause);
 }
@@ -188,9 +192,11 @@ static int vmt_vma_ranges(struct mm_struct *mm, long nr, const unsigned long *ar
 
 /*
  * Exact mode's ranges made of mappings follow them: what munmap unmapped,
- * what an mmap replaced and what mremap moved away go (its new place is
- * a mapping again), and so does the heap above the break brk set (it
- * needs the lock). mprotect leaves the mappings where they were.
+ * what an mmap replaced and what mremap moved away go, and so does what
+ * mremap replaced at its new place (MREMAP_FIXED unmaps what was there;
+ * the new place is a mapping again, listed next), and the heap above the
+ * break brk set (it needs the lock). mprotect leaves the mappings where
+ * they were.
  */
 static void vmt_vma_exact_unmapped(struct mm_struct *mm, long nr, const struct vmt_vma_range *r)
 {
@@ -200,6 +206,139 @@ static void vmt_vma_exact_unmapped(struct mm_struct *mm, long nr, const struct v
 		vmt_exact_unmapped(tgid, PAGE_ALIGN(mm->brk), r[0].end);
 	else if (nr != __NR_mprotect)
 		vmt_exact_unmapped(tgid, r[0].start, r[0].end);
+	if (nr == __NR_mremap)
+		vmt_exact_unmapped(tgid, r[1].start, r[1].end);
+}
+
+/*
+ * A lookup the probes could not make, redone by the thread before it runs
+ * user code again: the MAP records of @r (@n of them; with VMT_VMA_EXEC
+ * the whole map, with VMT_VMA_BRK the heap's range, which needs the lock)
+ * and the exact ranges they make. Preallocated: the probes may not
+ * allocate. A slot belongs to its owner from the probe until its work
+ * starts.
+ */
+struct vmt_vma_redo {
+	struct callback_head cb;
+	struct task_struct *owner;	/* NULL: free */
+	struct vmt_vma_range r[2];
+	u8 n, cause;
+};
+
+#define VMT_VMA_REDOS	64
+
+static struct vmt_vma_redo vmt_vma_redos[VMT_VMA_REDOS];
+/* Stop waits until no redo is queued or running (vmt_vma_quiesce()). */
+static atomic_t vmt_vma_redos_pending = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(vmt_vma_redos_idle);
+
+static void vmt_vma_redo_done(void)
+{
+	if (atomic_dec_and_test(&vmt_vma_redos_pending) && wq_has_sleeper(&vmt_vma_redos_idle))
+		wake_up_all(&vmt_vma_redos_idle);
+}
+
+static void vmt_vma_redo_run(struct callback_head *cb)
+{
+	struct vmt_vma_redo *w = container_of(cb, struct vmt_vma_redo, cb);
+	struct vmt_vma_range r[2] = { w->r[0], w->r[1] };
+	struct mm_struct *mm = current->mm;
+	u8 n = w->n, cause = w->cause;
+	pid_t tgid = task_tgid_nr(current);
+	int i;
+
+	WRITE_ONCE(w->owner, NULL);
+	if (!mm || (current->flags & PF_EXITING) || !vmt_session_tracing())
+		goto out;
+	/* Process context, before user code: the lock may be waited for here. */
+	mmap_read_lock(mm);
+	if (cause == VMT_VMA_EXEC) {
+		vmt_vma_emit_all(mm, tgid, cause);
+	} else {
+		if (cause == VMT_VMA_BRK) {
+			n = vmt_vma_ranges(mm, __NR_brk, NULL, 0, r, &cause);
+			vmt_vma_emit_unmap(r[0].start, r[0].end, cause);
+			vmt_exact_unmapped(tgid, PAGE_ALIGN(mm->brk), r[0].end);
+		}
+		for (i = 0; i < n; i++)
+			vmt_vma_emit_range(mm, r[i].start, r[i].end, cause);
+	}
+	mmap_read_unlock(mm);
+out:
+	/* Nothing of the module runs after this but the return. */
+	vmt_vma_redo_done();
+}
+
+/*
+ * Have current redo the lookup of @n ranges @r (see struct vmt_vma_redo)
+ * before it returns to user space. With no slot free, the event is missed,
+ * and so are exact mode's ranges it would have made: counted in left_out
+ * by the pages of @r (the whole map's are unknown: one page).
+ * Context: the probes; may not sleep.
+ */
+static void vmt_vma_redo_queue(const struct vmt_vma_range *r, u8 n, u8 cause)
+{
+	struct vmt_vma_redo *w;
+	u32 i;
+
+	for (i = 0; i < VMT_VMA_REDOS; i++) {
+		w = &vmt_vma_redos[i];
+		if (!READ_ONCE(w->owner) && !cmpxchg(&w->owner, NULL, current))
+			break;
+	}
+	if (i < VMT_VMA_REDOS) {
+		w->n = n;
+		w->cause = cause;
+		for (i = 0; i < n; i++)
+			w->r[i] = r[i];
+		atomic_inc(&vmt_vma_redos_pending);
+		init_task_work(&w->cb, vmt_vma_redo_run);
+		/* Fails only when current exits: it returns to no user code. */
+		if (!task_work_add(current, &w->cb, TWA_RESUME))
+			return;
+		WRITE_ONCE(w->owner, NULL);
+		vmt_vma_redo_done();
+	}
+	vmt_emit_count_missed();
+	for (i = 0; i < n; i++)
+		vmt_exact_left_out_add(task_tgid_nr(current), r[i].start, r[i].end);
+	if (!n)
+		vmt_exact_left_out_add(task_tgid_nr(current), 0, PAGE_SIZE);
+}
+
+/**
+ * vmt_vma_exec_missed() - sched_process_exec could not take the new
+ * address space's mmap_lock: its map is listed before the program runs
+ * Context: the exec probe, current the exec'ing thread; may not sleep.
+ */
+void vmt_vma_exec_missed(void)
+{
+	vmt_vma_redo_queue(NULL, 0, VMT_VMA_EXEC);
+}
+
+/**
+ * vmt_vma_quiesce() - wait until no redo is queued or running, at stop
+ *
+ * The works are queued on the way back to user space, so the wait is
+ * short; a thread asleep meanwhile is woken as a signal would wake it.
+ *
+ * Context: process context; the probes act no more.
+ */
+void vmt_vma_quiesce(void)
+{
+	u32 i;
+
+	while (!wait_event_timeout(vmt_vma_redos_idle, !atomic_read(&vmt_vma_redos_pending),
+				   HZ / 10)) {
+		for (i = 0; i < VMT_VMA_REDOS; i++) {
+			struct task_struct *owner = READ_ONCE(vmt_vma_redos[i].owner);
+
+			if (!owner)
+				continue;
+			set_tsk_thread_flag(owner, TIF_NOTIFY_SIGNAL);
+			wake_up_process(owner);
+		}
+	}
 }
 
 /*
@@ -226,7 +365,7 @@ static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	syscall_get_arguments(current, regs, args);
 	locked = mmap_read_trylock(mm);
 	if (!locked && nr == __NR_brk) {
-		vmt_emit_count_missed();
+		vmt_vma_redo_queue(NULL, 0, VMT_VMA_BRK);
 		return;
 	}
 	n = vmt_vma_ranges(mm, nr, args, ret, r, &cause);
@@ -234,7 +373,9 @@ static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 		vmt_vma_emit_unmap(r[i].start, r[i].end, cause);
 	vmt_vma_exact_unmapped(mm, nr, r);
 	if (!locked) {
-		vmt_emit_count_missed();
+		/* munmap's range has no mapping left to list. */
+		if (nr != __NR_munmap)
+			vmt_vma_redo_queue(r, n, cause);
 		return;
 	}
 	for (i = 0; i < n; i++)

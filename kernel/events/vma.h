@@ -14,5 +14,7 @@ struct vmt_hooks;
 extern struct vmt_hooks vmt_vma_hooks;
 
 void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause);
+void vmt_vma_exec_missed(void);
+void vmt_vma_quiesce(void);
 
 #endif /* _VMTRACE_VMA_H */

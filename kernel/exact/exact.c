@@ -70,6 +70,7 @@
 #include "exact/exact_insn.h"
 #include "exact/exact_ranges.h"
 #include "protect/admit.h"
+#include "protect/evict.h"
 #include "protect/protect.h"
 #include "protect/targets.h"
 #include "ring/emit.h"
@@ -80,7 +81,12 @@
 #define VMT_STEPS		BIT(VMT_STEP_BITS)
 #define VMT_STEP_PROBES		8
 #define VMT_STEP_ACCESSES	2	/* movs: a read and a write */
-#define VMT_STEP_PAGES		4	/* each access may cross a page end */
+/*
+ * The pages one step holds present: the instruction's (it may cross a page
+ * end), each access's (each may too), and rseq's, which the kernel's update
+ * may map back meanwhile (vmt_exact_rseq_fault()): 2 + 2 * 2 + 1.
+ */
+#define VMT_STEP_PAGES		8
 
 struct vmt_step_access {
 	unsigned long addr;
@@ -108,6 +114,9 @@ struct vmt_step_access {
  * @len:	the instruction's length
  * @acc:	the accesses to log, @nr_acc of them
  * @pages:	the exact pages mapped back for it, @nr_pages of them
+ * @stale_start: what rseq's update mapped back besides its page (a large
+ *		folio), to protect once the rseq page is (vmt_exact_rseq_fault())
+ * @stale_end:	its end; empty when not above @stale_start
  * @gpr:	the registers before the instruction, in the decoder's order
  */
 struct vmt_step {
@@ -118,6 +127,7 @@ struct vmt_step {
 	u8 len, nr_acc, nr_pages;
 	struct vmt_step_access acc[VMT_STEP_ACCESSES];
 	unsigned long pages[VMT_STEP_PAGES];
+	unsigned long stale_start, stale_end;
 	unsigned long gpr[16];
 };
 
@@ -161,38 +171,60 @@ static struct vmt_step *vmt_step_claim(struct task_struct *task)
 	return NULL;
 }
 
-static void vmt_step_release(struct vmt_step *s)
+/* Release @task's slot @s; @task is current, or current's exiting self. */
+static void vmt_step_release(struct vmt_step *s, struct task_struct *task)
 {
-	struct task_struct *owner = READ_ONCE(s->owner);
 	unsigned long flags;
 	bool mine;
 
 	/*
 	 * A pending slot may be released by stop too (vmt_exact_quiesce()):
-	 * whoever takes the owner out first counts it.
+	 * whoever takes the owner out first counts it. Against @task, not
+	 * whatever owner is there now: after stop took it, another thread
+	 * may have claimed the slot, and it stays that thread's.
 	 */
 	raw_spin_lock_irqsave(&vmt_steps_lock, flags);
-	mine = owner && cmpxchg(&s->owner, owner, NULL) == owner;
+	mine = cmpxchg(&s->owner, task, NULL) == task;
 	raw_spin_unlock_irqrestore(&vmt_steps_lock, flags);
 	if (mine && atomic_dec_and_test(&vmt_steps_used) && wq_has_sleeper(&vmt_steps_idle))
 		wake_up_all(&vmt_steps_idle);
 }
 
-static void vmt_step_add_page(struct vmt_step *s, unsigned long page)
+/* Return: false when @s holds VMT_STEP_PAGES other pages already. */
+static bool vmt_step_add_page(struct vmt_step *s, unsigned long page)
 {
 	u8 i;
 
 	for (i = 0; i < s->nr_pages; i++)
 		if (s->pages[i] == page)
-			return;
-	if (s->nr_pages < VMT_STEP_PAGES)
-		s->pages[s->nr_pages++] = page;
+			return true;
+	if (s->nr_pages == VMT_STEP_PAGES)
+		return false;
+	s->pages[s->nr_pages++] = page;
+	return true;
+}
+
+/*
+ * Put @page in @s, or else (more pages than a step can hold: not for an
+ * instruction the decoder knows) have it protected before current runs
+ * user code, and count the step as missed: its accesses there are seen
+ * as faults again, not logged whole.
+ */
+static void vmt_step_hold_page(struct vmt_step *s, struct vmt_target *t, unsigned long page)
+{
+	if (vmt_step_add_page(s, page))
+		return;
+	atomic64_inc(&vmt_exact_counters.missed);
+	if (t)
+		vmt_target_stale_before_user(t, page, page + PAGE_SIZE);
 }
 
 /*
  * Protect @s's pages again, now if their PTE locks are free, or else before
  * the thread returns to user space (admit.c's work; @t must be current's
- * target then). Return: whether all were protected now.
+ * target then); and then what rseq's update mapped besides its page, before
+ * the thread runs user code (without @later, the scheduler's, it waits in
+ * the step). Return: whether all were protected now.
  */
 static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool later)
 {
@@ -205,6 +237,17 @@ static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool late
 		all = false;
 		if (later && t)
 			vmt_target_stale_before_user(t, s->pages[i], s->pages[i] + PAGE_SIZE);
+	}
+	/*
+	 * The rseq page is protected by now (or its work is queued): the span
+	 * may hold it, as the target's stale range is one span. rseq's update
+	 * may fault on it again on this way back, but the page then waits in
+	 * the thread's step again, not in this span: one round a step.
+	 */
+	if (later && t && s->stale_start < s->stale_end) {
+		vmt_target_stale_before_user(t, s->stale_start, s->stale_end);
+		s->stale_start = 0;
+		s->stale_end = 0;
 	}
 	return all;
 }
@@ -374,6 +417,8 @@ static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page,
 	s->len = 0;
 	s->nr_acc = 0;
 	s->nr_pages = 0;
+	s->stale_start = 0;
+	s->stale_end = 0;
 	vmt_step_add_page(s, page);
 	vmt_step_save_regs(s, regs);
 	return s;
@@ -393,23 +438,34 @@ static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page,
  * ranges over data alone, whenever the thread next faults on one). No trap
  * flag is set here: on the way to a signal handler it would be saved in
  * the frame and come back, unexpected, at sigreturn.
+ *
+ * What the fault maps besides the page (@stale_start to @stale_end, a large
+ * folio) waits in the step too, for the same reason: it holds the page, and
+ * a target's stale range is one span, so marking its two sides would mark
+ * the page again. It is protected once the page is (vmt_step_protect()).
  */
 static void vmt_exact_rseq_fault(struct vmt_target *t, unsigned long address,
-				 unsigned long error_code)
+				 unsigned long error_code, unsigned long stale_start,
+				 unsigned long stale_end)
 {
 	struct vmt_step *s = vmt_step_find(current);
 	unsigned long page = address & PAGE_MASK;
 
 	vmt_exact_emit_kernel(address, error_code);
-	if (s) {
-		vmt_step_add_page(s, page);
-		return;
-	}
-	s = vmt_step_begin(task_pt_regs(current), page, false);
-	if (s)
+	if (!s) {
+		s = vmt_step_begin(task_pt_regs(current), page, false);
+		if (!s) {
+			/* No slot (counted as missed): the loop above it may be. */
+			if (t)
+				vmt_target_stale_soon(t, min(page, stale_start ?: page),
+						      max(page + PAGE_SIZE, stale_end));
+			return;
+		}
 		s->pending = true;
-	else if (t)
-		vmt_target_stale_soon(t, page, page + PAGE_SIZE);
+	}
+	vmt_step_hold_page(s, t, page);
+	if (stale_start < stale_end)
+		vmt_range_add(&s->stale_start, &s->stale_end, stale_start, stale_end);
 }
 
 /**
@@ -445,9 +501,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	if (t && stale_start < stale_end && !kernel_mode)
 		vmt_target_stale_before_user(t, stale_start, stale_end);
 	if (kernel_mode && vmt_exact_rseq_page(address) && current->mm) {
-		if (t && stale_start < stale_end)
-			vmt_target_stale_soon(t, stale_start, stale_end);
-		vmt_exact_rseq_fault(t, address, error_code);
+		vmt_exact_rseq_fault(t, address, error_code, stale_start, stale_end);
 		return true;
 	}
 	if (kernel_mode) {
@@ -458,7 +512,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	if (s && s->pending) {
 		/* What rseq's update left present: protected before this instruction. */
 		vmt_step_protect(s, t, true);
-		vmt_step_release(s);
+		vmt_step_release(s, current);
 		s = NULL;
 	}
 	if (s && s->ip == instruction_pointer(regs)) {
@@ -468,7 +522,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 		 * thread was switched out. Step on. An instruction fetched
 		 * from an exact page is read now that it was fetched.
 		 */
-		vmt_step_add_page(s, address & PAGE_MASK);
+		vmt_step_hold_page(s, t, address & PAGE_MASK);
 		if (s->fetch && !s->decoded && !(error_code & X86_PF_INSTR) && !vmt_step_decode(s))
 			vmt_step_undecoded(s, address, error_code);
 		regs->flags |= X86_EFLAGS_TF;
@@ -477,7 +531,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	if (s) {
 		/* A step whose trap never came (the instruction faulted for good). */
 		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
-		vmt_step_release(s);
+		vmt_step_release(s, current);
 		atomic64_inc(&vmt_exact_counters.cancelled);
 	}
 	s = vmt_step_begin(regs, address & PAGE_MASK, error_code & X86_PF_INSTR);
@@ -638,10 +692,10 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	if (!s->tf && !s->popf)
 		regs->flags &= ~X86_EFLAGS_TF;
 	if (s->tf) {
-		vmt_step_release(s);
+		vmt_step_release(s, current);
 		return NOTIFY_DONE;
 	}
-	vmt_step_release(s);
+	vmt_step_release(s, current);
 	*dr6 &= ~DR_STEP;
 	current->thread.virtual_dr6 &= ~DR_STEP;
 	return *dr6 & DR_TRAP_BITS ? NOTIFY_DONE : NOTIFY_STOP;
@@ -676,7 +730,7 @@ static void vmt_exact_probe_signal(void *data, int sig, struct kernel_siginfo *i
 		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	if (!s->pending)
 		atomic64_inc(&vmt_exact_counters.cancelled);
-	vmt_step_release(s);
+	vmt_step_release(s, current);
 }
 
 /*
@@ -727,6 +781,7 @@ static void vmt_exact_probe_exit(void *data, struct task_struct *p)
 {
 	struct vmt_step *s = vmt_step_find(p);
 	struct vmt_target *t;
+	u8 i;
 
 	if (atomic_read(&p->signal->live) == 0)
 		vmt_exact_exited(task_tgid_nr(p));
@@ -735,9 +790,13 @@ static void vmt_exact_probe_exit(void *data, struct task_struct *p)
 	if (p == current && !s->pending)
 		vmt_step_log_syscall(s, false);
 	t = vmt_target_lookup(s->mm);
-	if (t && READ_ONCE(t->mm) == s->mm)
-		vmt_target_stale_soon(t, s->pages[0], s->pages[0] + PAGE_SIZE);
-	vmt_step_release(s);
+	if (t && READ_ONCE(t->mm) == s->mm) {
+		for (i = 0; i < s->nr_pages; i++)
+			vmt_target_stale_soon(t, s->pages[i], s->pages[i] + PAGE_SIZE);
+		if (s->stale_start < s->stale_end)
+			vmt_target_stale_soon(t, s->stale_start, s->stale_end);
+	}
+	vmt_step_release(s, p);
 }
 
 /*
@@ -766,7 +825,7 @@ static void vmt_exact_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	if (!s->tf && !s->pending && regs->ip == s->ip + sizeof(vmt_syscall_insn))
 		regs->flags &= ~X86_EFLAGS_TF;
-	vmt_step_release(s);
+	vmt_step_release(s, current);
 	local_irq_restore(flags);
 }
 

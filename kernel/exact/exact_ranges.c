@@ -55,6 +55,7 @@
 struct vmt_exact_range {
 	pid_t tgid;		/* 0: every traced process */
 	bool by_name;		/* made of a mapping a name matched: follows it */
+	u8 name;		/* by_name: the name's slot in vmt_exact_names */
 	unsigned long start, end;	/* end > start */
 	unsigned long asked_end;	/* the end given, before the cap cut it */
 	unsigned long max_end;	/* see above */
@@ -70,8 +71,12 @@ static u64 vmt_exact_left_out;
  * taken with interrupts off: its readers are the fault probe and the debug
  * trap, which run with interrupts off and may not sleep (nor take a
  * sleeping lock, as a spinlock_t is under PREEMPT_RT). They hold it for a
- * bisection; writers (the VMA events, exit, VMT_IOC_EXACT) for at most a
- * pass over the table, a few microseconds at its size.
+ * bisection. Writers hold it for an insertion or a deletion each (a
+ * memmove of the table's tail, up to 40 KiB, and a pass to recompute
+ * @max_end): a VMA event makes one or two, or a few for a mapping that
+ * merged with others. What drops many ranges at once (an exit, an exec, a
+ * name removed, start) does it in one pass over the table
+ * (__vmt_exact_drop()), never a deletion a range.
  */
 static DEFINE_RAW_SPINLOCK(vmt_exact_lock);
 
@@ -170,6 +175,36 @@ static void __vmt_exact_delete(u32 i)
 	__vmt_exact_reindex();
 }
 
+/*
+ * Drop, in one pass, the ranges made of mappings of @tgid (any process's
+ * when @any) that lie within [@start, @end), of the name in slot @name
+ * only when @name < VMT_EXACT_RANGES. Context: the lock.
+ */
+static void __vmt_exact_drop(pid_t tgid, bool any, unsigned long start, unsigned long end,
+			     u32 name)
+{
+	struct vmt_exact_range *r = vmt_exact_ranges;
+	u32 n = vmt_exact_nr_ranges, i, j;
+
+	/* A process's ranges are one run of the table: start at its first. */
+	i = any ? 0 : __vmt_exact_after(tgid - 1, ULONG_MAX);
+	for (j = i; i < n && (any || r[i].tgid == tgid); i++) {
+		if (r[i].by_name && r[i].start >= start && r[i].end <= end &&
+		    (name >= VMT_EXACT_RANGES || r[i].name == name)) {
+			vmt_exact_used_pages -= vmt_range_pages(r[i].start, r[i].end);
+			continue;
+		}
+		if (j != i)
+			r[j] = r[i];
+		j++;
+	}
+	if (j == i)
+		return;
+	memmove(&r[j], &r[i], (n - i) * sizeof(r[0]));
+	WRITE_ONCE(vmt_exact_nr_ranges, n - (i - j));
+	__vmt_exact_reindex();
+}
+
 /**
  * vmt_exact_covers() - whether [@addr, @addr + @len) of process @tgid meets
  * an exact range
@@ -245,6 +280,7 @@ static void vmt_exact_counts(struct vmt_exact_arg *arg)
 	arg->nr_names = READ_ONCE(vmt_exact_nr_names);
 	arg->max_pages = READ_ONCE(vmt_exact_max_pages);
 	arg->left_out = READ_ONCE(vmt_exact_left_out);
+	arg->features = VMT_EXACT_FEATURE_ALL;
 }
 
 /*
@@ -282,43 +318,65 @@ static void __vmt_exact_add(struct vmt_exact_range *r)
 }
 
 /*
- * Range @i, made of a mapping, reaches @end now: a heap that brk grew. What
- * it grew by joins it, under the cap. (It shrinks by vmt_exact_unmapped()
- * only: a mapping that mprotect split is reported in parts, the first at
- * the same start.) Context: the lock.
+ * Range @i, made of a mapping, reaches @end now: a heap that brk grew, or
+ * a mapping merged with the next. What it grew by joins it, under the cap,
+ * up to the next range made of a mapping (a merged neighbour's, which
+ * stays as it is: a page is never in two). Pages the cap cut off before
+ * that fit now are no longer counted left out. (It shrinks by
+ * vmt_exact_unmapped() only: a mapping that mprotect split is reported in
+ * parts, the first at the same start.)
+ * Return: where the part of the mapping past it and that neighbour begins,
+ * for the caller to fill. Context: the lock.
  */
-static void __vmt_exact_grow(u32 i, unsigned long end)
+static unsigned long __vmt_exact_grow(u32 i, unsigned long end)
 {
 	struct vmt_exact_range *e = &vmt_exact_ranges[i];
 	struct vmt_exact_range grow = { .start = e->end, .end = end };
+	unsigned long was = e->end, counted = e->asked_end;
+	u32 j;
 
 	if (end <= e->asked_end && e->end == e->asked_end)
-		return;
-	if (end > e->end && __vmt_exact_fit(&grow, e->asked_end)) {
+		return end;
+	for (j = i + 1; end > e->end && j < vmt_exact_nr_ranges &&
+	     vmt_exact_ranges[j].tgid == e->tgid; j++) {
+		if (vmt_exact_ranges[j].by_name && vmt_exact_ranges[j].start > e->start) {
+			grow.end = clamp(vmt_exact_ranges[j].start, e->end, end);
+			break;
+		}
+	}
+	if (grow.end > e->end && __vmt_exact_fit(&grow, e->asked_end)) {
 		vmt_exact_used_pages += vmt_range_pages(grow.start, grow.end);
 		e->end = grow.end;
 	}
-	e->asked_end = max(e->asked_end, end);
+	if (e->end > was && counted > was) {
+		u64 back = vmt_range_pages(was, min(e->end, counted));
+
+		vmt_exact_left_out -= min(back, vmt_exact_left_out);
+	}
+	e->asked_end = max(e->asked_end, grow.end);
 	__vmt_exact_reindex();
+	return grow.end;
 }
 
 /*
- * A mapping [@start, @end) of @tgid that a name matched: the range made of
- * it before at the same start grows with it (brk); otherwise what of it no
- * range made of a mapping covers becomes ranges (a new mapping, one merged
- * with its neighbour, or one whose protection changed). Context: the lock.
+ * A mapping [@start, @end) of @tgid that name slot @name matched: the
+ * range made of it before at the same start grows with it (brk, a merge);
+ * what of it no range made of a mapping covers becomes ranges (a new
+ * mapping, one merged with its neighbour, or one whose protection
+ * changed). Context: the lock.
  */
-static void __vmt_exact_add_mapping(pid_t tgid, unsigned long start, unsigned long end)
+static void __vmt_exact_add_mapping(pid_t tgid, unsigned long start, unsigned long end,
+				    u8 name)
 {
-	struct vmt_exact_range gap = { .tgid = tgid, .by_name = true };
+	struct vmt_exact_range gap = { .tgid = tgid, .by_name = true, .name = name };
 	unsigned long pos = start, next;
 	u32 i = __vmt_exact_after(tgid, start);
 
 	for (; i && vmt_exact_ranges[i - 1].tgid == tgid &&
 	     vmt_exact_ranges[i - 1].start == start; i--) {
 		if (vmt_exact_ranges[i - 1].by_name) {
-			__vmt_exact_grow(i - 1, end);
-			return;
+			pos = __vmt_exact_grow(i - 1, end);
+			break;
 		}
 	}
 	while (pos < end) {
@@ -354,6 +412,8 @@ static void __vmt_exact_trim(pid_t tgid, unsigned long start, unsigned long end)
 	struct vmt_exact_range r, after;
 	u32 i;
 
+	/* Those wholly inside in one pass; then the few that reach out of it. */
+	__vmt_exact_drop(tgid, false, start, end, VMT_EXACT_RANGES);
 	for (;;) {
 		for (i = __vmt_exact_after(tgid - 1, ULONG_MAX); i < vmt_exact_nr_ranges &&
 		     vmt_exact_ranges[i].tgid == tgid && vmt_exact_ranges[i].start < end; i++)
@@ -448,7 +508,7 @@ void vmt_exact_mapping(pid_t tgid, struct vm_area_struct *vma, u8 kind, const ch
 	raw_spin_lock_irqsave(&vmt_exact_lock, flags);
 	for (i = 0; i < VMT_EXACT_RANGES; i++) {
 		if (vmt_exact_name_matches(&vmt_exact_names[i], tgid, vma, kind, name, len)) {
-			__vmt_exact_add_mapping(tgid, start, vma->vm_end);
+			__vmt_exact_add_mapping(tgid, start, vma->vm_end, i);
 			break;
 		}
 	}
@@ -464,7 +524,42 @@ void vmt_exact_mapping(pid_t tgid, struct vm_area_struct *vma, u8 kind, const ch
  */
 void vmt_exact_exited(pid_t tgid)
 {
-	vmt_exact_unmapped(tgid, 0, ULONG_MAX);
+	unsigned long flags;
+
+	if (!READ_ONCE(vmt_exact_nr_ranges))
+		return;
+	raw_spin_lock_irqsave(&vmt_exact_lock, flags);
+	__vmt_exact_drop(tgid, false, 0, ULONG_MAX, VMT_EXACT_RANGES);
+	raw_spin_unlock_irqrestore(&vmt_exact_lock, flags);
+}
+
+/**
+ * vmt_exact_left_out_add() - mappings [@start, @end) of process @tgid were
+ * not seen (vma.c could not look them up): if a name may match them, their
+ * pages are counted left out
+ * @tgid:	the process
+ * @start:	the first byte
+ * @end:	one past the last
+ *
+ * Context: may not sleep.
+ */
+void vmt_exact_left_out_add(pid_t tgid, unsigned long start, unsigned long end)
+{
+	unsigned long flags;
+	u32 i;
+
+	if (!READ_ONCE(vmt_exact_nr_names) || start >= end)
+		return;
+	raw_spin_lock_irqsave(&vmt_exact_lock, flags);
+	for (i = 0; i < VMT_EXACT_RANGES; i++) {
+		const struct vmt_exact_name *n = &vmt_exact_names[i];
+
+		if (n->len && (!n->tgid || n->tgid == tgid)) {
+			vmt_exact_left_out += vmt_range_pages(start, end);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&vmt_exact_lock, flags);
 }
 
 /* VMT_EXACT_ADD_NAME and _REMOVE_NAME: @n from the caller. Context: process. */
@@ -490,6 +585,8 @@ static int vmt_exact_name_op(u32 op, struct vmt_exact_name *n)
 		*slot = *n;
 		WRITE_ONCE(vmt_exact_nr_names, vmt_exact_nr_names + 1);
 	} else {
+		/* The ranges made of its mappings go with it. */
+		__vmt_exact_drop(0, true, 0, ULONG_MAX, slot - vmt_exact_names);
 		slot->len = 0;
 		WRITE_ONCE(vmt_exact_nr_names, vmt_exact_nr_names - 1);
 	}
@@ -546,7 +643,8 @@ static int __vmt_exact_range_op(u32 op, struct vmt_exact_range *r)
 
 			if (e->tgid != r->tgid || e->start != r->start)
 				break;
-			if (e->asked_end == r->asked_end) {
+			/* A range made of a mapping goes with its name or mapping only. */
+			if (!e->by_name && e->asked_end == r->asked_end) {
 				__vmt_exact_delete(i - 1);
 				return 0;
 			}
@@ -645,10 +743,18 @@ ssize_t vmt_exact_show(char *buf)
 }
 
 /**
- * vmt_exact_start() - zero the counters, at start
+ * vmt_exact_start() - zero the counters and drop the ranges made of
+ * mappings, at start
+ *
+ * While tracing was off, no event followed the mappings: their ranges may
+ * be stale, under process ids used again since. The state dump that start
+ * makes next lists the targets' mappings, and the names make them anew.
  */
 void vmt_exact_start(void)
 {
+	raw_spin_lock_irq(&vmt_exact_lock);
+	__vmt_exact_drop(0, true, 0, ULONG_MAX, VMT_EXACT_RANGES);
+	raw_spin_unlock_irq(&vmt_exact_lock);
 	atomic64_set(&vmt_exact_counters.accesses, 0);
 	atomic64_set(&vmt_exact_counters.steps, 0);
 	atomic64_set(&vmt_exact_counters.undecoded, 0);

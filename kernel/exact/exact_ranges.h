@@ -31,6 +31,7 @@ void vmt_exact_mapping(pid_t tgid, struct vm_area_struct *vma, u8 kind, const ch
 		       u32 len);
 void vmt_exact_unmapped(pid_t tgid, unsigned long start, unsigned long end);
 void vmt_exact_exited(pid_t tgid);
+void vmt_exact_left_out_add(pid_t tgid, unsigned long start, unsigned long end);
 ssize_t vmt_exact_show(char *buf);
 void vmt_exact_start(void);
 

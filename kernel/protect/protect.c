@@ -35,7 +35,9 @@
  * Dirty bit the hardware sets concurrently is not lost, as mprotect does.
  * The caller flushes the TLB before it counts a page as protected.
  */
+#include <linux/fs.h>
 #include <linux/lockdep.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/smp.h>
@@ -179,9 +181,16 @@ static int vmt_unprotect_pte(pte_t *ptep, unsigned long addr, void *data)
 	return 0;
 }
 
-/* VMAs whose pages are not ordinary, or that the program made inaccessible. */
+/*
+ * VMAs whose pages are not ordinary. memfd_secret()'s pages are not in the
+ * kernel's direct map, through which exact mode may read a page's bytes
+ * (vma_is_secretmem() needs secretmem_aops, which is not exported: the
+ * file system's magic says the same).
+ */
 static bool vmt_vma_skipped(struct vm_area_struct *vma)
 {
+	if (vma->vm_file && file_inode(vma->vm_file)->i_sb->s_magic == SECRETMEM_MAGIC)
+		return true;
 	return vma->vm_flags & (VM_HUGETLB | VM_IO | VM_PFNMAP | VM_MIXEDMAP |
 				VM_SHADOW_STACK);
 }

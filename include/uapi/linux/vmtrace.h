@@ -567,8 +567,10 @@ struct vmt_status {
 	__u64 data_dropped;	/* variable-size data left out (VMT_DATA_DROPPED) */
 	/*
 	 * Introspection events that could not be written whole: mappings a
-	 * system call left that could not be looked up (another thread held
-	 * the address space's lock for writing), DMA calls a kretprobe missed.
+	 * system call or an exec left that could not be looked up (another
+	 * task held the address space's lock, and no slot was free to look
+	 * again before the thread's return to user space), DMA calls a
+	 * kretprobe missed.
 	 */
 	__u64 events_missed;
 	__u64 reserved[1];
@@ -640,7 +642,8 @@ struct vmt_marker_arg {
  * range goes. The stack's range reaches 8 MiB below its top, for its
  * growth. The name VMT_EXACT_ALL ("all") matches every mapping the module
  * can trace: code, data, heap, stack, anonymous, files, [vdso]; not
- * [vvar], nor I/O or PFN mappings, hugetlb, or PROT_NONE reservations. Names
+ * [vvar], nor I/O or PFN mappings, hugetlb, memfd_secret()'s memory, or
+ * PROT_NONE reservations. Names
  * need the VMA events (VMT_EVENT_VMA), which tell the module of those
  * changes.
  *
@@ -652,8 +655,10 @@ struct vmt_marker_arg {
  *		same @pid, @start and @end), VMT_EXACT_CLEAR (every range),
  *		VMT_EXACT_CAP (@max_pages, at least 1, is the cap from now on),
  *		VMT_EXACT_ADD_NAME or VMT_EXACT_REMOVE_NAME (by @name_ptr and
- *		@name_len; ranges it made stay) or VMT_EXACT_COUNTS (fills in
- *		the counters only)
+ *		@name_len; a name removed takes the ranges it made with it) or
+ *		VMT_EXACT_COUNTS (fills in the counters only). VMT_EXACT_REMOVE
+ *		leaves the ranges names made alone. Start drops the ranges names
+ *		made, and makes them anew from the targets' mappings.
  * @pid:	the process (thread group id) whose accesses are exact; 0:
  *		every traced process
  * @start:	the range's first byte
@@ -679,6 +684,12 @@ struct vmt_marker_arg {
 #define VMT_EXACT_RANGES	16
 #define VMT_EXACT_NAME_MAX	256
 #define VMT_EXACT_ALL		"all"	/* the name of every mapping */
+/*
+ * In @features: what the module knows. A module before "all" leaves the
+ * field (then reserved) as given, 0, and takes "all" for a file's path,
+ * which no mapping has: a program that names "all" checks this first.
+ */
+#define VMT_EXACT_FEATURE_ALL	(1U << 0)
 #define VMT_EXACT_DEFAULT_MAX_PAGES	65536	/* 256 MiB of 4 KiB pages */
 
 struct vmt_exact_arg {
@@ -696,10 +707,10 @@ struct vmt_exact_arg {
 	__u64 cancelled;	/* steps a signal cancelled before the instruction ran */
 	__u64 kernel;		/* kernel-mode accesses logged */
 	__u64 unsafe_switches;	/* see above */
-	__u64 missed;		/* faults that found no step slot free: not logged */
+	__u64 missed;		/* faults with no step slot, or no room in it: not logged */
 	__u64 unpinned;		/* steps of threads allowed on more than one CPU */
 	__u32 nr_ranges;	/* ranges set */
-	__u32 reserved0;
+	__u32 features;		/* filled in: VMT_EXACT_FEATURE_*; 0 before "all" */
 	__u64 max_pages;	/* VMT_EXACT_CAP: the cap to set; filled in: the cap */
 	__u64 left_out;		/* pages cut off ranges by the cap, since load */
 	__u64 reserved[4];

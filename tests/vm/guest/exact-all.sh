@@ -19,7 +19,8 @@
 # - code of the vDSO;
 # and the module's ranges followed the mappings: a range over the new
 # mapping, the moved array, the heap; none over the array's old place, the
-# unmapped array, [vvar]. The trace verifies; no step was missed. Then the
+# unmapped array, [vvar], a mapping mremap replaced with an untraced
+# (PROT_NONE) one, or memfd_secret()'s memory (where the kernel has it). The trace verifies; no step was missed. Then the
 # cap: a cap of 64 pages cuts the program's ranges, the pages left out are
 # counted, and the program still runs to its end. Last, vmtrace start
 # --exact all on a running process: its loop's instructions and accesses.
@@ -41,7 +42,8 @@ import sys
 out = dict(l.split(None, 1) for l in open(sys.argv[1]) if " " in l)
 rng = lambda k: tuple(int(x, 16) for x in out[k].split("-"))
 num = lambda k: int(out[k])
-for k, want in (("mmap", 1), ("mremap-old", 0), ("mremap-new", 1), ("brk", 1), ("munmap", 0),
+for k, want in (("mmap", 1), ("mremap-old", 0), ("mremap-new", 1), ("mremap-victim", 1),
+                ("mremap-replaced", 0), ("brk", 1), ("munmap", 0), ("secret", 0),
                 ("vdso", 1), ("vvar", 0)):
     assert num("covered-" + k) == want, "a range over %s: %s, not %s" % (k, out["covered-" + k], want)
 lo, hi = rng("loop")

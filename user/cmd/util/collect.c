@@ -330,6 +330,15 @@ static int exact_setup(struct collector *c, pid_t child, const char **what)
 	if (err)
 		return err;
 	c->exact_cap_before = clear.max_pages;
+	for (j = 0; j < o->nr_exact; j++) {
+		const char *m = o->exact[j].mapping;
+
+		/* An older module would take "all" for a path, and trace nothing. */
+		if (m && !strcmp(m, VMT_EXACT_ALL) && !(clear.features & VMT_EXACT_FEATURE_ALL)) {
+			*what = "--exact all: the loaded vmtrace module predates it (load this release's)";
+			return -EOPNOTSUPP;
+		}
+	}
 	if (o->exact_max_pages) {
 		struct vmt_exact_arg cap = { .op = VMT_EXACT_CAP,
 					     .max_pages = (__u64)o->exact_max_pages };

@@ -130,10 +130,17 @@ struct cs_item {
 	uint8_t kind;
 };
 
-/* A worker's part of a batch: its hierarchies, over every access of it. */
+/*
+ * A worker's part of a batch: its hierarchies, over every access of it.
+ * Each job is cache-line aligned and counts into rows of its own, added to
+ * the shared ones after each batch: its run's fields and its level-1 rows
+ * change at every access, and two threads writing one line would pass it
+ * back and forth (with the counts shared, two threads took longer than one).
+ */
 struct cs_job {
-	struct vmt_work work;	/* the pool's: first, so that a job is its work */
+	_Alignas(64) struct vmt_work work;	/* the pool's: first, so that a job is its work */
 	struct cs_run run;
+	struct vmt_cache_counts *counts;	/* run.counts: this job's, [nr_rows] */
 	struct cs_hier **hiers;	/* in the order of their indexes: leaders first */
 	unsigned int nr_hiers;
 	unsigned int cost;
@@ -564,6 +571,8 @@ void vmt_cachesim_destroy(struct vmt_cachesim *sim)
 		return;
 	if (sim->pool)
 		vmt_work_pool_destroy(sim->pool);
+	for (i = 0; sim->jobs && i < sim->nr_jobs; i++)
+		free(sim->jobs[i].counts);
 	free(sim->jobs);
 	free(sim->job_hiers);
 	free(sim->batch[0]);
@@ -1163,7 +1172,7 @@ int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access 
  * whose level-1 caches follow one another's (they read the leader's log
  * access by access, so they run in one job, in order), the costliest groups
  * first, each to the job that has the least so far (a level-1 cache or a
- * TLB sees every access: it costs 4; a level outside, or one that follows,
+ * TLB sees every access: it costs 8; a level outside, or one that follows,
  * 1). A job simulates every access of the batch in its hierarchies, in the
  * trace's order, as one thread would: the counts are the same whatever the
  * threads. Each job writes only its hierarchies' caches and rows (and the
@@ -1195,7 +1204,20 @@ static void job_done(struct vmt_work *work, void *ctx)
 	(void)ctx;
 }
 
-/* Wait for the batch in flight; its jobs' first error (it stays). */
+/* @n rows of @s added to @d's, and @s's back to zeroes: counts are all uint64_t. */
+static void counts_take(struct vmt_cache_counts *d, struct vmt_cache_counts *s, unsigned int n)
+{
+	uint64_t *dw = (uint64_t *)d, *sw = (uint64_t *)s;
+	size_t i, words = n * sizeof(*d) / sizeof(uint64_t);
+
+	_Static_assert(sizeof(*d) % sizeof(uint64_t) == 0, "counts are uint64_t");
+	for (i = 0; i < words; i++) {
+		dw[i] += sw[i];
+		sw[i] = 0;
+	}
+}
+
+/* Wait for the batch in flight, its jobs' counts added to the shared ones; their first error (it stays). */
 static int wait_jobs(struct vmt_cachesim *sim)
 {
 	unsigned int i;
@@ -1203,8 +1225,11 @@ static int wait_jobs(struct vmt_cachesim *sim)
 	if (sim->in_flight) {
 		vmt_work_pool_wait(sim->pool);
 		sim->in_flight = false;
-		for (i = 0; i < sim->nr_jobs && !sim->error; i++)
-			sim->error = sim->jobs[i].error;
+		for (i = 0; i < sim->nr_jobs; i++) {
+			counts_take(sim->counts, sim->jobs[i].counts, sim->nr_rows);
+			if (!sim->error)
+				sim->error = sim->jobs[i].error;
+		}
 	}
 	return sim->error;
 }
@@ -1268,7 +1293,7 @@ static unsigned int hier_cost(const struct cs_hier *h)
 	for (i = 0; i < h->nr_caches; i++) {
 		const struct cs_cache *c = &h->caches[i];
 
-		cost += c->leader || (!c->tlb && c->cfg.level > 1) ? 1 : 4;
+		cost += c->leader || (!c->tlb && c->cfg.level > 1) ? 1 : 8;
 	}
 	return cost;
 }
@@ -1286,7 +1311,9 @@ static int plan_jobs(struct vmt_cachesim *sim)
 	if (threads < 2)
 		return 0;
 	cost = calloc(sim->nr_h, sizeof(*cost));
-	sim->jobs = calloc(threads, sizeof(*sim->jobs));
+	sim->jobs = aligned_alloc(_Alignof(struct cs_job), threads * sizeof(*sim->jobs));
+	if (sim->jobs)
+		memset(sim->jobs, 0, threads * sizeof(*sim->jobs));
 	sim->job_hiers = calloc(sim->nr_h, sizeof(*sim->job_hiers));
 	sim->batch[0] = malloc(BATCH * sizeof(*sim->batch[0]));
 	sim->batch[1] = malloc(BATCH * sizeof(*sim->batch[1]));
@@ -1315,6 +1342,10 @@ static int plan_jobs(struct vmt_cachesim *sim)
 		struct cs_job *j = &sim->jobs[i];
 
 		j->run = sim->run;
+		j->counts = calloc(sim->nr_rows, sizeof(*j->counts));
+		if (!j->counts)
+			goto out;
+		j->run.counts = j->counts;
 		j->nr_rows = sim->nr_rows;
 		j->hiers = &sim->job_hiers[at];
 		for (g = 0; g < sim->nr_h; g++)

@@ -7,6 +7,19 @@
  * trap, the probes and the quiescing at stop; the ranges, their names and
  * counters, and their control are exact_ranges.c's.
  *
+ * Outline, in order (about 900 lines):
+ * - step slots: claimed by hashing the task, the pages a step holds, and
+ *   protecting them again (vmt_step_protect());
+ * - the fault: decoding the instruction, the accesses it will make, the
+ *   trap flag set; kernel-mode faults, rseq's update of its own area
+ *   (vmt_exact_rseq_fault()), vmt_exact_fault();
+ * - the trap: each access logged with the bytes memory holds (through the
+ *   frame when the page was protected again meanwhile), the fetch, pushf's
+ *   trap flag hidden, vmt_exact_die();
+ * - signals, switches and exits: a step cancelled, pages protected when
+ *   the thread is switched out, system calls, exit, fork; attach, detach
+ *   and vmt_exact_quiesce() at stop.
+ *
  * The pages of an exact range are protnone, as every page of a target is
  * with protection, and never enter the enabled set. When a thread faults on
  * one (the fault probe, interrupts off, before the fault is handled), the

@@ -5,7 +5,9 @@
 # (`vmtrace convert` of commit 1ebf73a, version 1, before the session,
 # reduction and ref_index streams) and tests/unit/data/format2-3cd2bb1.vmt
 # (commit 3cd2bb1's convert --codec model, version 2: one mem.cpuN stream a
-# CPU) give the same records, data and analyses as a trace this tree's
+# CPU) and tests/unit/data/format3-a2d8da3.vmt (commit a2d8da3's convert
+# --codec model, version 3, before loop streams, kind 4) give the same
+# records, data and analyses as a trace this tree's
 # convert writes from the same raw records (export/records.py, then
 # `vmt-synth mixed 3000 7`), with the vpc codec and with the model codec
 # (version 3: one "mem" stream of every CPU); `verify` finds every frame
@@ -15,6 +17,7 @@ set -uo pipefail
 bin=$1 synth=$2
 here=$(dirname "$0")
 old1=$here/data/format1-1ebf73a.vmt old2=$here/data/format2-3cd2bb1.vmt
+old3=$here/data/format3-a2d8da3.vmt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 passed=0
@@ -34,7 +37,7 @@ check() {  # check WHAT CMD...: CMD's output on the old trace and on the new one
 	"$bin" convert "$tmp/t.raw" -o "$tmp/model.vmt" --frame-bytes 16384 --codec model \
 		>/dev/null 2>&1 ||
 	{ echo "old-trace: FAIL: cannot make the new traces"; exit 1; }
-for pair in "$old1 $tmp/new.vmt" "$old1 $tmp/model.vmt" "$old2 $tmp/model.vmt"; do
+for pair in "$old1 $tmp/new.vmt" "$old1 $tmp/model.vmt" "$old2 $tmp/model.vmt" "$old3 $tmp/model.vmt"; do
 	old=${pair% *} new=${pair#* }
 	check "dump" "$bin" dump
 	check "dump --order time" "$bin" dump --order time
@@ -43,7 +46,7 @@ for pair in "$old1 $tmp/new.vmt" "$old1 $tmp/model.vmt" "$old2 $tmp/model.vmt"; 
 	check "mrc" "$bin" mrc --policy lru,fifo,opt --sizes 1,4,16,64,256 --csv
 	check "export --format csv" "$bin" export --format csv --type vma
 done
-for v in "1 $old1" "2 $old2" "3 $tmp/model.vmt"; do
+for v in "1 $old1" "2 $old2" "3 $old3" "3 $tmp/model.vmt"; do
 	if "$bin" info "${v#* }" | head -1 | grep -q "format version ${v%% *},"; then
 		passed=$((passed + 1))
 	else
@@ -51,7 +54,7 @@ for v in "1 $old1" "2 $old2" "3 $tmp/model.vmt"; do
 		failed=$((failed + 1))
 	fi
 done
-for old in "$old1" "$old2"; do
+for old in "$old1" "$old2" "$old3"; do
 	if "$bin" verify "$old" >"$tmp/verify" 2>&1; then
 		passed=$((passed + 1))
 	else

@@ -12,7 +12,7 @@
  * block's for the levels of a hierarchy (a gap, a private level outside a
  * shared one).
  *
- * The file, in order (about 1,100 lines, in five parts):
+ * Outline, in order (about 1,100 lines, in five parts):
  *   - messages (say() a reason, fail() into the caller's error) and the
  *     words of each setting, in their enums' order (policy_names...);
  *   - the checks: cache_ok() and tlb_ok() one level alone (geometry, enum

@@ -38,7 +38,7 @@
  * An irregular stretch folds nothing and is written as literals: a leaf is
  * its instruction's number and its address less that instruction's last.
  *
- * In this file, in order: varints; the encoder (instructions numbered,
+ * Outline, in order: varints; the encoder (instructions numbered,
  * shapes compared, folding, writing an element out, its entry points);
  * the decoder (bytes read, an element read into a program, the program
  * replayed, its entry points).
@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "codec/loop_codec.h"
+#include "base/grow_array.h"
 
 /* ---- Varints ---------------------------------------------------------- */
 
@@ -602,10 +603,11 @@ struct vmt_loop_decoder {
 	uint32_t nr_leaves;
 	struct vmt_loop_loop *loops;
 	uint32_t nr_loops;
-	size_t keys_cap, ops_cap, leaves_cap, loops_cap;
+	uint64_t keys_cap, ops_cap, leaves_cap, loops_cap;
 	uint64_t *strides;		/* every loop's, in turn */
 	size_t *stride_at;		/* [loop]: its first in @strides */
-	size_t nr_strides, strides_cap, stride_at_cap;
+	size_t nr_strides;
+	uint64_t strides_cap, stride_at_cap;
 	uint32_t pc;
 	char error[160];
 };
@@ -673,23 +675,9 @@ static int read_u8(struct vmt_loop_decoder *d, uint8_t *b)
 }
 
 /* Room for one more of an array: 0 or -ENOMEM. */
-static int grow(void **array, size_t *cap, size_t len, size_t size)
-{
-	void *p;
-
-	if (len < *cap)
-		return 0;
-	p = realloc(*array, (*cap ? 2 * *cap : 64) * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = *cap ? 2 * *cap : 64;
-	return 0;
-}
-
 static int push_op(struct vmt_loop_decoder *d, uint32_t type, uint32_t index)
 {
-	if (grow((void **)&d->ops, &d->ops_cap, d->nr_ops, sizeof(*d->ops)))
+	if (vmt_grow_array((void **)&d->ops, &d->ops_cap, (uint64_t)d->nr_ops + 1, sizeof(*d->ops)))
 		return -ENOMEM;
 	d->ops[d->nr_ops++] = (struct vmt_loop_op){ .type = type, .index = index };
 	return 0;
@@ -712,7 +700,7 @@ static int read_key(struct vmt_loop_decoder *d)
 	k.ip = ip;
 	k.size = (uint16_t)size;
 	k.cpu = (uint16_t)cpu;
-	if (grow((void **)&d->keys, &d->keys_cap, d->nr_keys, sizeof(*d->keys)))
+	if (vmt_grow_array((void **)&d->keys, &d->keys_cap, (uint64_t)d->nr_keys + 1, sizeof(*d->keys)))
 		return -ENOMEM;
 	d->keys[d->nr_keys++] = k;
 	return 0;
@@ -739,7 +727,7 @@ static int read_leaf(struct vmt_loop_decoder *d, uint64_t head)
 	if (ret < 0)
 		return ret;
 	d->keys[key].addr += unzigzag(delta);
-	if (grow((void **)&d->leaves, &d->leaves_cap, d->nr_leaves, sizeof(*d->leaves)))
+	if (vmt_grow_array((void **)&d->leaves, &d->leaves_cap, (uint64_t)d->nr_leaves + 1, sizeof(*d->leaves)))
 		return -ENOMEM;
 	d->leaves[d->nr_leaves] = (struct vmt_loop_leaf){ .access = d->keys[key] };
 	return push_op(d, VMT_LOOP_OP_LEAF, d->nr_leaves++);
@@ -764,7 +752,7 @@ static int read_node(struct vmt_loop_decoder *d, uint64_t head, uint32_t depth)
 		return ret;
 	if (!nbody || nbody > VMT_LOOP_MAX_NODES)
 		return bad(d, "a loop body of no element, or too many");
-	if (grow((void **)&d->loops, &d->loops_cap, d->nr_loops, sizeof(*d->loops)))
+	if (vmt_grow_array((void **)&d->loops, &d->loops_cap, (uint64_t)d->nr_loops + 1, sizeof(*d->loops)))
 		return -ENOMEM;
 	l = d->nr_loops++;
 	d->loops[l] = (struct vmt_loop_loop){
@@ -781,14 +769,14 @@ static int read_node(struct vmt_loop_decoder *d, uint64_t head, uint32_t depth)
 	if (ret < 0 || (ret = push_op(d, VMT_LOOP_OP_END, l)))
 		return ret;
 	d->loops[l].leaf_hi = d->nr_leaves;
-	if (grow((void **)&d->stride_at, &d->stride_at_cap, l, sizeof(*d->stride_at)))
+	if (vmt_grow_array((void **)&d->stride_at, &d->stride_at_cap, (uint64_t)l + 1, sizeof(*d->stride_at)))
 		return -ENOMEM;
 	d->stride_at[l] = d->nr_strides;
 	for (uint32_t i = d->loops[l].leaf_lo; i < d->loops[l].leaf_hi; i++) {
 		ret = read_varint(d, &stride, false);
 		if (ret < 0)
 			return ret;
-		if (grow((void **)&d->strides, &d->strides_cap, d->nr_strides, sizeof(*d->strides)))
+		if (vmt_grow_array((void **)&d->strides, &d->strides_cap, (uint64_t)d->nr_strides + 1, sizeof(*d->strides)))
 			return -ENOMEM;
 		d->strides[d->nr_strides++] = unzigzag(stride);
 	}

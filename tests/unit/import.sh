@@ -95,7 +95,34 @@ exact = re.search(r'^  exact +(\d+)$', stats, re.M)
 pid = re.search(r'^  4321 +(\d+) records', stats, re.M)
 if not exact or not pid or int(exact.group(1)) != len(want) or int(pid.group(1)) != len(want):
     sys.exit(f'import: stats does not count {len(want)} exact records of pid 4321:\n{stats}')
-print(f'import: lackey: {len(want)} records, {counts}')
+line = re.search(r'^exact accesses: (\d+) loads, (\d+) stores, (\d+) read-modify-writes, '
+                 r'(\d+) instruction fetches, 0 other; 0 of them the kernel\'s$', stats, re.M)
+if not line or [int(x) for x in line.groups()] != [counts.get(k, 0) for k in 'LSMI']:
+    sys.exit(f'import: stats\'s exact accesses are not lackey\'s lines {counts}:\n{stats}')
+# --addr and --ip (dump and stats): lackey's lines of the ranges, counted here.
+def rec(w):
+    f = dict(kv.split('=', 1) for kv in w.split()[2:])
+    return int(f['addr'], 16), int(f['ip'], 16), f['access']
+recs = [rec(w) for w in want]
+ips = sorted({ip for _, ip, _ in recs})
+data = sorted({a for a, _, k in recs if k != 'X'})
+ranges = {'--addr': [(data[len(data) // 2], data[len(data) // 2] + 64), (ips[0], ips[0] + 1)],
+          '--ip': [(ips[len(ips) // 3], ips[len(ips) // 3] + 200), (ips[-1], ips[-1] + 1)]}
+for opt, rs in ranges.items():
+    spec = ','.join(f'{s:#x}-{e:#x}' for s, e in rs)
+    field = 0 if opt == '--addr' else 1
+    mine = [w for w, r in zip(want, recs) if any(s <= r[field] < e for s, e in rs)]
+    out = subprocess.run([vmtrace, 'dump', opt, spec, trace], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    if not mine or out != mine:
+        sys.exit(f'import: dump {opt} {spec}: {len(out)} records, not lackey\'s {len(mine)}')
+    kinds = [sum(r[2] == k for r in recs if any(s <= r[field] < e for s, e in rs))
+             for k in ('R', 'W', 'RW', 'X')]
+    st = subprocess.run([vmtrace, 'stats', opt, spec, trace], check=True, capture_output=True,
+                        text=True).stdout
+    if f'exact accesses: {kinds[0]} loads, {kinds[1]} stores, {kinds[2]} read-modify-writes, {kinds[3]} instruction fetches' not in st:
+        sys.exit(f'import: stats {opt} {spec}: not {kinds}:\n{st}')
+print(f'import: lackey: {len(want)} records, {counts}; --addr and --ip as counted here')
 EOF
 
 # standard input: the same trace

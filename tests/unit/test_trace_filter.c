@@ -2,7 +2,7 @@
 /*
  * Unit tests for cursors through a filter (vmt_trace_set_filter() in
  * user/lib/trace/trace_reader.c, applied in trace_cursor.c): record type, pid,
- * CPU and time range, alone and together, in written and time order, with
+ * CPU, time range, address and ip ranges, alone and together, in written and time order, with
  * exact counts and records; a time range decodes only the frames it needs;
  * the summary counts through the filter.
  */
@@ -74,9 +74,16 @@ static bool expected(const struct vmt_trace_filter *f, const struct vmt_record *
 
 	for (uint32_t k = 0; k < f->nr_pids; k++)
 		pid |= f->pids[k] == r->hdr.pid;
+	bool addr = !f->nr_addrs, ip = !f->nr_ips;
+
 	for (uint32_t k = 0; k < f->nr_cpus; k++)
 		cpu |= f->cpus[k] == r->hdr.cpu;
-	return (!f->types || (f->types >> r->hdr.type & 1)) && pid && cpu &&
+	/* The generator writes references and evictions only: each has an address, a reference an ip. */
+	for (uint32_t k = 0; k < f->nr_addrs; k++)
+		addr |= r->ref.vaddr >= f->addrs[k].start && r->ref.vaddr < f->addrs[k].end;
+	for (uint32_t k = 0; k < f->nr_ips && r->hdr.type == VMT_REC_REFERENCE; k++)
+		ip |= r->ref.ip >= f->ips[k].start && r->ref.ip < f->ips[k].end;
+	return (!f->types || (f->types >> r->hdr.type & 1)) && pid && cpu && addr && ip &&
 	       (!f->time_range || (r->hdr.time_ns >= f->from_time && r->hdr.time_ns <= f->to_time));
 }
 
@@ -228,6 +235,46 @@ static void test_time_range_decodes_its_frames(void **state)
 	vmt_trace_close(t);
 }
 
+/*
+ * Address and ip ranges: vaddr 0x10000 + 4096 (i % 97), ip 0x400000 +
+ * 4 (i % 5); an eviction (i % 7 == 6) has an address and no ip.
+ */
+static void test_filter_ranges(void **state)
+{
+	static const struct vmt_trace_range page0[] = { { 0x10000, 0x10001 } },
+		pages[] = { { 0x10000, 0x12000 }, { 0x10000 + 4096 * 96, 0x10000 + 4096 * 97 } },
+		ip2[] = { { 0x400008, 0x40000c } }, none[] = { { 0x1, 0x2 } }, empty[] = { { 5, 5 } };
+	struct vmt_trace_filter f = { .nr_addrs = 1, .addrs = page0 };
+	struct vmt_trace *t;
+
+	(void)state;
+	write_trace(false);
+	/* i % 97 == 0: 31 of 3000 (0, 97, ..., 2910), evictions among them. */
+	check_both_orders(&f, 31);
+	/* i % 97 in {0, 1, 96}: 31 + 31 + 30. */
+	f = (struct vmt_trace_filter){ .nr_addrs = 2, .addrs = pages };
+	check_both_orders(&f, 92);
+	/* i % 5 == 2 (600), less the evictions among them (i % 35 == 27: 85). */
+	f = (struct vmt_trace_filter){ .nr_ips = 1, .ips = ip2 };
+	check_both_orders(&f, 515);
+	f.nr_addrs = 1;
+	f.addrs = page0;
+	check_both_orders(&f, 5);
+	f = (struct vmt_trace_filter){ .nr_addrs = 1, .addrs = none };
+	check_both_orders(&f, 0);
+	/* Ranges pass only records with addresses: a type filter of others passes none. */
+	f = (struct vmt_trace_filter){ .nr_addrs = 2, .addrs = pages,
+				       .types = 1u << VMT_REC_LOST | 1u << VMT_REC_EVICT };
+	check_both_orders(&f, 14);
+	t = open_trace();
+	f = (struct vmt_trace_filter){ .nr_ips = 1, .ips = empty };
+	assert_int_equal(vmt_trace_set_filter(t, &f), -EINVAL);
+	assert_non_null(strstr(vmt_trace_error_message(t), "address range"));
+	f = (struct vmt_trace_filter){ .nr_addrs = 1 };
+	assert_int_equal(vmt_trace_set_filter(t, &f), -EINVAL);
+	vmt_trace_close(t);
+}
+
 static void test_filter_lifetime_and_errors(void **state)
 {
 	static const uint32_t pid101[] = { 101 };
@@ -298,6 +345,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_time_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_range_decodes_its_frames, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_filter_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_lifetime_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_through_filter, setup, teardown),
 	};

@@ -67,6 +67,7 @@ void usage_dump(FILE *out)
 {
 	fputs(dump_usage, out);
 	fputs(filter_options_usage, out);
+	fputs(filter_range_options_usage, out);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -76,6 +77,7 @@ int cmd_dump(int argc, char **argv)
 		{ "diff", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		FILTER_LONG_OPTIONS,
+		FILTER_RANGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum vmt_trace_order order = VMT_ORDER_WRITTEN;

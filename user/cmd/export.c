@@ -156,6 +156,7 @@ void usage_export(FILE *out)
 {
 	fputs(export_usage, out);
 	fputs(filter_options_usage, out);
+	fputs(filter_range_options_usage, out);
 }
 
 static const struct export_format *find_format(const char *name)
@@ -208,6 +209,7 @@ int cmd_export(int argc, char **argv)
 		{ "max-references", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		FILTER_LONG_OPTIONS,
+		FILTER_RANGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format_name = NULL, *path;

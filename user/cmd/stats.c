@@ -18,7 +18,8 @@ static const char *const type_names[VMT_SUMMARY_TYPES] = {
 
 static const char stats_usage[] =
 	"usage: vmtrace stats [filter options] FILE\n"
-	"  records per type, CPU and process; lost records; the time span\n";
+	"  records per type, CPU and process; lost records; the time span; exact\n"
+	"  accesses by kind\n";
 
 /*
  * The summary's span is the record streams' (from the directory). Through
@@ -47,12 +48,14 @@ void usage_stats(FILE *out)
 {
 	fputs(stats_usage, out);
 	fputs(filter_options_usage, out);
+	fputs(filter_range_options_usage, out);
 }
 
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option options[] = {
 		FILTER_LONG_OPTIONS,
+		FILTER_RANGE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct filter_options filter = { 0 };
@@ -87,6 +90,17 @@ int cmd_stats(int argc, char **argv)
 			       (unsigned long long)s->by_type[i]);
 	if (s->other_types)
 		printf("  %-10s %12llu\n", "other", (unsigned long long)s->other_types);
+	if (s->by_type[VMT_REC_EXACT]) {
+		const uint64_t *a = s->exact_by_access;
+
+		printf("exact accesses: %llu loads, %llu stores, %llu read-modify-writes, %llu instruction fetches, %llu other; %llu of them the kernel's\n",
+		       (unsigned long long)a[VMT_ACCESS_READ], (unsigned long long)a[VMT_ACCESS_WRITE],
+		       (unsigned long long)a[VMT_ACCESS_RMW], (unsigned long long)a[VMT_ACCESS_EXEC],
+		       (unsigned long long)(s->by_type[VMT_REC_EXACT] - a[VMT_ACCESS_READ] -
+					    a[VMT_ACCESS_WRITE] - a[VMT_ACCESS_RMW] -
+					    a[VMT_ACCESS_EXEC]),
+		       (unsigned long long)s->exact_kernel);
+	}
 	printf("by cpu:\n");
 	for (uint32_t cpu = 0; cpu < s->nr_cpus; cpu++)
 		if (s->by_cpu[cpu])

@@ -36,9 +36,15 @@ vmtrace verify all.vmt >verify.txt || { cat verify.txt; fail "the trace does not
 grep -q '\[ exact: .* 0 missed, 0 unpinned, 0 unsafe switches' record.txt ||
 	fail "exact mode's counters"
 grep -q ', 0 lost' record.txt || fail "records lost"
-vmtrace dump all.vmt >dump.txt
-python3 - out.txt dump.txt <<'PY' || fail "--exact all"
-import sys
+# The records of the ranges the checks look at (dump --addr): the loop's
+# code and the vDSO's, the array at each place, the heap block, the walk's
+# table. Of the whole trace, the processes with exact records (stats).
+ranges=$(sed -n 's/^\(loop\|vdso\|array\|moved\|heap\|walk\) \(0x\)\{0,1\}\([0-9a-f]*\)-\(0x\)\{0,1\}\([0-9a-f]*\)$/0x\3-0x\5/p' out.txt | paste -sd,)
+[ "$(tr , '\n' <<<"$ranges" | wc -l)" = 6 ] || fail "the program's ranges: '$ranges'"
+vmtrace dump --addr "$ranges" all.vmt >dump.txt || fail "dump --addr $ranges"
+vmtrace stats --type exact all.vmt >stats.txt || fail "stats"
+python3 - out.txt dump.txt stats.txt <<'PY' || fail "--exact all"
+import re, sys
 out = dict(l.split(None, 1) for l in open(sys.argv[1]) if " " in l)
 rng = lambda k: tuple(int(x, 16) for x in out[k].split("-"))
 num = lambda k: int(out[k])
@@ -69,7 +75,9 @@ for line in open(sys.argv[2]):
     for k, ((s, t), _) in places.items():
         if s <= addr < t and f["mode"] == "user":
             data[k].append((f["access"], int(f["size"]), int(f["value"], 16), addr))
-assert len(pids) == 1, "exact records of %d processes" % len(pids)
+assert len(pids) == 1, "exact records of %d processes in the ranges" % len(pids)
+assert re.search(r"^by pid:\n +\d+ .*\n(?!  )", open(sys.argv[3]).read(), re.M), \
+    "exact records of more than one process:\n" + open(sys.argv[3]).read()
 iters = e * p + e + h
 assert fetch == per * iters, "the loop's fetches: %d, not %d x %d" % (fetch, per, iters)
 assert sorted(sizes.values()) == [2, 3, 3, 4, 4, 4], "the loop's instruction lengths: %s" % sizes
@@ -91,24 +99,27 @@ print("all: the loop's %d fetches, %s accesses, the walk's %d, %d vDSO instructi
       (fetch, "+".join(str(len(v)) for v in data.values()), len(walk), vdso_fetch))
 PY
 # Both programs, the one that execs and the one it execs, ran exact: the
-# two execs of vmt-exact-all (the command's, then its own) each have
-# fetches after them, before the next.
-python3 - dump.txt <<'PY' || fail "exec"
+# two execs of vmt-exact-all (the command's, then its own; the mappings of
+# each exec are records in a row, whose cause is exec) each have fetches
+# after them, before the next (stats --from, --to).
+vmtrace dump --type vma all.vmt >vma.txt || fail "dump --type vma"
+mapfile -t execs < <(python3 - vma.txt <<'PY'
 import sys
-groups, prev = [], None
+prev = None
 for line in open(sys.argv[1]):
     w = line.split()
-    if len(w) < 2:
-        continue
-    execmap = w[1] == "vma" and "cause=exec" in w and line.rstrip().endswith('vmt-exact-all"')
+    execmap = "cause=exec" in w and line.rstrip().endswith('vmt-exact-all"')
     if execmap and prev != "exec":
-        groups.append(0)
-    if w[1] == "exact" and "access=X" in w and groups:
-        groups[-1] += 1
-    prev = "exec" if execmap else (prev if w[1] == "vma" else None)
-assert len(groups) == 2 and min(groups) > 0, "fetches after each exec: %s" % groups
-print("exec: %d fetches after the first, %d after the second" % tuple(groups))
+        print(w[0])
+    prev = "exec" if execmap else (prev if "cause=exec" in w else None)
 PY
+)
+[ ${#execs[@]} = 2 ] || fail "exec: ${#execs[@]} execs of vmt-exact-all in the trace, not 2"
+fetches() { vmtrace stats "$@" all.vmt | sed -n 's/^exact accesses: .* \([0-9]*\) instruction fetches.*/\1/p'; }
+first=$(fetches --from "${execs[0]}" --to "$((execs[1] - 1))") second=$(fetches --from "${execs[1]}")
+[ "${first:-0}" -gt 0 ] && [ "${second:-0}" -gt 0 ] ||
+	fail "exec: fetches after each exec: '$first', '$second'"
+echo "exec: $first fetches after the first, $second after the second"
 
 # The cap: the program's mappings past 64 pages are left out, and counted.
 vmtrace record -o cap.vmt --exact all --exact-max-pages 64 -- "$prog" run >cap-out.txt \

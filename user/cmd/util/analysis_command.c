@@ -29,26 +29,6 @@ static int parse_choice(const char *cmd, const char *option, const char *arg,
 	return !strcmp(arg, second);
 }
 
-/* --addr START-END (each in C's notation: 0x hexadecimal) into [*@lo, *@hi). */
-static int parse_range(const char *cmd, const char *arg, uint64_t *lo, uint64_t *hi)
-{
-	unsigned long long start, end;
-	char *dash, *rest;
-
-	errno = 0;
-	start = strtoull(arg, &dash, 0);
-	if (dash != arg && *dash == '-' && dash[1] != '-') {
-		end = strtoull(dash + 1, &rest, 0);
-		if (!errno && rest != dash + 1 && !*rest && start < end) {
-			*lo = start;
-			*hi = end;
-			return 1;
-		}
-	}
-	fprintf(stderr, "vmtrace %s: --addr: '%s' is not START-END with START < END\n", cmd, arg);
-	return -1;
-}
-
 int parse_analysis_option(const char *cmd, int opt, const char *arg, struct analysis_options *o)
 {
 	int taken = parse_filter_option(cmd, opt, arg, &o->filter);
@@ -70,7 +50,7 @@ int parse_analysis_option(const char *cmd, int opt, const char *arg, struct anal
 		o->ref.unit = choice ? VMT_REF_LINE : VMT_REF_PAGE;
 		return 1;
 	case ANALYSIS_OPT_ADDR:
-		return parse_range(cmd, arg, &o->ref.addr_lo, &o->ref.addr_hi);
+		return parse_addr_range(cmd, "--addr", arg, &o->ref.addr_lo, &o->ref.addr_hi) ? -1 : 1;
 	case ANALYSIS_OPT_PER_PROCESS:
 		o->per_process = true;
 		return 1;

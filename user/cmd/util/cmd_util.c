@@ -25,6 +25,26 @@ long long parse_number(const char *cmd, const char *what, const char *text,
 	return n;
 }
 
+int parse_addr_range(const char *cmd, const char *what, const char *text, uint64_t *start,
+		     uint64_t *end)
+{
+	unsigned long long s, e;
+	char *dash, *rest;
+
+	errno = 0;
+	s = strtoull(text, &dash, 0);
+	if (dash != text && *dash == '-' && dash[1] != '-' && *text != '-') {
+		e = strtoull(dash + 1, &rest, 0);
+		if (!errno && rest != dash + 1 && !*rest && s < e) {
+			*start = s;
+			*end = e;
+			return 0;
+		}
+	}
+	fprintf(stderr, "vmtrace %s: %s: '%s' is not START-END with START < END\n", cmd, what, text);
+	return -1;
+}
+
 int parse_duration(const char *text, bool bare_ns, uint64_t *ns)
 {
 	static const struct { const char *name; double ns; } units[] = {

@@ -4,12 +4,19 @@
 #define VMTRACE_CMD_CMD_UTIL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "vmtrace/trace.h"
 
 /* A number in [min, max], or -1 after saying what is wrong. */
 long long parse_number(const char *cmd, const char *what, const char *text, long long min,
 		       long long max);
+/*
+ * START-END, each in C's notation (0x: hexadecimal), START < END, into
+ * [*@start, *@end): 0, or -1 after saying what is wrong (@what: "--addr").
+ */
+int parse_addr_range(const char *cmd, const char *what, const char *text, uint64_t *start,
+		     uint64_t *end);
 /*
  * A duration (--window T) into *@ns: a number, a fraction allowed, and a
  * unit, ns, us, ms or s ("100ms", "1.5s"); with @bare_ns a number alone

@@ -2,7 +2,9 @@
 /*
  * The record filter's command-line options, which dump and stats share:
  * --pid, --cpu, --type (each a comma-separated list, and repeatable),
- * --from NS and --to NS. They become the trace's filter
+ * --from NS and --to NS; and --addr and --ip (lists of START-END ranges),
+ * which the analyses, having an --addr of their own, do not take. They
+ * become the trace's filter
  * (vmt_trace_set_filter()), which every cursor over it then applies.
  */
 #include <stdio.h>
@@ -19,6 +21,13 @@ const char filter_options_usage[] =
 	"  --from NS        only records at or after this time (ns, as dump prints it)\n"
 	"  --to NS          only records at or before this time; --from and --to seek\n"
 	"                   through the trace's directory, reading no frame before --from\n";
+
+const char filter_range_options_usage[] =
+	"  --addr START-END[,START-END]  only references, evictions and exact accesses\n"
+	"                   with an address in one of these ranges, [START, END) (0x:\n"
+	"                   hexadecimal; an instruction fetch's address is the instruction's)\n"
+	"  --ip START-END[,START-END]    only references and exact accesses of an\n"
+	"                   instruction in one of these ranges (0 for the kernel's accesses)\n";
 
 /* A record type by its name (vmt_record_type_name(): ref, evict, switch, ...) or number. */
 static int parse_type(const char *cmd, const char *text, uint32_t *types)
@@ -72,6 +81,30 @@ static int parse_list(const char *cmd, const char *what, const char *arg, uint32
 	return 0;
 }
 
+/* Each comma-separated START-END of @arg, appended to @list. */
+static int parse_ranges(const char *cmd, const char *what, const char *arg,
+			struct vmt_trace_range *list, uint32_t *n)
+{
+	char copy[4096], *item, *save = NULL;
+
+	if (strlen(arg) >= sizeof(copy)) {
+		fprintf(stderr, "vmtrace %s: %s list too long\n", cmd, what);
+		return -1;
+	}
+	strcpy(copy, arg);
+	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (*n == FILTER_MAX_RANGES) {
+			fprintf(stderr, "vmtrace %s: more than %u %s ranges\n", cmd,
+				FILTER_MAX_RANGES, what);
+			return -1;
+		}
+		if (parse_addr_range(cmd, what, item, &list[*n].start, &list[*n].end))
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
 int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter_options *o)
 {
 	struct vmt_trace_filter *f = &o->filter;
@@ -96,6 +129,12 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
 			if (parse_type(cmd, item, &f->types))
 				return -1;
 		return 1;
+	case FILTER_OPT_ADDR:
+		o->used = true;
+		return parse_ranges(cmd, "--addr", arg, o->addrs, &f->nr_addrs) ? -1 : 1;
+	case FILTER_OPT_IP:
+		o->used = true;
+		return parse_ranges(cmd, "--ip", arg, o->ips, &f->nr_ips) ? -1 : 1;
 	case FILTER_OPT_FROM:
 	case FILTER_OPT_TO:
 		o->used = true;
@@ -121,6 +160,8 @@ int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_opt
 		return 0;
 	o->filter.pids = o->pids;
 	o->filter.cpus = o->cpus;
+	o->filter.addrs = o->addrs;
+	o->filter.ips = o->ips;
 	if (vmt_trace_set_filter(t, &o->filter)) {
 		fprintf(stderr, "vmtrace %s: %s\n", cmd, vmt_trace_error_message(t));
 		return -1;

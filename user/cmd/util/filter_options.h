@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* filter_options.c: dump's and stats's --pid, --cpu, --type, --from, --to. */
+/*
+ * filter_options.c: the commands' --pid, --cpu, --type, --from, --to; and
+ * dump's, stats's and export's --addr and --ip (the analyses' --addr is
+ * their own: analysis_command.h).
+ */
 #ifndef VMTRACE_CMD_FILTER_OPTIONS_H
 #define VMTRACE_CMD_FILTER_OPTIONS_H
 
@@ -10,12 +14,15 @@
 #include "vmtrace/trace.h"
 
 #define FILTER_MAX_IDS	256
+#define FILTER_MAX_RANGES	64
 enum {
 	FILTER_OPT_PID = 0x100,
 	FILTER_OPT_CPU,
 	FILTER_OPT_TYPE,
 	FILTER_OPT_FROM,
 	FILTER_OPT_TO,
+	FILTER_OPT_ADDR,
+	FILTER_OPT_IP,
 };
 #define FILTER_LONG_OPTIONS \
 	{ "pid", required_argument, NULL, FILTER_OPT_PID }, \
@@ -23,11 +30,17 @@ enum {
 	{ "type", required_argument, NULL, FILTER_OPT_TYPE }, \
 	{ "from", required_argument, NULL, FILTER_OPT_FROM }, \
 	{ "to", required_argument, NULL, FILTER_OPT_TO }
+#define FILTER_RANGE_LONG_OPTIONS \
+	{ "addr", required_argument, NULL, FILTER_OPT_ADDR }, \
+	{ "ip", required_argument, NULL, FILTER_OPT_IP }
 extern const char filter_options_usage[];
+extern const char filter_range_options_usage[];
 struct filter_options {
 	struct vmt_trace_filter filter;
 	uint32_t pids[FILTER_MAX_IDS];
 	uint32_t cpus[FILTER_MAX_IDS];
+	struct vmt_trace_range addrs[FILTER_MAX_RANGES];
+	struct vmt_trace_range ips[FILTER_MAX_RANGES];
 	bool used;		/* any of the options given */
 };
 /* 1: @opt was a filter option, taken; 0: not one; -1: a bad value (said). */

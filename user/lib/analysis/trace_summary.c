@@ -202,6 +202,10 @@ static int count_record(struct summarizer *z, const struct vmt_record *rec)
 		p->last_time = t;
 	if (rec->hdr.type == VMT_REC_EVICT)
 		p->evictions++;
+	if (rec->hdr.type == VMT_REC_EXACT) {
+		s->exact_by_access[rec->exact.access & 7]++;
+		s->exact_kernel += rec->exact.kernel_mode != 0;
+	}
 	if (rec->hdr.type != VMT_REC_REFERENCE)
 		return name_process(z, p, rec);
 	p->references++;

@@ -69,7 +69,7 @@ struct vmt_trace_cursor {
 	struct vmt_trace *trace;
 	enum vmt_trace_order order;
 	struct vmt_trace_filter filter;	/* zeroed when the trace has none */
-	uint32_t *filter_ids;		/* the cursor's copy of its pids and cpus */
+	struct vmt_trace_filter *filter_copy;	/* the cursor's copy, its lists within */
 	uint32_t nr_streams;
 	struct cursor_stream *streams;
 	/* Entries in the streams' [start, end) ranges not yet returned or passed over. */
@@ -88,9 +88,18 @@ static bool in_list(const uint32_t *list, uint32_t n, uint32_t value)
 	return false;
 }
 
+/* Of the types, only these have an address, and all but evictions an ip. */
+#define RANGE_TYPES	(1u << VMT_REC_REFERENCE | 1u << VMT_REC_EVICT | 1u << VMT_REC_EXACT)
+
 static bool type_passes(const struct vmt_trace_filter *f, uint32_t type)
 {
-	return !f->types || (type < 32 && (f->types & (1u << type)));
+	uint32_t types = f->types ? f->types : UINT32_MAX;
+
+	if (!f->types && !f->nr_addrs && !f->nr_ips)
+		return true;
+	if (f->nr_addrs || f->nr_ips)
+		types &= f->nr_ips ? RANGE_TYPES & ~(1u << VMT_REC_EVICT) : RANGE_TYPES;
+	return type < 32 && (types & (1u << type));
 }
 
 /* A stream of mixed types (VMT_TRACE_ANY_TYPE) is read; its records are filtered. */
@@ -99,13 +108,49 @@ static bool stream_type_passes(const struct vmt_trace_filter *f, uint32_t type)
 	return type == VMT_TRACE_ANY_TYPE || type_passes(f, type);
 }
 
+static bool in_ranges(const struct vmt_trace_range *r, uint32_t n, uint64_t value)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (value >= r[i].start && value < r[i].end)
+			return true;
+	return false;
+}
+
+/* The filter's address and ip ranges (struct vmt_trace_filter says which records have them). */
+static bool ranges_pass(const struct vmt_trace_filter *f, const struct vmt_record *r)
+{
+	uint64_t addr, ip;
+	bool has_ip = true;
+
+	switch (r->hdr.type) {
+	case VMT_REC_REFERENCE:
+		addr = r->ref.vaddr;
+		ip = r->ref.ip;
+		break;
+	case VMT_REC_EVICT:
+		addr = r->ref.vaddr;
+		ip = 0;
+		has_ip = false;
+		break;
+	case VMT_REC_EXACT:
+		addr = r->exact.addr;
+		ip = r->exact.ip;
+		break;
+	default:
+		return false;
+	}
+	return (!f->nr_addrs || in_ranges(f->addrs, f->nr_addrs, addr)) &&
+	       (!f->nr_ips || (has_ip && in_ranges(f->ips, f->nr_ips, ip)));
+}
+
 static bool record_passes(const struct vmt_trace_filter *f, const struct vmt_record *r)
 {
 	return type_passes(f, r->hdr.type) &&
 	       (!f->nr_pids || in_list(f->pids, f->nr_pids, r->hdr.pid)) &&
 	       (!f->nr_cpus || in_list(f->cpus, f->nr_cpus, r->hdr.cpu)) &&
 	       (!f->time_range ||
-		(r->hdr.time_ns >= f->from_time && r->hdr.time_ns <= f->to_time));
+		(r->hdr.time_ns >= f->from_time && r->hdr.time_ns <= f->to_time)) &&
+	       ((!f->nr_addrs && !f->nr_ips) || ranges_pass(f, r));
 }
 
 /* A time-sorted stream's entries within the filter's time range: [s->start, s->end). */
@@ -314,19 +359,11 @@ int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 	c->streams = calloc(c->nr_streams + 1, sizeof(*c->streams));
 	if (filter) {
 		/* A copy: the trace's may change while this cursor lives. */
-		c->filter = *filter;
-		c->filter_ids = malloc(((size_t)filter->nr_pids + filter->nr_cpus + 1) *
-				       sizeof(uint32_t));
-		if (c->filter_ids) {
-			for (uint32_t i = 0; i < filter->nr_pids; i++)
-				c->filter_ids[i] = filter->pids[i];
-			for (uint32_t i = 0; i < filter->nr_cpus; i++)
-				c->filter_ids[filter->nr_pids + i] = filter->cpus[i];
-			c->filter.pids = c->filter_ids;
-			c->filter.cpus = c->filter_ids + filter->nr_pids;
-		}
+		c->filter_copy = vmt_trace_filter_copy(filter);
+		if (c->filter_copy)
+			c->filter = *c->filter_copy;
 	}
-	if (!c->streams || (filter && !c->filter_ids)) {
+	if (!c->streams || (filter && !c->filter_copy)) {
 		vmt_trace_cursor_free(c);
 		return vmt_trace_fail(t, -ENOMEM, "out of memory");
 	}
@@ -376,7 +413,7 @@ void vmt_trace_cursor_free(struct vmt_trace_cursor *c)
 		}
 	}
 	free(c->streams);
-	free(c->filter_ids);
+	free(c->filter_copy);
 	free(c);
 }
 

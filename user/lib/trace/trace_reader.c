@@ -60,7 +60,7 @@ struct vmt_trace {
 	uint64_t nr_frames, frames_capacity;
 	uint64_t frames_decoded;
 	struct vmt_buf payload;
-	struct vmt_trace_filter *filter;	/* with its pids and cpus after it */
+	struct vmt_trace_filter *filter;	/* vmt_trace_filter_copy()'s */
 	char error[256];
 };
 
@@ -557,10 +557,47 @@ const struct vmt_trace_stream_info *vmt_trace_stream(const struct vmt_trace *tra
 	return stream_id < trace->nr_streams ? &trace->streams[stream_id].info : NULL;
 }
 
+struct vmt_trace_filter *vmt_trace_filter_copy(const struct vmt_trace_filter *filter)
+{
+	size_t ranges = (size_t)filter->nr_addrs + filter->nr_ips;
+	size_t ids = (size_t)filter->nr_pids + filter->nr_cpus;
+	struct vmt_trace_filter *copy;
+	struct vmt_trace_range *r;
+	uint32_t *id;
+
+	/* One block: the filter, its ranges (8-byte aligned after it), its ids. */
+	copy = malloc(sizeof(*copy) + ranges * sizeof(*r) + ids * sizeof(*id));
+	if (!copy)
+		return NULL;
+	*copy = *filter;
+	r = (struct vmt_trace_range *)(copy + 1);
+	id = (uint32_t *)(r + ranges);
+	if (filter->nr_addrs)
+		memcpy(r, filter->addrs, filter->nr_addrs * sizeof(*r));
+	if (filter->nr_ips)
+		memcpy(r + filter->nr_addrs, filter->ips, filter->nr_ips * sizeof(*r));
+	if (filter->nr_pids)
+		memcpy(id, filter->pids, filter->nr_pids * sizeof(*id));
+	if (filter->nr_cpus)
+		memcpy(id + filter->nr_pids, filter->cpus, filter->nr_cpus * sizeof(*id));
+	copy->addrs = r;
+	copy->ips = r + filter->nr_addrs;
+	copy->pids = id;
+	copy->cpus = id + filter->nr_pids;
+	return copy;
+}
+
+static bool ranges_valid(const struct vmt_trace_range *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].start >= r[i].end)
+			return false;
+	return true;
+}
+
 int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter)
 {
 	struct vmt_trace_filter *copy;
-	uint32_t *ids;
 
 	if (!filter) {
 		free(trace->filter);
@@ -571,20 +608,15 @@ int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter 
 		return vmt_trace_fail(trace, -EINVAL, "time range %llu..%llu ends before it starts",
 				      (unsigned long long)filter->from_time,
 				      (unsigned long long)filter->to_time);
-	if ((filter->nr_pids && !filter->pids) || (filter->nr_cpus && !filter->cpus))
+	if ((filter->nr_pids && !filter->pids) || (filter->nr_cpus && !filter->cpus) ||
+	    (filter->nr_addrs && !filter->addrs) || (filter->nr_ips && !filter->ips))
 		return vmt_trace_fail(trace, -EINVAL, "filter: a count without its list");
-	copy = malloc(sizeof(*copy) +
-		      ((size_t)filter->nr_pids + filter->nr_cpus) * sizeof(uint32_t));
+	if (!ranges_valid(filter->addrs, filter->nr_addrs) ||
+	    !ranges_valid(filter->ips, filter->nr_ips))
+		return vmt_trace_fail(trace, -EINVAL, "filter: an address range that ends where or before it starts");
+	copy = vmt_trace_filter_copy(filter);
 	if (!copy)
 		return vmt_trace_fail(trace, -ENOMEM, "out of memory");
-	*copy = *filter;
-	ids = (uint32_t *)(copy + 1);
-	if (filter->nr_pids)
-		memcpy(ids, filter->pids, filter->nr_pids * sizeof(uint32_t));
-	if (filter->nr_cpus)
-		memcpy(ids + filter->nr_pids, filter->cpus, filter->nr_cpus * sizeof(uint32_t));
-	copy->pids = ids;
-	copy->cpus = ids + filter->nr_pids;
 	free(trace->filter);
 	trace->filter = copy;
 	return 0;

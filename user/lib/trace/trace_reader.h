@@ -36,6 +36,11 @@ int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
  */
 int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t k,
 			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time);
+/*
+ * A copy of @filter in one allocation (free() frees it all, its lists
+ * within), or NULL when out of memory.
+ */
+struct vmt_trace_filter *vmt_trace_filter_copy(const struct vmt_trace_filter *filter);
 /* The filter vmt_trace_set_filter() gave (a copy), or NULL. */
 const struct vmt_trace_filter *vmt_trace_filter(const struct vmt_trace *t);
 

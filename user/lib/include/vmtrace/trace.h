@@ -344,6 +344,11 @@ enum vmt_trace_order {
 	VMT_ORDER_TIME		= 1,
 };
 
+/* [start, end) of addresses. */
+struct vmt_trace_range {
+	uint64_t start, end;
+};
+
 /*
  * Which records cursors return. A zeroed filter passes every record; each
  * field that is set narrows it, and a record must pass them all.
@@ -356,6 +361,21 @@ struct vmt_trace_filter {
 	const uint32_t *cpus;	/* records whose hdr.cpu is one of these */
 	int time_range;		/* nonzero: records with from_time <= time <= to_time only */
 	uint64_t from_time, to_time;
+	/*
+	 * Records whose address is in one of @addrs: a reference's or an
+	 * eviction's (vaddr), an exact access's (addr; an instruction fetch's
+	 * is the instruction's). Records of other types have none, and do not
+	 * pass. 0: any record.
+	 */
+	uint32_t nr_addrs;
+	const struct vmt_trace_range *addrs;
+	/*
+	 * Records whose instruction pointer is in one of @ips: a reference's or
+	 * an exact access's ip (0 for a kernel-mode access). Records of other
+	 * types, evictions among them, do not pass. 0: any record.
+	 */
+	uint32_t nr_ips;
+	const struct vmt_trace_range *ips;
 };
 
 /*
@@ -365,7 +385,8 @@ struct vmt_trace_filter {
  * or CPU the filter leaves out are never decoded; a time range starts and
  * ends each time-sorted stream with vmt_trace_seek_time() instead of reading
  * the frames before it. vmt_trace_read() and vmt_trace_seek_time() still
- * reach every entry. -EINVAL when from_time > to_time.
+ * reach every entry. -EINVAL when from_time > to_time, or a range of @addrs
+ * or @ips is empty (start >= end).
  */
 int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter);
 
@@ -427,6 +448,9 @@ struct vmt_trace_summary {
 	uint64_t *bucket_references;	/* references in [first + i * len, first + (i+1) * len) */
 	uint32_t nr_top_pages;
 	struct vmt_trace_page *top_pages;	/* most references first; ties: pid, address */
+	/* VMT_REC_EXACT records by access: [VMT_ACCESS_READ], _WRITE, _RMW, _EXEC */
+	uint64_t exact_by_access[8];
+	uint64_t exact_kernel;		/* of them, the kernel's (kernel_mode) */
 };
 
 /*

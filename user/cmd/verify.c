@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "vmtrace/trace.h"
 #include "commands.h"
@@ -19,7 +20,9 @@
 static int verify_file(const char *path)
 {
 	uint64_t entries = 0, scanned_frames;
+	struct vmt_trace_loops_thread *loops;
 	struct vmt_trace *t;
+	uint32_t nr_loops;
 
 	t = open_or_say("verify", path, VMT_TRACE_OPEN_SCAN);
 	if (!t) {
@@ -49,6 +52,12 @@ static int verify_file(const char *path)
 		vmt_trace_close(t);
 		return 1;
 	}
+	if (vmt_trace_loops(t, &loops, &nr_loops)) {
+		fprintf(stderr, "vmtrace verify: %s: %s\n", path, vmt_trace_error_message(t));
+		vmt_trace_close(t);
+		return 1;
+	}
+	free(loops);
 	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
 		struct vmt_trace_stream_stats st;
 

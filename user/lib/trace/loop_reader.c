@@ -40,6 +40,35 @@ static int check_side(struct vmt_trace *t, const struct vmt_trace_loops_thread *
 	       st.entries == th->records ? 0 : -EBADMSG;
 }
 
+/*
+ * Every loop stream in the list: the list is written when the writer closes
+ * the trace, so loop streams it does not name are a writer's that died (a
+ * file made whole again by vmt_trace_repair()). Their accesses cannot be
+ * read: said, not passed over.
+ */
+static int unlisted(struct vmt_trace *t, const struct vmt_trace_loops_thread *list, uint32_t n)
+{
+	uint32_t missing = 0, first = 0;
+
+	for (uint32_t i = vmt_trace_nr_streams(t); i-- > 0;) {
+		uint32_t k = 0;
+
+		if (vmt_trace_stream(t, i)->kind != VMT_STREAM_LOOPS)
+			continue;
+		while (k < n && list[k].stream_id != i)
+			k++;
+		if (k == n) {
+			missing++;
+			first = i;
+		}
+	}
+	if (!missing)
+		return 0;
+	return vmt_trace_fail(t, -EBADMSG,
+			      "%u loop streams (the first: %s) that the \"loops\" list does not name: their writer did not finish, and their exact accesses cannot be read (make them again from the source trace: vmtrace loops)",
+			      missing, vmt_trace_stream(t, first)->name);
+}
+
 int vmt_trace_loops(struct vmt_trace *t, struct vmt_trace_loops_thread **threads,
 		    uint32_t *nr_threads)
 {
@@ -50,7 +79,7 @@ int vmt_trace_loops(struct vmt_trace *t, struct vmt_trace_loops_thread **threads
 	*threads = NULL;
 	*nr_threads = 0;
 	if (id < 0)
-		return 0;
+		return unlisted(t, NULL, 0);
 	vmt_trace_stream_stats(t, (uint32_t)id, &st);
 	if (vmt_trace_stream(t, (uint32_t)id)->entry_size != VMT_LOOPS_ENTRY_SIZE ||
 	    st.entries > vmt_trace_nr_streams(t))
@@ -80,6 +109,11 @@ int vmt_trace_loops(struct vmt_trace *t, struct vmt_trace_loops_thread **threads
 					      (unsigned long long)i, th->stream_id, th->side_stream_id,
 					      (unsigned long long)th->records);
 		}
+	}
+	err = unlisted(t, list, (uint32_t)st.entries);
+	if (err) {
+		free(list);
+		return err;
 	}
 	*threads = list;
 	*nr_threads = (uint32_t)st.entries;

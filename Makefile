@@ -306,10 +306,21 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/old-trace.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(LIB_HDRS)
+# The library built once for every fuzz target, instrumented for the fuzzer
+# (fuzzer-no-link: libFuzzer's main goes in with each target alone).
+FUZZ_CFLAGS := -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1
+$(BUILD)/fuzz-obj/%.o: %.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) -lzstd -llzma -lz
+	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+$(BUILD)/lib/libvmtrace-fuzz.a: $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libvmtrace-fuzz.a
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ \
+		-lzstd -llzma -lz
 
 FUZZ_SECONDS ?= 600
 check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))

@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Processes come and go by the thousand in a long trace: a target that
 # exits is dropped, and its room (VMT_MAX_TARGETS = 1024 processes and
-# address spaces at once) serves the next ones: 700 short-lived children,
-# followed (1400 address spaces, more than that room, each protected), then
+# address spaces at once) serves the next ones: 560 short-lived children,
+# followed (1120 address spaces, more than that room, each protected), then
 # one whose protection faults must be in the trace. Nothing may be counted as missed. The debug
 # kernel (KASAN, lockdep) runs 150 children: the dropping and the reuse of
-# slots are the same, 700 would take it a quarter of an hour under TCG.
+# slots are the same, 560 would take it a quarter of an hour under TCG.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
 S=/sys/kernel/vmtrace
-n=700
+n=560
 if debug_kernel; then n=150; fi
 
 # Each /bin/true is a new process, and two address spaces (fork, exec).

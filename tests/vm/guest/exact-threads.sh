@@ -3,7 +3,7 @@
 # kernels: 6.1 6.12 debug
 # timeout: 1200
 # Exact mode with threads, signals and ptrace: nothing missed.
-# - vmt-exact-threads: 4 threads x 100,000 accesses to two shared exact
+# - vmt-exact-threads: 4 threads x 50,000 accesses to two shared exact
 #   pages, with SIGUSR1 arriving all along (its handler stores to the pages
 #   too): each thread's exact records are as many as the accesses it counted;
 # - the same on a 2 MiB transparent huge page (stepped at PMD level);
@@ -15,7 +15,7 @@
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
-threads=4 accesses=100000
+threads=4 accesses=50000
 ! debug_kernel || accesses=20000	# KASAN and lockdep: 3x slower
 
 vmtrace record -r 262144 -o threads.vmt --exact 10000000000-10000002000 -- \

@@ -6,10 +6,10 @@
 # everything at random while a toucher is traced and --protect goes on and
 # off; its data must read back whole. Then rmmod and, on the debug kernel, a
 # kmemleak scan. vm-run fails the run on any kernel report.
-# ifuzz.sh [SECONDS [SEED]]: make check runs 30 s with a new seed (printed
+# ifuzz.sh [SECONDS [SEED]]: make check runs 20 s with a new seed (printed
 # first, for a rerun); `make fuzz` runs it long.
 . /opt/vmtrace/tests/vm/lib.sh
-seconds=${1:-30}
+seconds=${1:-20}
 seed=${2:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 kmemleak_forget
 insmod "$VMT_LIB/vmtrace.ko"

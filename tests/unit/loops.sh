@@ -13,9 +13,10 @@
 # - info says what was kept, and verify checks the file;
 # - a loop stream cut or with flipped bytes is refused with a message
 #   (dump exits 1 naming the loop stream), and nothing hangs.
-# Then matmul at N = 32, 64, 128: its loop descriptors grow at most 1.2x a
-# doubling of N (printed against the raw records and the model codec's
-# file), and loops --show finds its k loop (N iterations, stride 8).
+# Then matmul at N = 16, 32, 64 (LOOPS_SIZES: docs/BENCHMARKS.md's table is
+# of 32, 64, 128): its loop descriptors grow at most 1.2x a doubling of N
+# (printed against the raw records and the model codec's file), and loops
+# --show finds its k loop (N iterations, stride 8).
 set -uo pipefail
 bin=$(realpath "${1:?usage: loops.sh VMTRACE}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -107,7 +108,8 @@ timeout 60 "$bin" cachesim --preset cachegrind "$tmp/bad.vmt" >/dev/null 2>&1
 # Sizes: matmul's descriptors against N.
 printf '%-8s %12s %14s %14s %14s %12s\n' N accesses "raw bytes" "model file" "loops file" descriptors
 prev=
-for n in 32 64 128; do
+sizes=${LOOPS_SIZES:-16 32 64}
+for n in $sizes; do
 	[ -f "$tmp/matmul-$n.vmt" ] || trace_of matmul "$n" || { fail "matmul $n: no trace"; continue; }
 	"$bin" loops "$tmp/matmul-$n.vmt" -o "$tmp/matmul-$n.loops.vmt" >/dev/null ||
 		{ fail "matmul $n: loops failed"; continue; }
@@ -123,9 +125,10 @@ for n in 32 64 128; do
 	prev=$desc
 done
 
-# The loop view: the k loop of matmul 128, 128 iterations, B walked by rows of 1024 bytes.
-"$bin" loops --show "$tmp/matmul-128.loops.vmt" >"$tmp/show" 2>&1 &&
-	grep -q "^ *loop x128: " "$tmp/show" && grep -q "stride +8 \|stride +1024" "$tmp/show" &&
+# The loop view: the k loop of the largest matmul, N iterations, B walked by rows of 8 N bytes.
+n=${sizes##* }
+"$bin" loops --show "$tmp/matmul-$n.loops.vmt" >"$tmp/show" 2>&1 &&
+	grep -q "^ *loop x$n: " "$tmp/show" && grep -q "stride +8 \|stride +$((8 * n))" "$tmp/show" &&
 	grep -q "% of the accesses in loops" "$tmp/show" && ok ||
 	fail "loops --show: $(head -20 "$tmp/show")"
 

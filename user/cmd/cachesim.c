@@ -24,7 +24,7 @@
 enum {
 	CS_OPT_CACHE = 0x300, CS_OPT_TLB, CS_OPT_CONFIG, CS_OPT_PRESET, CS_OPT_CORES,
 	CS_OPT_CORE_BY, CS_OPT_SEED, CS_OPT_PER_THREAD, CS_OPT_TOP, CS_OPT_BY_MARKER,
-	CS_OPT_PREFETCH, CS_OPT_NO_CLASSIFY,
+	CS_OPT_PREFETCH, CS_OPT_NO_CLASSIFY, CS_OPT_BATCH,
 };
 
 void usage_cachesim(FILE *out)
@@ -56,7 +56,8 @@ void usage_cachesim(FILE *out)
 	      "  --top N            the N instructions with the most last-level misses\n"
 	      "  --no-classify      leave out the three Cs (compulsory, capacity, conflict)\n"
 	      "  -j, --threads N    threads that simulate, hierarchies dealt out among them\n"
-	      "                     (default: one per CPU; the counts are the same)\n",
+	      "                     (default: one per CPU; the counts are the same)\n"
+	      "  --batch N          accesses handed to the threads at a time (default 65536)\n",
 	      out);
 	fputs(analysis_options_usage, out);
 	fputs(filter_options_usage, out);
@@ -235,6 +236,12 @@ static int parse_cs_option(void *ctx, int opt, const char *arg)
 		return 1;
 	case CS_OPT_NO_CLASSIFY:
 		run->so.no_classify = true;
+		return 1;
+	case CS_OPT_BATCH:
+		v = parse_number("cachesim", "--batch", arg, 1, 1 << 24);
+		if (v < 0)
+			return -1;
+		run->so.batch = (unsigned int)v;
 		return 1;
 	case 'j':
 		v = parse_number("cachesim", "--threads", arg, 1, 256);
@@ -587,6 +594,7 @@ int cmd_cachesim(int argc, char **argv)
 		{ "prefetch", no_argument, NULL, CS_OPT_PREFETCH },
 		{ "no-classify", no_argument, NULL, CS_OPT_NO_CLASSIFY },
 		{ "threads", required_argument, NULL, 'j' },
+		{ "batch", required_argument, NULL, CS_OPT_BATCH },
 		ANALYSIS_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vmtrace/cachesim.h"
 #include "analysis/cache_array.h"
@@ -141,9 +142,9 @@ struct cs_job {
 	_Alignas(64) struct vmt_work work;	/* the pool's: first, so that a job is its work */
 	struct cs_run run;
 	struct vmt_cache_counts *counts;	/* run.counts: this job's, [nr_rows] */
-	struct cs_hier **hiers;	/* in the order of their indexes: leaders first */
-	unsigned int nr_hiers;
-	unsigned int cost;
+	struct cs_group **groups;	/* its groups: [nr_groups], room for every one */
+	unsigned int nr_groups;
+	uint64_t cost;			/* in the deal: its groups', and the reading's */
 	const struct cs_item *items;
 	size_t nr_items;
 	struct vmt_cache_counts *ent_counts;	/* as the batch began */
@@ -151,8 +152,22 @@ struct cs_job {
 	int error;
 };
 
-#define BATCH	4096
-#define READER_COST	32	/* the reading, in hier_cost()'s units */
+/*
+ * Hierarchies that run together: those whose level-1 caches follow one
+ * another's, in the order of their indexes (leaders first); and the time
+ * they took since the last deal.
+ */
+struct cs_group {
+	struct cs_hier **hiers;
+	unsigned int nr_hiers;
+	unsigned int cost;	/* hier_cost()'s, for the first deal */
+	uint64_t ns;
+};
+
+#define BATCH	65536	/* options->batch's default */
+#define READER_COST	32	/* the reading, in hier_cost()'s units, for the first deal */
+#define DEAL_FIRST	8	/* batches before the deal of measured times */
+#define DEAL_EVERY	256	/* and batches between deals after it */
 
 struct vmt_cachesim {
 	struct vmt_cachesim_options o;
@@ -182,9 +197,16 @@ struct vmt_cachesim {
 	struct vmt_work_pool *pool;
 	struct cs_job *jobs;
 	unsigned int nr_jobs;
-	struct cs_hier **job_hiers;	/* each job's hierarchies: its hiers point in */
+	struct cs_group *groups;
+	unsigned int nr_groups;
+	struct cs_hier **group_hiers;	/* each group's hierarchies: its hiers point in */
+	struct cs_group **job_groups;	/* each job's groups: its groups point in */
+	bool *dealt;			/* deal()'s, a group */
+	uint64_t batches;		/* handed over */
+	uint64_t read_ns;		/* the reader's time outside submit_jobs() since the last deal */
+	uint64_t returned;		/* when submit_jobs() last returned */
 	struct cs_item *batch[2];
-	size_t nr_batch;
+	size_t nr_batch, batch_size;
 	unsigned int filling;	/* the batch being filled */
 	bool in_flight;		/* the other one is being simulated */
 };
@@ -575,7 +597,10 @@ void vmt_cachesim_destroy(struct vmt_cachesim *sim)
 	for (i = 0; sim->jobs && i < sim->nr_jobs; i++)
 		free(sim->jobs[i].counts);
 	free(sim->jobs);
-	free(sim->job_hiers);
+	free(sim->groups);
+	free(sim->group_hiers);
+	free(sim->job_groups);
+	free(sim->dealt);
 	free(sim->batch[0]);
 	free(sim->batch[1]);
 	for (i = 0; sim->h && i < sim->nr_h; i++)
@@ -1168,38 +1193,58 @@ int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access 
  * ---- The parallel pass ----
  *
  * With options->threads above 1, the analysis's accesses go to worker
- * threads in batches of BATCH. The hierarchies are dealt out to the jobs
- * (at most one a thread) group by group, a group being the hierarchies
- * whose level-1 caches follow one another's (they read the leader's log
- * access by access, so they run in one job, in order), the costliest groups
- * first, each to the job that has the least so far (a level-1 cache or a
- * TLB sees every access: it costs 8; a level outside, or one that follows,
- * 1). Job 0 is the reader's own, run before it reads on, so that N threads
- * are N jobs: it starts with READER_COST for the reading (reading an 86 MB
- * lackey trace took 2.25 s, psnap1's simulation of it about 0.35 s; of 8,
- * 16 and 32, tried by hand, none was clearly best). A job
- * simulates every access of the batch in its hierarchies, in the trace's
- * order, as one thread would: the counts are the same whatever the
- * threads. Each job writes only its hierarchies' caches and rows (and the
- * per-thread counts' rows of them); while the workers simulate a batch, the
- * reader fills the other, and waits for them only before it grows the
- * per-thread counts (entity()), cuts a phase, finishes, or answers
+ * threads in batches (options->batch, BATCH by default: handing over
+ * 4096 at a time took a third longer than 65536 on 2 threads, in the
+ * threads' waking and waiting). The hierarchies run in groups, a group being
+ * the hierarchies whose level-1 caches follow one another's (they read the
+ * leader's log access by access, so they run in one job, in order), and the
+ * groups are dealt out to the jobs (at most one a thread), the costliest
+ * first, each to the job that has the least so far. Job 0 is the reader's
+ * own, run before it reads on, so that N threads are N jobs: it starts with
+ * the reading's cost. The first deal guesses the costs (a level-1 cache or
+ * a TLB sees every access: 8; a level outside, or one that follows: 1; the
+ * reading: READER_COST); after DEAL_FIRST batches, and every DEAL_EVERY
+ * after that, they are dealt again by the time each group and the reading
+ * took since the last deal, as they turn out for this trace's codec and
+ * these caches' miss ratios (a guess fixed beforehand left one thread idle
+ * a third of the time on one trace, the other on another). Between deals a
+ * group stays on its thread, its caches' state in that core's caches.
+ * A job simulates every access of the batch in its hierarchies, in the
+ * trace's order, as one thread would: the counts are the same whatever the
+ * threads and the deal. Each job writes only its hierarchies' caches and
+ * rows (and the per-thread counts' rows of them); while the workers simulate
+ * a batch, the reader fills the other, and waits for them only before it
+ * grows the per-thread counts (entity()), cuts a phase, finishes, or answers
  * vmt_cachesim_access().
  */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void job_run(struct vmt_work *work, void *ctx)
 {
 	struct cs_job *j = (struct cs_job *)work;
+	unsigned int i, k;
 	size_t n;
-	unsigned int i;
 
 	(void)ctx;
-	for (n = 0; n < j->nr_items && !j->error; n++) {
-		const struct cs_item *it = &j->items[n];
+	for (k = 0; k < j->nr_groups && !j->error; k++) {
+		struct cs_group *g = j->groups[k];
+		uint64_t t0 = now_ns();
 
-		j->run.cur = it->slot < 0 ? NULL : &j->ent_counts[it->slot * j->nr_rows];
-		for (i = 0; i < j->nr_hiers && !j->error; i++)
-			j->error = hier_access(&j->run, j->hiers[i], it->core, &it->a,
-					       (enum kind)it->kind);
+		for (n = 0; n < j->nr_items && !j->error; n++) {
+			const struct cs_item *it = &j->items[n];
+
+			j->run.cur = it->slot < 0 ? NULL : &j->ent_counts[it->slot * j->nr_rows];
+			for (i = 0; i < g->nr_hiers && !j->error; i++)
+				j->error = hier_access(&j->run, g->hiers[i], it->core, &it->a,
+						       (enum kind)it->kind);
+		}
+		g->ns += now_ns() - t0;
 	}
 }
 
@@ -1207,6 +1252,42 @@ static void job_done(struct vmt_work *work, void *ctx)
 {
 	(void)work;
 	(void)ctx;
+}
+
+/*
+ * The groups dealt out to the jobs, the costliest first, each to the job
+ * with the least so far: by hier_cost() with @measured false, else by the
+ * times since the last deal (each group's, and the reading's for job 0).
+ */
+static void deal(struct vmt_cachesim *sim, bool measured)
+{
+	unsigned int i, k, g, best;
+	bool *dealt = sim->dealt;
+
+	memset(dealt, 0, sim->nr_groups * sizeof(*dealt));
+	for (i = 0; i < sim->nr_jobs; i++) {
+		sim->jobs[i].nr_groups = 0;
+		sim->jobs[i].cost = 0;
+	}
+	sim->jobs[0].cost = measured ? sim->read_ns : READER_COST;
+	for (k = 0; k < sim->nr_groups; k++) {
+		for (g = 0, best = sim->nr_groups; g < sim->nr_groups; g++) {
+			uint64_t c = measured ? sim->groups[g].ns : sim->groups[g].cost;
+
+			if (!dealt[g] && (best == sim->nr_groups ||
+					  c > (measured ? sim->groups[best].ns : sim->groups[best].cost)))
+				best = g;
+		}
+		dealt[best] = true;
+		for (i = 0, g = 1; g < sim->nr_jobs; g++)
+			if (sim->jobs[g].cost < sim->jobs[i].cost)
+				i = g;
+		sim->jobs[i].groups[sim->jobs[i].nr_groups++] = &sim->groups[best];
+		sim->jobs[i].cost += measured ? sim->groups[best].ns : sim->groups[best].cost;
+	}
+	for (g = 0; g < sim->nr_groups; g++)
+		sim->groups[g].ns = 0;
+	sim->read_ns = 0;
 }
 
 /* @n rows of @s added to @d's, and @s's back to zeroes: counts are all uint64_t. */
@@ -1243,10 +1324,17 @@ static int wait_jobs(struct vmt_cachesim *sim)
 static int submit_jobs(struct vmt_cachesim *sim)
 {
 	unsigned int i;
-	int ret = wait_jobs(sim);
+	uint64_t t = now_ns();
+	int ret;
 
+	if (sim->returned)
+		sim->read_ns += t - sim->returned;
+	ret = wait_jobs(sim);
 	if (ret || !sim->nr_batch)
 		return ret;
+	/* The workers are done with the last batch: the groups may move. */
+	if (++sim->batches == DEAL_FIRST || sim->batches % DEAL_EVERY == 0)
+		deal(sim, true);
 	for (i = 0; i < sim->nr_jobs; i++) {
 		struct cs_job *j = &sim->jobs[i];
 
@@ -1260,6 +1348,7 @@ static int submit_jobs(struct vmt_cachesim *sim)
 	sim->in_flight = true;
 	sim->filling ^= 1;
 	sim->nr_batch = 0;
+	sim->returned = now_ns();
 	return 0;
 }
 
@@ -1289,7 +1378,7 @@ static int enqueue(struct vmt_cachesim *sim, const struct vmt_cache_access *a)
 	it->slot = cur ? (cur - sim->ent_counts) / sim->nr_rows : -1;
 	it->core = (uint16_t)core;
 	it->kind = (uint8_t)kind;
-	return sim->nr_batch == BATCH ? submit_jobs(sim) : 0;
+	return sim->nr_batch == sim->batch_size ? submit_jobs(sim) : 0;
 }
 
 /* A hierarchy's cost, as job_run() spends it (see above). */
@@ -1307,9 +1396,7 @@ static unsigned int hier_cost(const struct cs_hier *h)
 
 static int plan_jobs(struct vmt_cachesim *sim)
 {
-	unsigned int threads = sim->o.threads, i, g, k, nr_groups = 0, best, at = 0;
-	unsigned int *cost;
-	int ret = -ENOMEM;
+	unsigned int threads = sim->o.threads, i, g, nr_groups = 0, at = 0;
 
 	for (g = 0; g < sim->nr_h; g++)
 		nr_groups += sim->h[g].group == g;
@@ -1317,34 +1404,35 @@ static int plan_jobs(struct vmt_cachesim *sim)
 		threads = nr_groups;
 	if (threads < 2)
 		return 0;
-	cost = calloc(sim->nr_h, sizeof(*cost));
 	sim->jobs = aligned_alloc(_Alignof(struct cs_job), threads * sizeof(*sim->jobs));
 	if (sim->jobs)
 		memset(sim->jobs, 0, threads * sizeof(*sim->jobs));
-	sim->job_hiers = calloc(sim->nr_h, sizeof(*sim->job_hiers));
-	sim->batch[0] = malloc(BATCH * sizeof(*sim->batch[0]));
-	sim->batch[1] = malloc(BATCH * sizeof(*sim->batch[1]));
-	if (!cost || !sim->jobs || !sim->job_hiers || !sim->batch[0] || !sim->batch[1])
-		goto out;
+	sim->groups = calloc(nr_groups, sizeof(*sim->groups));
+	sim->group_hiers = calloc(sim->nr_h, sizeof(*sim->group_hiers));
+	sim->job_groups = calloc((size_t)threads * nr_groups, sizeof(*sim->job_groups));
+	sim->dealt = calloc(nr_groups, sizeof(*sim->dealt));
+	sim->batch_size = sim->o.batch ? sim->o.batch : BATCH;
+	sim->batch[0] = malloc(sim->batch_size * sizeof(*sim->batch[0]));
+	sim->batch[1] = malloc(sim->batch_size * sizeof(*sim->batch[1]));
+	if (!sim->jobs || !sim->groups || !sim->group_hiers || !sim->job_groups || !sim->dealt ||
+	    !sim->batch[0] || !sim->batch[1])
+		return -ENOMEM;
 	sim->nr_jobs = threads;
-	sim->jobs[0].cost = READER_COST;
-	for (i = 0; i < sim->nr_h; i++)
-		cost[sim->h[i].group] += hier_cost(&sim->h[i]);
-	/* The costliest group left to the job with the least: each group once. */
-	for (;;) {
-		for (g = 0, best = sim->nr_h; g < sim->nr_h; g++)
-			if (cost[g] && (best == sim->nr_h || cost[g] > cost[best]))
-				best = g;
-		if (best == sim->nr_h)
-			break;
-		for (k = 1, i = 0; k < threads; k++)
-			if (sim->jobs[k].cost < sim->jobs[i].cost)
-				i = k;
-		sim->jobs[i].cost += cost[best];
-		cost[best] = 0;
-		for (g = 0; g < sim->nr_h; g++)
-			if (sim->h[g].group == best)
-				sim->h[g].group = sim->nr_h + i;	/* now: job i's */
+	/* A group is named by one of its hierarchies (join_groups()). */
+	for (g = 0; g < sim->nr_h; g++) {
+		struct cs_group *grp = &sim->groups[sim->nr_groups];
+
+		if (sim->h[g].group != g)
+			continue;
+		grp->hiers = &sim->group_hiers[at];
+		for (i = 0; i < sim->nr_h; i++) {
+			if (sim->h[i].group != g)
+				continue;
+			grp->hiers[grp->nr_hiers++] = &sim->h[i];
+			grp->cost += hier_cost(&sim->h[i]);
+		}
+		at += grp->nr_hiers;
+		sim->nr_groups++;
 	}
 	for (i = 0; i < threads; i++) {
 		struct cs_job *j = &sim->jobs[i];
@@ -1352,19 +1440,13 @@ static int plan_jobs(struct vmt_cachesim *sim)
 		j->run = sim->run;
 		j->counts = calloc(sim->nr_rows, sizeof(*j->counts));
 		if (!j->counts)
-			goto out;
+			return -ENOMEM;
 		j->run.counts = j->counts;
 		j->nr_rows = sim->nr_rows;
-		j->hiers = &sim->job_hiers[at];
-		for (g = 0; g < sim->nr_h; g++)
-			if (sim->h[g].group == sim->nr_h + i)
-				j->hiers[j->nr_hiers++] = &sim->h[g];
-		at += j->nr_hiers;
+		j->groups = &sim->job_groups[(size_t)i * nr_groups];
 	}
-	ret = vmt_work_pool_create(&sim->pool, threads - 1, threads - 1, job_run, job_done, sim);
-out:
-	free(cost);
-	return ret;
+	deal(sim, false);
+	return vmt_work_pool_create(&sim->pool, threads - 1, threads - 1, job_run, job_done, sim);
 }
 
 /* ---- The analysis: records to accesses ---- */

@@ -160,6 +160,8 @@ struct vmt_cachesim_options {
 	 * among them (0 or 1: the reader's alone); the counts are the same
 	 */
 	unsigned int threads;
+	/* with threads: accesses handed over at a time (0: 65536) */
+	unsigned int batch;
 };
 
 /* One level's counts, summed over the cores for a private level. */

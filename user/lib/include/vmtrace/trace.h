@@ -316,7 +316,11 @@ int vmt_trace_read_opaque(struct vmt_trace *trace, const char *name, void *out, 
  */
 int vmt_trace_session(struct vmt_trace *trace, struct vmt_trace_session *out);
 
-/* Decode every frame and check it against the directory; 0 or -errno with the message. */
+/*
+ * Decode every frame and check it against the directory, and replay every
+ * loop stream (vmt_trace_loops()) to its last record; 0 or -errno with the
+ * message.
+ */
 int vmt_trace_check(struct vmt_trace *trace);
 
 /* One thread's loop stream, as the "loops" stream lists it. */

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/ip_places.h"
 
 #define MAX_HIERARCHIES	64
 
@@ -439,47 +440,6 @@ static void print_table(const struct cs_run *run, const struct vmt_cachesim_row 
 	}
 }
 
-/* Where a top instruction is: the mapping that last held it, by the trace's VMA records. */
-struct top_place {
-	char name[64];
-	uint64_t offset;
-	bool found;
-};
-
-/* One pass over the VMA records alone: each of @n instructions' mapping. */
-static void place_top(struct vmt_trace *t, const struct vmt_cachesim_top *top, size_t n,
-		      struct top_place *place)
-{
-	struct vmt_trace_filter f = { .types = 1u << VMT_REC_VMA };
-	struct vmt_trace_cursor *cursor;
-	const struct vmt_record *rec;
-	uint32_t stream;
-	size_t i;
-
-	if (vmt_trace_set_filter(t, &f) || vmt_trace_cursor_create(t, VMT_ORDER_TIME, &cursor))
-		return;
-	while (vmt_trace_cursor_next(cursor, &rec, &stream) > 0) {
-		const struct vmt_vma *v = &rec->vma;
-		char data[VMT_MAX_DATA_LEN];
-		int len = 0;
-
-		if (v->op != VMT_VMA_MAP)
-			continue;
-		for (i = 0; i < n; i++) {
-			if (top[i].pid != rec->hdr.pid || top[i].ip < v->start || top[i].ip >= v->end)
-				continue;
-			if (rec->hdr.data_len)
-				len = vmt_trace_record_data(t, rec, data, sizeof(data));
-			snprintf(place[i].name, sizeof(place[i].name), "%.*s", len > 0 ? len : 4,
-				 len > 0 ? data : vmt_field_name(VMT_NAMES_VMA_KIND, v->kind));
-			place[i].offset = top[i].ip - v->start +
-					  (v->kind == VMT_VMA_FILE ? v->offset : 0);
-			place[i].found = true;
-		}
-	}
-	vmt_trace_cursor_free(cursor);
-}
-
 static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim,
 		      struct vmt_trace *t)
 {
@@ -487,14 +447,19 @@ static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim,
 
 	for (h = 0; h < run->nr_h; h++) {
 		struct vmt_cachesim_top *top;
-		struct top_place *place;
+		struct ip_place *place;
+		char where[96];
 		size_t n, i;
 
 		if (vmt_cachesim_top(sim, h, &top, &n))
 			continue;
 		place = calloc(n + 1, sizeof(*place));
+		for (i = 0; place && i < n; i++) {
+			place[i].pid = top[i].pid;
+			place[i].ip = top[i].ip;
+		}
 		if (place)
-			place_top(t, top, n, place);
+			place_ips(t, place, n);
 		printf("\n%s: the %zu instructions with the most last-level misses\n",
 		       run->h[h].name, n);
 		printf("%18s %8s %12s %12s  %s\n", "ip", "pid", "misses", "L1 misses",
@@ -502,10 +467,8 @@ static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim,
 		for (i = 0; i < n; i++) {
 			printf("%#18" PRIx64 " %8u %12" PRIu64 " %12" PRIu64 "  ", top[i].ip,
 			       top[i].pid, top[i].misses, top[i].l1_misses);
-			if (place && place[i].found)
-				printf("%s+%#" PRIx64 "\n", place[i].name, place[i].offset);
-			else
-				printf("(no mapping in the trace)\n");
+			printf("%s\n", place ? ip_place_text(&place[i], where, sizeof(where))
+					     : "(no mapping in the trace)");
 		}
 		free(place);
 		free(top);

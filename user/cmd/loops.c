@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/ip_places.h"
 #include "util/writer_options.h"
 
 enum { LOOPS_OPT_WINDOW = 0x300, LOOPS_OPT_KEEP, LOOPS_OPT_SHOW, LOOPS_OPT_MIN_SHARE };
@@ -40,7 +41,8 @@ void usage_loops(FILE *out)
 	      "  --keep WHAT        keep the accesses' times, values or both (times,values);\n"
 	      "                     by default both are dropped (times read as 0)\n"
 	      "  --show FILE        the loop tree of each thread: trip counts, strides,\n"
-	      "                     instructions and each loop's share of the accesses\n"
+	      "                     instructions (their mappings, by the VMA records) and each\n"
+	      "                     loop's share of the accesses\n"
 	      "  --min-share P      with --show: loops of less than P% of a thread's\n"
 	      "                     accesses counted, not printed (default 1)\n", out);
 	fputs(writer_options_usage, out);
@@ -214,14 +216,40 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The instructions of a thread's loops, and their mappings (at most MAX_PLACES). */
+#define MAX_PLACES	4096
+struct places {
+	struct ip_place *p;
+	size_t n;
+};
+
+static void add_place(struct places *pl, uint32_t pid, uint64_t ip)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->p[i].ip == ip)
+			return;
+	if (pl->n < MAX_PLACES)
+		pl->p[pl->n++] = (struct ip_place){ .pid = pid, .ip = ip };
+}
+
+static const char *place_of(const struct places *pl, uint64_t ip, char *buf, size_t size)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->p[i].ip == ip && pl->p[i].found)
+			return ip_place_text(&pl->p[i], buf, size);
+	return "no mapping in the trace";
+}
+
 /*
  * One element's loops, those of @min_share % of @total or more, as a tree.
  * A loop's accesses are those of all its runs: its own count times those
- * of the loops around it.
+ * of the loops around it. Its instructions' places in @pl.
  */
 static void show_element(const struct vmt_loop_element *el, uint64_t total, double min_share,
-			 uint64_t *hidden)
+			 uint64_t *hidden, const struct places *pl)
 {
+	char where[96];
+
 	uint32_t stack[VMT_LOOP_MAX_DEPTH + 1], depth = 0, hide_depth = UINT32_MAX;
 	double runs[VMT_LOOP_MAX_DEPTH + 1] = { 1.0 };
 
@@ -252,9 +280,11 @@ static void show_element(const struct vmt_loop_element *el, uint64_t total, doub
 		} else if (depth && hide_depth > depth) {
 			const struct vmt_loop_leaf *leaf = &el->leaves[op->index];
 
-			printf("%*sip %#llx %s %u at %#llx, stride", 2 * (int)depth + 2, "",
-			       (unsigned long long)leaf->access.ip, access_name(leaf->access.access),
-			       leaf->access.size, (unsigned long long)leaf->access.addr);
+			printf("%*sip %#llx (%s) %s %u at %#llx, stride", 2 * (int)depth + 2, "",
+			       (unsigned long long)leaf->access.ip,
+			       place_of(pl, leaf->access.ip, where, sizeof(where)),
+			       access_name(leaf->access.access), leaf->access.size,
+			       (unsigned long long)leaf->access.addr);
 			for (uint32_t d = depth; d--;) {
 				const struct vmt_loop_loop *l = &el->loops[stack[d]];
 
@@ -265,8 +295,34 @@ static void show_element(const struct vmt_loop_element *el, uint64_t total, doub
 	}
 }
 
+/* The instructions of @th's loops, placed in their mappings: 0, or -1 said. */
+static int find_places(struct vmt_trace *t, const struct vmt_trace_loops_thread *th,
+		       struct places *pl)
+{
+	struct vmt_loop_reader *r;
+	struct vmt_loop_element el;
+	int ret;
+
+	pl->n = 0;
+	if (vmt_loop_reader_open(t, th, &r)) {
+		fprintf(stderr, "vmtrace loops: %s\n", vmt_trace_error_message(t));
+		return -1;
+	}
+	while ((ret = vmt_loop_reader_next_element(r, &el)) == 1)
+		for (uint32_t i = 0; el.nr_loops && i < el.nr_leaves; i++)
+			add_place(pl, th->pid, el.leaves[i].access.ip);
+	vmt_loop_reader_free(r);
+	if (ret < 0) {
+		fprintf(stderr, "vmtrace loops: %s\n", vmt_trace_error_message(t));
+		return -1;
+	}
+	place_ips(t, pl->p, pl->n);
+	vmt_trace_set_filter(t, NULL);
+	return 0;
+}
+
 static int show_thread(struct vmt_trace *t, const struct vmt_trace_loops_thread *th,
-		       double min_share)
+		       double min_share, struct places *pl)
 {
 	uint64_t literals = 0, hidden = 0, looped = 0, elements = 0;
 	struct vmt_trace_stream_stats st;
@@ -279,6 +335,8 @@ static int show_thread(struct vmt_trace *t, const struct vmt_trace_loops_thread 
 	printf("thread %u/%u (stream %u): %s accesses in %s bytes of descriptors, window %u, %s\n",
 	       th->pid, th->tid, th->stream_id, fmt_count(th->records, n),
 	       fmt_count(st.entries, b), th->window, keep_text(th->keep));
+	if (find_places(t, th, pl))
+		return 1;
 	if (vmt_loop_reader_open(t, th, &r)) {
 		fprintf(stderr, "vmtrace loops: %s\n", vmt_trace_error_message(t));
 		return 1;
@@ -290,7 +348,7 @@ static int show_thread(struct vmt_trace *t, const struct vmt_trace_loops_thread 
 			continue;
 		}
 		looped += el.accesses;
-		show_element(&el, th->records, min_share, &hidden);
+		show_element(&el, th->records, min_share, &hidden, pl);
 	}
 	if (ret < 0)
 		fprintf(stderr, "vmtrace loops: %s\n", vmt_trace_error_message(t));
@@ -305,21 +363,30 @@ static int show(const char *path, double min_share)
 {
 	struct vmt_trace_loops_thread *threads;
 	struct vmt_trace *t = open_or_say("loops", path, 0);
+	struct places pl = { calloc(MAX_PLACES, sizeof(*pl.p)), 0 };
 	uint32_t n;
 	int status = 0;
 
-	if (!t)
+	if (!t || !pl.p) {
+		if (t) {
+			fprintf(stderr, "vmtrace loops: out of memory\n");
+			vmt_trace_close(t);
+		}
+		free(pl.p);
 		return 1;
+	}
 	if (vmt_trace_loops(t, &threads, &n)) {
 		fprintf(stderr, "vmtrace loops: %s: %s\n", path, vmt_trace_error_message(t));
 		vmt_trace_close(t);
+		free(pl.p);
 		return 1;
 	}
 	if (!n)
 		printf("%s: no loop streams (vmtrace loops TRACE -o OUT writes them)\n", path);
 	for (uint32_t i = 0; i < n && !status; i++)
-		status = show_thread(t, &threads[i], min_share);
+		status = show_thread(t, &threads[i], min_share, &pl);
 	free(threads);
+	free(pl.p);
 	vmt_trace_close(t);
 	return status;
 }

@@ -10,6 +10,8 @@
 #   every thread's: matmul with its rows split among 1, 2 and 4 threads
 #   (sizes printed: issue 32's merging across threads is still to come);
 # - answers unchanged: cachesim --preset cachegrind prints the same rows;
+# - loops --show names the loops' instructions by the program's mapping (the
+#   VMA records of -e vma);
 # - near-constant for regular loops: the descriptors of matmul, stencil and
 #   triad grow at most 1.2x a doubling of N, while the accesses grow 2-8x;
 # - the pointer chase, irregular, round-trips too; its sizes against the
@@ -32,7 +34,7 @@ printf '%-22s %9s %12s %12s %12s\n' kernel accesses "trace bytes" "loops bytes" 
 one() {
 	local name=$1 n
 	shift
-	vmtrace record -o "$name.vmt" --exact "$range" -- /opt/vmtrace/bin/vmt-loops "$@" \
+	vmtrace record -o "$name.vmt" -e vma --exact "$range" -- /opt/vmtrace/bin/vmt-loops "$@" \
 		>"$name.out" 2>"$name.rec" || { cat "$name.rec"; fail "$name: record"; }
 	grep -q '\[ exact: .* 0 missed' "$name.rec" && grep -q ', 0 lost' "$name.rec" ||
 		{ cat "$name.rec"; fail "$name: accesses missed or records lost"; }
@@ -65,6 +67,10 @@ grows() {
 	done
 }
 grows matmul 1
+# --show: the multiply's nest, its instructions in the program's mapping.
+vmtrace loops --show "matmul-${sizes%% *}.loops.vmt" >show.txt 2>&1 &&
+	grep -q "^ *loop x" show.txt && grep -q "ip 0x[0-9a-f]* (/opt/vmtrace/bin/vmt-loops+0x[0-9a-f]*) read 8" show.txt ||
+	{ head -20 show.txt; fail "loops --show: no loop, or its instructions not placed in vmt-loops"; }
 grows stencil 1
 grows triad 64
 # Threads at the middle size (the largest's 70,000 accesses take seconds a run).

@@ -42,6 +42,11 @@ static int verify_file(const char *path)
 		vmt_trace_close(t);
 		return 1;
 	}
+	if (vmt_trace_check_loops(t)) {
+		fprintf(stderr, "vmtrace verify: %s: %s\n", path, vmt_trace_error_message(t));
+		vmt_trace_close(t);
+		return 1;
+	}
 	if (vmt_trace_nr_frames(t) != scanned_frames) {
 		fprintf(stderr, "vmtrace verify: %s: the directory lists %llu frames, the file holds %llu\n",
 			path, (unsigned long long)vmt_trace_nr_frames(t),

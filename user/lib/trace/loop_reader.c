@@ -120,6 +120,24 @@ int vmt_trace_loops(struct vmt_trace *t, struct vmt_trace_loops_thread **threads
 	return 0;
 }
 
+int vmt_trace_check_loops(struct vmt_trace *t)
+{
+	struct vmt_trace_loops_thread *threads;
+	struct vmt_loop_reader *r;
+	struct vmt_record rec;
+	uint32_t n;
+	int err = vmt_trace_loops(t, &threads, &n);
+
+	for (uint32_t i = 0; !err && i < n; i++) {
+		err = vmt_loop_reader_open(t, &threads[i], &r);
+		for (uint64_t k = 0; !err && k < threads[i].records; k++)
+			err = vmt_loop_reader_next(r, &rec);
+		vmt_loop_reader_free(r);
+	}
+	free(threads);
+	return err;
+}
+
 static int source(void *arg, uint8_t *buf, size_t max)
 {
 	struct vmt_loop_reader *r = arg;

@@ -316,11 +316,7 @@ int vmt_trace_read_opaque(struct vmt_trace *trace, const char *name, void *out, 
  */
 int vmt_trace_session(struct vmt_trace *trace, struct vmt_trace_session *out);
 
-/*
- * Decode every frame and check it against the directory, and replay every
- * loop stream (vmt_trace_loops()) to its last record; 0 or -errno with the
- * message.
- */
+/* Decode every frame and check it against the directory; 0 or -errno with the message. */
 int vmt_trace_check(struct vmt_trace *trace);
 
 /* One thread's loop stream, as the "loops" stream lists it. */
@@ -338,6 +334,12 @@ struct vmt_trace_loops_thread {
  */
 int vmt_trace_loops(struct vmt_trace *trace, struct vmt_trace_loops_thread **threads,
 		    uint32_t *nr_threads);
+/*
+ * Replay every loop stream to its last record, as many as the list says:
+ * 0, or -errno with the message (descriptors that end early, run on, or do
+ * not decode).
+ */
+int vmt_trace_check_loops(struct vmt_trace *trace);
 
 /* ---- Iterating over the records of every stream -------------------------- */
 

@@ -547,7 +547,9 @@ conf_error 6 'sideways' $'hierarchy h\ncache L1\n  size 64\n  assoc 2\n  line 16
 conf_error 6 'L3' $'hierarchy h\ncache L1\n  size 64\n  assoc 2\n  line 16\n  next L3\ncache L2\n  size 1k\n  assoc 2\n  line 16'
 conf_error 2 '1024|long' "$(printf 'hierarchy h\n# %01100d\ncache L1\n  size 64\n  assoc 2\n  line 16' 0)"
 expect 2 'level' --config <(printf 'hierarchy h\ncache L1\n size 64\n assoc 2\n line 16\ncache L3\n size 1k\n assoc 2\n line 16\n level 3\n') "$one"
-expect 1 'access' --cache L1=64:2:16 "$tmp/none.vmt"     # nothing to simulate
+expect 1 'no exact record and no reference in the trace' --cache L1=64:2:16 "$tmp/none.vmt"
+expect 1 'none passed the filters' --cache L1=64:2:16 --pid 99999 "$tmp/one.vmt"
+expect 1 'none passed the filters' --cache L1=64:2:16 --addr 0x5000-0x6000 "$tmp/one.vmt"
 
 # The random cases.
 seeds=${CACHESIM_SEEDS:-40}

@@ -614,8 +614,11 @@ int cmd_cachesim(int argc, char **argv)
 	ret = 1;
 	vmt_cachesim_totals(sim, &tot);
 	if (!tot.accesses) {
+		/* The trace's filter (--pid, --type...) drops records before they are counted. */
+		bool filtered = run->o.filter.used || run->o.ref.addr_lo || run->o.ref.addr_hi;
+
 		fprintf(stderr, "vmtrace cachesim: %s: no accesses to simulate (%s)\n", path,
-			tot.exact_records || tot.reference_records ?
+			tot.exact_records || tot.reference_records || filtered ?
 			"none passed the filters" :
 			"no exact record and no reference in the trace");
 		goto out;

@@ -103,11 +103,13 @@ int vmt_trace_loops(struct vmt_trace *t, struct vmt_trace_loops_thread **threads
 		    vmt_trace_stream(t, th->stream_id)->kind != VMT_STREAM_LOOPS ||
 		    (th->keep & ~(VMT_LOOPS_KEEP_TIMES | VMT_LOOPS_KEEP_VALUES)) ||
 		    check_side(t, th)) {
+			/* Said before the list (and @th in it) is freed. */
+			err = vmt_trace_fail(t, -EBADMSG,
+					     "loops stream entry %llu: stream %u or its side stream %u is no loop stream of %llu records",
+					     (unsigned long long)i, th->stream_id, th->side_stream_id,
+					     (unsigned long long)th->records);
 			free(list);
-			return vmt_trace_fail(t, -EBADMSG,
-					      "loops stream entry %llu: stream %u or its side stream %u is no loop stream of %llu records",
-					      (unsigned long long)i, th->stream_id, th->side_stream_id,
-					      (unsigned long long)th->records);
+			return err;
 		}
 	}
 	err = unlisted(t, list, (uint32_t)st.entries);

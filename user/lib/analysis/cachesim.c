@@ -1259,6 +1259,11 @@ static void job_done(struct vmt_work *work, void *ctx)
  * with the least so far: by hier_cost() with @measured false, else by the
  * times since the last deal (each group's, and the reading's for job 0).
  */
+static uint64_t group_cost(const struct cs_group *g, bool measured)
+{
+	return measured ? g->ns : g->cost;
+}
+
 static void deal(struct vmt_cachesim *sim, bool measured)
 {
 	unsigned int i, k, g, best;
@@ -1272,10 +1277,9 @@ static void deal(struct vmt_cachesim *sim, bool measured)
 	sim->jobs[0].cost = measured ? sim->read_ns : READER_COST;
 	for (k = 0; k < sim->nr_groups; k++) {
 		for (g = 0, best = sim->nr_groups; g < sim->nr_groups; g++) {
-			uint64_t c = measured ? sim->groups[g].ns : sim->groups[g].cost;
-
 			if (!dealt[g] && (best == sim->nr_groups ||
-					  c > (measured ? sim->groups[best].ns : sim->groups[best].cost)))
+					  group_cost(&sim->groups[g], measured) >
+					  group_cost(&sim->groups[best], measured)))
 				best = g;
 		}
 		dealt[best] = true;
@@ -1283,7 +1287,7 @@ static void deal(struct vmt_cachesim *sim, bool measured)
 			if (sim->jobs[g].cost < sim->jobs[i].cost)
 				i = g;
 		sim->jobs[i].groups[sim->jobs[i].nr_groups++] = &sim->groups[best];
-		sim->jobs[i].cost += measured ? sim->groups[best].ns : sim->groups[best].cost;
+		sim->jobs[i].cost += group_cost(&sim->groups[best], measured);
 	}
 	for (g = 0; g < sim->nr_groups; g++)
 		sim->groups[g].ns = 0;

@@ -14,8 +14,10 @@
  *   - opening: the directory (load_directory()), or every block scanned
  *     (scan_blocks()) to verify or to repair (vmt_trace_scan_for_repair()),
  *     from a path or from memory;
- *   - what the directory says: streams, frames, the filter, statistics and a
- *     frame's span (vmt_trace_frame_span(), for trace_cursor.c);
+ *   - what the directory says: streams, frames, the filter (a copy in one
+ *     allocation, vmt_trace_filter_copy(), which cursors take too),
+ *     statistics and a frame's span (vmt_trace_frame_span(), for
+ *     trace_cursor.c);
  *   - reading: a frame read, checked and decompressed into its stream's
  *     cache (load_frame()), entry i (vmt_trace_read(): the frame by binary
  *     search of the stream's first entries), and frame seeking

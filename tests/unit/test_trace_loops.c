@@ -9,6 +9,11 @@
  * default and byte for byte with VMT_LOOPS_KEEP_TIMES | VALUES; the "loops"
  * stream lists the threads; filters by type and pid pass what they should;
  * a cursor asked for time order reads a timeless loop file in written order.
+ * Loop sets: eight threads of a row-split matrix multiply, taking turns
+ * access by access, are kept as one thread's descriptors and a set (the
+ * others' streams empty), one of them with a base off the line and one on
+ * two CPUs, and read back record for record; a thread of other counts
+ * stays out of the set.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -48,6 +53,8 @@ static uint64_t rng(void)
 static void add_exact(uint32_t tid, uint64_t ip, uint64_t addr, uint16_t size)
 {
 	struct rec *x = &recs[nr_recs];
+
+	assert_true(nr_recs < NR_RECORDS);
 
 	memset(x, 0, sizeof(*x));
 	x->r.hdr.time_ns = 1000 + nr_recs;
@@ -247,11 +254,103 @@ static void test_listed_and_filtered(void **state)
 	vmt_trace_close(t);
 }
 
+#define SET_N		8	/* the multiply's N: a row a thread */
+#define SET_THREADS	8
+
+/* Thread @t's @step-th access of its row of C = A B (ijk), or 0 past its end. */
+static int matmul_step(uint32_t t, unsigned int step, uint64_t *ip, uint64_t *addr)
+{
+	const uint64_t a = 0x100000, b = a + 8 * SET_N * SET_N, c = b + 8 * SET_N * SET_N;
+	unsigned int j = step / (2 * SET_N + 1), k = step % (2 * SET_N + 1);
+	uint64_t row = t, off = t == 5 ? 0x10000 : 0;	/* thread 5's C: off the line */
+
+	if (j >= SET_N)
+		return 0;
+	if (k == 2 * SET_N) {
+		*ip = 0x401020;
+		*addr = c + off + 8 * (row * SET_N + j);
+	} else if (k % 2 == 0) {
+		*ip = 0x401000;
+		*addr = a + 8 * (row * SET_N + k / 2);
+	} else {
+		*ip = 0x401010;
+		*addr = b + 8 * (k / 2 * SET_N + j);
+	}
+	return 1;
+}
+
+static void make_set_records(void)
+{
+	unsigned int left = SET_THREADS + 1;
+
+	nr_recs = 0;
+	for (unsigned int step = 0; left; step++) {
+		left = 0;
+		for (uint32_t t = 0; t < SET_THREADS; t++) {
+			uint64_t ip, addr;
+
+			if (!matmul_step(t, step, &ip, &addr))
+				continue;
+			add_exact(300 + t, ip, addr, 8);
+			/* Thread 3 runs its B loads on the other CPU. */
+			recs[nr_recs - 1].r.hdr.cpu = (uint16_t)(t == 3 && ip == 0x401010 ? 0 : t % 2);
+			left++;
+		}
+		/* A thread of other counts: half a row. */
+		if (step < SET_N * (2 * SET_N + 1) / 2) {
+			uint64_t ip, addr;
+
+			matmul_step(0, step, &ip, &addr);
+			add_exact(400, ip, addr + 0x800000, 8);
+			left++;
+		}
+	}
+}
+
+static void test_sets(void **state)
+{
+	struct vmt_trace_loops_thread *threads;
+	struct vmt_trace_error err;
+	struct vmt_trace *t;
+	uint32_t n, sets = 0, empty = 0;
+	uint64_t set_bytes = 0;
+
+	(void)state;
+	make_set_records();
+	for (unsigned int k = 0; k < 2; k++) {
+		unsigned int keep = k ? VMT_LOOPS_KEEP_TIMES | VMT_LOOPS_KEEP_VALUES : 0;
+
+		write_trace(256, keep, VMT_CODEC_ZSTD);
+		read_back(keep, VMT_ORDER_WRITTEN);
+	}
+	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
+	assert_int_equal(vmt_trace_loops(t, &threads, &n), 0);
+	assert_int_equal(n, SET_THREADS + 1);
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
+		struct vmt_trace_stream_stats st;
+
+		vmt_trace_stream_stats(t, i, &st);
+		if (vmt_trace_stream(t, i)->kind == VMT_STREAM_LOOPSET) {
+			sets++;
+			set_bytes = st.entries;
+		}
+		empty += vmt_trace_stream(t, i)->kind == VMT_STREAM_LOOPS && !st.entries;
+	}
+	free(threads);
+	vmt_trace_close(t);
+	/* One set of the eight; thread 400 and the set's first keep their bytes. */
+	assert_int_equal(sets, 1);
+	assert_int_equal(empty, SET_THREADS - 1);
+	/* 3 steps and 7 members of a few bytes, two of them longer. */
+	assert_true(set_bytes > 3 + 3 + 7 * 3 && set_bytes < 64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listed_and_filtered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,7 @@
 
 static const char *kind_name(uint32_t kind)
 {
-	static const char *const names[] = { "opaque", "records", "order", "data", "loops" };
+	static const char *const names[] = { "opaque", "records", "order", "data", "loops", "loopset" };
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }

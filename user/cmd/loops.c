@@ -124,8 +124,9 @@ static int copy_records(struct vmt_trace *t, struct vmt_trace_writer *w, uint64_
 	return 0;
 }
 
-/* The loop streams' bytes and threads of the trace at @path, for the summary. */
-static int loop_bytes(const char *path, uint64_t *bytes, uint32_t *threads)
+/* The loop streams' and sets' bytes, threads and sets of the trace at @path, for the summary. */
+static int loop_bytes(const char *path, uint64_t *bytes, uint32_t *threads, uint32_t *sets,
+		      uint32_t *in_sets)
 {
 	struct vmt_trace_loops_thread *list;
 	struct vmt_trace *t = open_or_say("loops", path, 0);
@@ -135,11 +136,23 @@ static int loop_bytes(const char *path, uint64_t *bytes, uint32_t *threads)
 		return 1;
 	err = vmt_trace_loops(t, &list, threads);
 	*bytes = 0;
-	for (uint32_t i = 0; !err && i < *threads; i++) {
+	*sets = *in_sets = 0;
+	for (uint32_t i = 0; !err && i < vmt_trace_nr_streams(t); i++) {
+		uint32_t kind = vmt_trace_stream(t, i)->kind;
 		struct vmt_trace_stream_stats st;
 
-		vmt_trace_stream_stats(t, list[i].stream_id, &st);
-		*bytes += st.entries;
+		vmt_trace_stream_stats(t, i, &st);
+		if (kind == VMT_STREAM_LOOPS || kind == VMT_STREAM_LOOPSET)
+			*bytes += st.entries;
+		*sets += kind == VMT_STREAM_LOOPSET;
+	}
+	for (uint32_t i = 0; !err && *sets && i < *threads; i++) {
+		struct vmt_loop_reader *r;
+		uint32_t from, rank, ranks;
+
+		err = vmt_loop_reader_open(t, &list[i], &r);
+		*in_sets += !err && vmt_loop_reader_set(r, &from, &rank, &ranks);
+		vmt_loop_reader_free(r);
 	}
 	if (err)
 		fprintf(stderr, "vmtrace loops: %s: %s\n", path, vmt_trace_error_message(t));
@@ -156,7 +169,7 @@ static int compress(const char *in_path, const char *out_path,
 	struct vmt_trace_error err;
 	struct vmt_trace *t;
 	char a[32], b[32];
-	uint32_t threads = 0;
+	uint32_t threads = 0, sets = 0, in_sets = 0;
 	int status;
 
 	if (same_file(in_path, out_path)) {
@@ -183,7 +196,7 @@ static int compress(const char *in_path, const char *out_path,
 		unlink(out_path);
 		return 1;
 	}
-	if (loop_bytes(out_path, &bytes, &threads))
+	if (loop_bytes(out_path, &bytes, &threads, &sets, &in_sets))
 		return 1;
 	printf("[ vmtrace loops: wrote %s (%lld bytes): %s exact accesses of %u thread%s as %s bytes "
 	       "of loop descriptors (window %u; %llu bytes as records), %llu other records; %s ]\n",
@@ -191,6 +204,9 @@ static int compress(const char *in_path, const char *out_path,
 	       fmt_count(bytes, b), wopts->loops_window,
 	       (unsigned long long)exact * sizeof(struct vmt_record), (unsigned long long)other,
 	       keep_text(wopts->loops_keep));
+	if (sets)
+		printf("[ vmtrace loops: %u threads in %u loop set%s: the same loops at other bases, "
+		       "a set's descriptors written once ]\n", in_sets + sets, sets, sets == 1 ? "" : "s");
 	return 0;
 }
 
@@ -325,6 +341,7 @@ static int show_thread(struct vmt_trace *t, const struct vmt_trace_loops_thread 
 		       double min_share, struct places *pl)
 {
 	uint64_t literals = 0, hidden = 0, looped = 0, elements = 0;
+	uint32_t from, rank, ranks;
 	struct vmt_trace_stream_stats st;
 	struct vmt_loop_reader *r;
 	struct vmt_loop_element el;
@@ -341,6 +358,9 @@ static int show_thread(struct vmt_trace *t, const struct vmt_trace_loops_thread 
 		fprintf(stderr, "vmtrace loops: %s\n", vmt_trace_error_message(t));
 		return 1;
 	}
+	if (vmt_loop_reader_set(r, &from, &rank, &ranks))
+		printf("  the loops of stream %u at other bases: rank %u of %u in its loop set\n", from,
+		       rank, ranks);
 	while ((ret = vmt_loop_reader_next_element(r, &el)) == 1) {
 		elements++;
 		if (!el.nr_loops) {

@@ -7,8 +7,9 @@
 # address), each made a loop file:
 # - lossless: the loop file's exact records are the trace's, field by field
 #   and in order (times and values, which loops drops by default, aside),
-#   every thread's: matmul with its rows split among 1, 2 and 4 threads
-#   (sizes printed: issue 32's merging across threads is still to come);
+#   every thread's: matmul with its rows split among 1, 2, 4 and 8 threads;
+# - across threads: at 8 threads the descriptors (loop sets included) are at
+#   most 1.5x those at 1, the workers' loops kept once as a loop set;
 # - answers unchanged: cachesim --preset cachegrind prints the same rows;
 # - loops --show names the loops' instructions by the program's mapping (the
 #   VMA records of -e vma);
@@ -50,7 +51,8 @@ one() {
 	cmp -s <(vmtrace cachesim --preset cachegrind "$name.vmt" | grep -v '^# vmtrace cachesim: ') \
 		<(vmtrace cachesim --preset cachegrind "$name.loops.vmt" | grep -v '^# vmtrace cachesim: ') ||
 		fail "$name: cachesim --preset cachegrind differs"
-	desc=$(vmtrace info "$name.loops.vmt" | awk '$3 == "loops" { s += $5 } END { print s + 0 }')
+	desc=$(vmtrace info "$name.loops.vmt" |
+		awk '$3 == "loops" || $3 == "loopset" { s += $5 } END { print s + 0 }')
 	[ "$desc" -gt 0 ] || fail "$name: no loop descriptors"
 	printf '%-22s %9d %12d %12d %12d\n' "$*" "$n" "$(stat -c %s "$name.vmt")" \
 		"$(stat -c %s "$name.loops.vmt")" "$desc"
@@ -77,11 +79,16 @@ grows triad 64
 # Threads at the middle size (the largest's 70,000 accesses take seconds a run).
 n=$(awk '{ print $int((NF + 1) / 2) }' <<<"$sizes")
 one "matmul-$n-1" matmul "$n" 1
-for t in 2 4; do
+one1=$desc
+for t in 2 4 8; do
 	one "matmul-$n-$t" matmul "$n" "$t"
 	threads=$(vmtrace dump --type exact "matmul-$n-$t.vmt" | awk '{ print $5 }' | sort -u | wc -l)
 	[ "$threads" -ge "$t" ] || fail "matmul $n on $t threads: exact records of $threads threads"
+	grep -q "\[ vmtrace loops: $t threads in 1 loop set:" "matmul-$n-$t.loops" ||
+		fail "matmul $n on $t threads: its workers are not one loop set: $(cat "matmul-$n-$t.loops")"
 done
+awk -v a="$one1" -v b="$desc" 'BEGIN { exit !(b <= 1.5 * a) }' ||
+	fail "matmul $n: descriptors grew from $one1 bytes on 1 thread to $desc on 8"
 for n in $sizes; do
 	one "chase-$n" chase $((n * 64))
 done

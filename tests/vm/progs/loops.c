@@ -5,7 +5,9 @@
  * can name the data before the program runs (tests/vm/guest/loops.sh):
  *
  *   matmul N [THREADS]  C = A B over N x N doubles (ijk: B walked by column),
- *                       the rows of C split among THREADS threads (default 1)
+ *                       the rows of C split among THREADS threads (default 1),
+ *                       thread t pinned to the t-th CPU it may run on (mod
+ *                       their number), as an MPI rank stays on its core
  *   stencil N           4 sweeps of a 5-point Jacobi stencil over N x N doubles
  *   triad N             STREAM's triad, a[i] = b[i] + s c[i], over N doubles, 4 times
  *   chase N             N steps of a pointer chase through N lines linked in
@@ -16,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,12 +50,37 @@ struct matmul {
 	const double *a, *b;
 	double *c;
 	long n, first, last;	/* rows [first, last) */
+	int cpu;		/* where it runs, or -1: anywhere */
 };
+
+/* The @t-th CPU of those this process may run on (mod their number), or -1. */
+static int nth_cpu(long t)
+{
+	cpu_set_t set;
+	int count, seen = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	count = CPU_COUNT(&set);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set) && seen++ == t % count)
+			return cpu;
+	return -1;
+}
 
 static void *matmul_rows(void *arg)
 {
 	struct matmul *m = arg;
 	long n = m->n;
+
+	if (m->cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(m->cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			die("sched_setaffinity");
+	}
 
 	for (long i = m->first; i < m->last; i++)
 		for (long j = 0; j < n; j++) {
@@ -84,7 +112,8 @@ static double matmul(long n, long threads)
 		b[i] = (double)(i % 5);
 	}
 	for (long t = 0; t < threads; t++) {
-		part[t] = (struct matmul){ a, b, c, n, n * t / threads, n * (t + 1) / threads };
+		part[t] = (struct matmul){ a, b, c, n, n * t / threads, n * (t + 1) / threads,
+					   nth_cpu(t) };
 		if (pthread_create(&tid[t], NULL, matmul_rows, &part[t]))
 			die("pthread_create");
 	}

@@ -38,7 +38,7 @@
  * An irregular stretch folds nothing and is written as literals: a leaf is
  * its instruction's number and its address less that instruction's last.
  *
- * Outline, in order: varints; the encoder (instructions numbered,
+ * Outline, in order: the encoder (instructions numbered,
  * shapes compared, folding, writing an element out, its entry points);
  * the decoder (bytes read, an element read into a program, the program
  * replayed, its entry points).
@@ -70,18 +70,6 @@
 
 #include "codec/loop_codec.h"
 #include "base/grow_array.h"
-
-/* ---- Varints ---------------------------------------------------------- */
-
-static uint64_t zigzag(uint64_t v)
-{
-	return (v << 1) ^ (uint64_t)-(int64_t)(v >> 63);
-}
-
-static uint64_t unzigzag(uint64_t v)
-{
-	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
-}
 
 /* ---- The encoder ------------------------------------------------------ */
 
@@ -437,7 +425,7 @@ static int write_leaf(struct vmt_loop_encoder *e, uint32_t key, uint64_t addr)
 	} else {
 		put_varint(e, (uint64_t)k->wire << 2);
 	}
-	put_varint(e, zigzag(addr - k->last));
+	put_varint(e, vmt_zigzag(addr - k->last));
 	k->last = addr;
 	return 0;
 }
@@ -463,7 +451,7 @@ static int write_node(struct vmt_loop_encoder *e, const struct node *n)
 		err = out_reserve(e, 10);
 		if (err)
 			return err;
-		put_varint(e, zigzag(n->stride[i]));
+		put_varint(e, vmt_zigzag(n->stride[i]));
 	}
 	return 0;
 }
@@ -609,6 +597,11 @@ struct vmt_loop_decoder {
 	size_t nr_strides;
 	uint64_t strides_cap, stride_at_cap;
 	uint32_t pc;
+	/* A loop set's member: each instruction's first address and CPU (vmt_loop_decoder_rebase()). */
+	const uint64_t *rebase_addr;
+	const uint16_t *rebase_cpu;
+	uint32_t rebase_keys;
+	bool rebased;
 	char error[160];
 };
 
@@ -700,6 +693,12 @@ static int read_key(struct vmt_loop_decoder *d)
 	k.ip = ip;
 	k.size = (uint16_t)size;
 	k.cpu = (uint16_t)cpu;
+	if (d->rebased) {
+		if (d->nr_keys >= d->rebase_keys)
+			return bad(d, "more instructions than the loop set gives");
+		k.addr = d->rebase_addr[d->nr_keys];	/* the first leaf's delta adds to it */
+		k.cpu = d->rebase_cpu[d->nr_keys];
+	}
 	if (vmt_grow_array((void **)&d->keys, &d->keys_cap, (uint64_t)d->nr_keys + 1, sizeof(*d->keys)))
 		return -ENOMEM;
 	d->keys[d->nr_keys++] = k;
@@ -726,7 +725,7 @@ static int read_leaf(struct vmt_loop_decoder *d, uint64_t head)
 	ret = read_varint(d, &delta, false);
 	if (ret < 0)
 		return ret;
-	d->keys[key].addr += unzigzag(delta);
+	d->keys[key].addr += vmt_unzigzag(delta);
 	if (vmt_grow_array((void **)&d->leaves, &d->leaves_cap, (uint64_t)d->nr_leaves + 1, sizeof(*d->leaves)))
 		return -ENOMEM;
 	d->leaves[d->nr_leaves] = (struct vmt_loop_leaf){ .access = d->keys[key] };
@@ -778,7 +777,7 @@ static int read_node(struct vmt_loop_decoder *d, uint64_t head, uint32_t depth)
 			return ret;
 		if (vmt_grow_array((void **)&d->strides, &d->strides_cap, (uint64_t)d->nr_strides + 1, sizeof(*d->strides)))
 			return -ENOMEM;
-		d->strides[d->nr_strides++] = unzigzag(stride);
+		d->strides[d->nr_strides++] = vmt_unzigzag(stride);
 	}
 	return 0;
 }
@@ -906,6 +905,15 @@ int vmt_loop_decoder_next_element(struct vmt_loop_decoder *d, struct vmt_loop_el
 		.accesses = accesses,
 	};
 	return 1;
+}
+
+void vmt_loop_decoder_rebase(struct vmt_loop_decoder *d, uint32_t nr_keys, const uint64_t *addr,
+			     const uint16_t *cpu)
+{
+	d->rebase_addr = addr;
+	d->rebase_cpu = cpu;
+	d->rebase_keys = nr_keys;
+	d->rebased = true;
 }
 
 const char *vmt_loop_decoder_error(const struct vmt_loop_decoder *d)

@@ -30,6 +30,17 @@ struct vmt_loop_access {
 	uint8_t flags;
 };
 
+/* A signed number as the descriptors' zig-zag varints keep it, and back. */
+static inline uint64_t vmt_zigzag(uint64_t v)
+{
+	return (v << 1) ^ (uint64_t)-(int64_t)(v >> 63);
+}
+
+static inline uint64_t vmt_unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
 /* The default window S, in top-level elements (see loop_codec.c's top). */
 #define VMT_LOOP_WINDOW_DEFAULT	256u
 #define VMT_LOOP_WINDOW_MAX	65536u
@@ -126,6 +137,15 @@ int vmt_loop_decoder_next(struct vmt_loop_decoder *decoder, struct vmt_loop_acce
  */
 int vmt_loop_decoder_next_element(struct vmt_loop_decoder *decoder,
 				  struct vmt_loop_element *element);
+/*
+ * Replay another thread of the same loops (a loop set's member,
+ * loop_sets.h): instruction k's addresses start at @addr[k] more than the
+ * bytes say, and it ran on @cpu[k]; the bytes may give no more than
+ * @nr_keys instructions. The arrays are the caller's, kept until the
+ * decoder is freed. Before the first access or element.
+ */
+void vmt_loop_decoder_rebase(struct vmt_loop_decoder *decoder, uint32_t nr_keys,
+			     const uint64_t *addr, const uint16_t *cpu);
 const char *vmt_loop_decoder_error(const struct vmt_loop_decoder *decoder);
 void vmt_loop_decoder_free(struct vmt_loop_decoder *decoder);
 

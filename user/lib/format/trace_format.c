@@ -83,15 +83,15 @@ int vmt_stream_info_check(const struct vmt_trace_stream_info *info, char *msg, s
 			 VMT_MAX_ENTRY_SIZE);
 		return -EBADMSG;
 	}
-	if (info->kind > VMT_STREAM_LOOPS) {
+	if (info->kind > VMT_STREAM_LOOPSET) {
 		snprintf(msg, msg_size, "unknown stream kind %u", info->kind);
 		return -EBADMSG;
 	}
 	if ((info->kind == VMT_STREAM_RECORDS && info->entry_size != sizeof(struct vmt_record)) ||
 	    (info->kind == VMT_STREAM_ORDER &&
 	     info->entry_size != sizeof(struct vmt_trace_order_run)) ||
-	    ((info->kind == VMT_STREAM_DATA || info->kind == VMT_STREAM_LOOPS) &&
-	     info->entry_size != 1)) {
+	    ((info->kind == VMT_STREAM_DATA || info->kind == VMT_STREAM_LOOPS ||
+	      info->kind == VMT_STREAM_LOOPSET) && info->entry_size != 1)) {
 		snprintf(msg, msg_size, "entry size %u does not fit stream kind %u",
 			 info->entry_size, info->kind);
 		return -EBADMSG;

@@ -5,13 +5,16 @@
  * replayed by the loop decoder (codec/loop_codec.h) from the stream's
  * bytes, a frame at a time as vmt_trace_read() decodes them, into exact
  * records: the thread's pid and tid, type VMT_REC_EXACT, time 0 and no
- * value unless the side stream kept them.
+ * value unless the side stream kept them. A thread of a loop set
+ * (codec/loop_sets.h: its own stream empty) replays the set's first
+ * thread's descriptors, moved to its bases and CPUs.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/loop_codec.h"
+#include "codec/loop_sets.h"
 #include "format/trace_format.h"
 #include "trace/loop_reader.h"
 #include "trace/trace_reader.h"
@@ -19,6 +22,8 @@
 struct vmt_loop_reader {
 	struct vmt_trace *trace;
 	struct vmt_trace_loops_thread thread;
+	struct vmt_loop_set_member set;	/* rank 0: no set, or its first thread */
+	uint32_t from;			/* the stream its descriptors are read from */
 	uint64_t bytes, pos;		/* the stream's, and the next to hand the decoder */
 	uint64_t next;			/* the next record */
 	struct vmt_loop_decoder *decoder;
@@ -146,7 +151,7 @@ static int source(void *arg, uint8_t *buf, size_t max)
 	size_t n = 0;
 
 	for (; n < max && r->pos < r->bytes; n++) {
-		int err = vmt_trace_read(r->trace, r->thread.stream_id, r->pos++, buf + n);
+		int err = vmt_trace_read(r->trace, r->from, r->pos++, buf + n);
 
 		if (err)
 			return err;
@@ -154,23 +159,101 @@ static int source(void *arg, uint8_t *buf, size_t max)
 	return (int)n;
 }
 
+/* A loop set's bytes are read whole: no set of a trace's threads comes near this. */
+#define MAX_SET_BYTES	(16u << 20)
+
+/*
+ * The loop set that loop stream @id belongs to, if any: 1 with *@m, 0 when
+ * none names it, or -errno with the message.
+ */
+static int find_set(struct vmt_trace *t, uint32_t id, struct vmt_loop_set_member *m)
+{
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
+		struct vmt_trace_stream_stats st;
+		uint8_t *bytes;
+		char msg[128];
+		int ret = 0;
+
+		if (vmt_trace_stream(t, i)->kind != VMT_STREAM_LOOPSET)
+			continue;
+		vmt_trace_stream_stats(t, i, &st);
+		if (st.entries > MAX_SET_BYTES)
+			return vmt_trace_fail(t, -EBADMSG, "loop set %s: %llu bytes, more than %u",
+					      vmt_trace_stream(t, i)->name,
+					      (unsigned long long)st.entries, MAX_SET_BYTES);
+		bytes = malloc(st.entries + 1);
+		if (!bytes)
+			return vmt_trace_fail(t, -ENOMEM, "out of memory");
+		for (uint64_t k = 0; !ret && k < st.entries; k++)
+			ret = vmt_trace_read(t, i, k, bytes + k);
+		if (!ret)
+			ret = vmt_loop_set_find(bytes, st.entries, id, m, msg, sizeof(msg));
+		free(bytes);
+		if (ret == -EBADMSG)
+			return vmt_trace_fail(t, ret, "%s: %s", vmt_trace_stream(t, i)->name, msg);
+		if (ret == -ENOMEM)
+			return vmt_trace_fail(t, ret, "out of memory");
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			continue;
+		if (m->template_stream >= vmt_trace_nr_streams(t) ||
+		    vmt_trace_stream(t, m->template_stream)->kind != VMT_STREAM_LOOPS) {
+			vmt_loop_set_member_free(m);
+			return vmt_trace_fail(t, -EBADMSG, "%s: its first thread's stream is no loop stream",
+					      vmt_trace_stream(t, i)->name);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 int vmt_loop_reader_open(struct vmt_trace *t, const struct vmt_trace_loops_thread *thread,
 			 struct vmt_loop_reader **reader)
 {
 	struct vmt_trace_stream_stats st;
 	struct vmt_loop_reader *r = calloc(1, sizeof(*r));
+	int ret;
 
 	*reader = NULL;
 	if (!r || vmt_loop_decoder_create(&r->decoder, source, r)) {
 		free(r);
 		return vmt_trace_fail(t, -ENOMEM, "out of memory");
 	}
-	vmt_trace_stream_stats(t, thread->stream_id, &st);
 	r->trace = t;
 	r->thread = *thread;
+	r->from = thread->stream_id;
+	ret = find_set(t, thread->stream_id, &r->set);
+	if (ret < 0) {
+		vmt_loop_reader_free(r);
+		return ret;
+	}
+	if (ret) {
+		vmt_trace_stream_stats(t, thread->stream_id, &st);
+		if (st.entries) {
+			vmt_loop_reader_free(r);
+			return vmt_trace_fail(t, -EBADMSG,
+					      "loop stream %u: in a loop set, yet %llu bytes of its own",
+					      thread->stream_id, (unsigned long long)st.entries);
+		}
+		r->from = r->set.template_stream;
+		vmt_loop_decoder_rebase(r->decoder, r->set.nr_keys, r->set.shift, r->set.cpu);
+	}
+	vmt_trace_stream_stats(t, r->from, &st);
 	r->bytes = st.entries;
 	*reader = r;
 	return 0;
+}
+
+int vmt_loop_reader_set(const struct vmt_loop_reader *r, uint32_t *template_stream,
+			uint32_t *rank, uint32_t *nr_ranks)
+{
+	if (!r->set.rank)
+		return 0;
+	*template_stream = r->set.template_stream;
+	*rank = r->set.rank;
+	*nr_ranks = r->set.nr_ranks;
+	return 1;
 }
 
 int vmt_loop_reader_next(struct vmt_loop_reader *r, struct vmt_record *record)
@@ -232,5 +315,6 @@ void vmt_loop_reader_free(struct vmt_loop_reader *r)
 	if (!r)
 		return;
 	vmt_loop_decoder_free(r->decoder);
+	vmt_loop_set_member_free(&r->set);
 	free(r);
 }

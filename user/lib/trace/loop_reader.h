@@ -33,6 +33,13 @@ int vmt_loop_reader_next(struct vmt_loop_reader *reader, struct vmt_record *reco
 struct vmt_loop_element;
 int vmt_loop_reader_next_element(struct vmt_loop_reader *reader,
 				 struct vmt_loop_element *element);
+/*
+ * Whether the thread is a loop set's member, replaying another's
+ * descriptors (codec/loop_sets.h): 1 with that thread's stream, its rank
+ * (1 or more) and the set's size, or 0 (its own descriptors).
+ */
+int vmt_loop_reader_set(const struct vmt_loop_reader *reader, uint32_t *template_stream,
+			uint32_t *rank, uint32_t *nr_ranks);
 void vmt_loop_reader_free(struct vmt_loop_reader *reader);
 
 #endif /* VMTRACE_INTERNAL_LOOP_READER_H */

@@ -103,6 +103,12 @@ enum vmt_stream_kind {
 	 * the "loops" stream says whose they are (vmt_trace_loops()).
 	 */
 	VMT_STREAM_LOOPS	= 4,
+	/*
+	 * Bytes (entry size 1, no time): a loop set, threads whose loop
+	 * descriptors differ only in their bases, replayed from the first
+	 * one's VMT_STREAM_LOOPS stream (docs/FORMAT.md, "Loop sets").
+	 */
+	VMT_STREAM_LOOPSET	= 5,
 };
 
 #define VMT_TRACE_NO_TIME	0xffffffffu

@@ -13,7 +13,8 @@
  * access by access, are kept as one thread's descriptors and a set (the
  * others' streams empty), one of them with a base off the line and one on
  * two CPUs, and read back record for record; a thread of other counts
- * stays out of the set.
+ * stays out of the set. vmt_trace_cursor_read() gives in batches what
+ * vmt_trace_cursor_next() gives one at a time.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -345,12 +346,48 @@ static void test_sets(void **state)
 	assert_true(set_bytes > 3 + 3 + 7 * 3 && set_bytes < 64);
 }
 
+/* vmt_trace_cursor_read(): in batches, the records and streams one at a time gives. */
+static void test_batches(void **state)
+{
+	struct vmt_record batch[7];
+	uint32_t streams[7], stream;
+	struct vmt_trace_cursor *one, *many;
+	const struct vmt_record *r;
+	struct vmt_trace_error err;
+	struct vmt_trace *t;
+	size_t total = 0;
+	int n;
+
+	(void)state;
+	make_records();
+	write_trace(256, VMT_LOOPS_KEEP_TIMES, VMT_CODEC_MODEL);
+	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
+	assert_int_equal(vmt_trace_cursor_create(t, VMT_ORDER_WRITTEN, &one), 0);
+	assert_int_equal(vmt_trace_cursor_create(t, VMT_ORDER_WRITTEN, &many), 0);
+	while ((n = vmt_trace_cursor_read(many, batch, total % 2 ? streams : NULL, 7)) > 0) {
+		for (int i = 0; i < n; i++) {
+			assert_int_equal(vmt_trace_cursor_next(one, &r, &stream), 1);
+			assert_memory_equal(&batch[i], r, sizeof(*r));
+			if (total % 2)
+				assert_int_equal(streams[i], stream);
+		}
+		total += (size_t)n;
+	}
+	assert_int_equal(n, 0);
+	assert_int_equal(vmt_trace_cursor_next(one, &r, &stream), 0);
+	assert_int_equal(total, nr_recs);
+	vmt_trace_cursor_free(one);
+	vmt_trace_cursor_free(many);
+	vmt_trace_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listed_and_filtered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

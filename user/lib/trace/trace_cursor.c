@@ -34,6 +34,7 @@
  * only order the exact accesses have, across threads and other records.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -396,6 +397,30 @@ int vmt_trace_cursor_create(struct vmt_trace *t, enum vmt_trace_order order,
 	}
 	*cursor = c;
 	return 0;
+}
+
+int vmt_trace_cursor_read(struct vmt_trace_cursor *c, struct vmt_record *records,
+			  uint32_t *stream_ids, size_t max)
+{
+	size_t n = 0;
+
+	if (max > INT_MAX)
+		max = INT_MAX;
+	while (n < max) {
+		const struct vmt_record *r;
+		uint32_t stream;
+		int ret = vmt_trace_cursor_next(c, &r, &stream);
+
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			break;
+		records[n] = *r;
+		if (stream_ids)
+			stream_ids[n] = stream;
+		n++;
+	}
+	return (int)n;
 }
 
 void vmt_trace_cursor_free(struct vmt_trace_cursor *c)

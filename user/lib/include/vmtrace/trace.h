@@ -412,6 +412,15 @@ int vmt_trace_cursor_create(struct vmt_trace *trace, enum vmt_trace_order order,
  */
 int vmt_trace_cursor_next(struct vmt_trace_cursor *cursor, const struct vmt_record **record,
 			  uint32_t *stream_id);
+/*
+ * The next records, up to @max (INT_MAX at most), copied into @records and
+ * their streams into @stream_ids (when not NULL), for callers that take
+ * records in batches (the Python package): the count, 0 at the end, or
+ * -errno with the message. A record's data reads from its copy as from the
+ * cursor's (vmt_trace_record_data()).
+ */
+int vmt_trace_cursor_read(struct vmt_trace_cursor *cursor, struct vmt_record *records,
+			  uint32_t *stream_ids, size_t max);
 void vmt_trace_cursor_free(struct vmt_trace_cursor *cursor);
 
 /* ---- Summaries (stats and report) ---------------------------------------- */

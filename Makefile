@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses bench-cachesim demo man lib install install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops demo man lib install install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -44,6 +44,7 @@ help:
 	@echo 'make bench          benchmarks, written to docs/BENCHMARKS.md'
 	@echo 'make bench-analyses the analyses'"'"' speed alone (traces recorded in the 6.1 VM and synthetic)'
 	@echo 'make bench-cachesim the cache simulator'"'"'s speed alone, against cachegrind (host only)'
+	@echo 'make bench-loops    the loop codec'"'"'s speed alone, against zstd, xz and the model codec (host only)'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
@@ -382,12 +383,16 @@ check:
 check-quick:
 	@scripts/check --quick
 
-bench: tools test-modules $(BUILD)/bin/vmt-cachesim-bench
+bench: tools test-modules $(BUILD)/bin/vmt-cachesim-bench $(BUILD)/bin/vmt-loops-bench
 	@scripts/bench
 
 # The cache simulator's section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-cachesim: tools $(BUILD)/bin/vmt-cachesim-bench
 	@scripts/bench-cachesim
+
+# The loop codec's speed section of docs/BENCHMARKS.md alone: on the host, no VM.
+bench-loops: tools $(BUILD)/bin/vmt-loops-bench
+	@scripts/bench-loops
 
 # The analyses' section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-analyses: tools test-modules

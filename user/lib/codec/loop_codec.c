@@ -35,6 +35,11 @@
  * out flat, as literals and inner loops. What S costs: each access
  * compares one hash with each of up to S elements (O(S) time an access),
  * and the window holds S elements (O(S) memory an encoder, one a thread).
+ * Two counts keep an irregular stretch's accesses near O(1): the window's
+ * loops by body length (an extension of k elements needs a loop of a body
+ * of k, so the scan stops at the longest body) and its elements by hash
+ * (a new loop needs an earlier element of the newest one's hash, so with
+ * none the scan is skipped); and freed nodes are kept for the next ones.
  * An irregular stretch folds nothing and is written as literals: a leaf is
  * its instruction's number and its address less that instruction's last.
  *
@@ -83,6 +88,10 @@ struct node {
 	uint32_t nbody;
 	struct node **body;
 	uint64_t *stride;	/* nleaves */
+	/* A small loop's body and strides, in place (an irregular stretch makes many). */
+	struct node *small_body[2];
+	uint64_t small_stride[2];
+	struct node *next_spare;
 };
 
 struct enc_key {
@@ -110,6 +119,21 @@ struct vmt_loop_encoder {
 	struct slot *win;	/* win[head .. head + len), capacity 2 x window + 1 */
 	uint32_t head, len;
 	uint64_t win_nodes;
+	/*
+	 * The window's loops by body length, and the longest: only a loop of
+	 * a body of k elements can take the last k as one more iteration, so
+	 * fold() looks back no further than that (an irregular stretch's
+	 * loops are of one or two elements).
+	 */
+	uint32_t *bodies;	/* [k]: loops of k elements in the window, k <= window */
+	uint32_t max_body;
+	/*
+	 * The window's elements by hash & hmask: a new loop needs an earlier
+	 * element of the newest one's hash, so when none is counted the scan
+	 * for one is skipped (in an irregular stretch, most of the time).
+	 */
+	uint32_t *hashes;
+	uint64_t hmask;
 	struct enc_key *keys;
 	uint32_t nr_keys, keys_cap, wire_keys;
 	uint32_t *slots;	/* open addressing: key + 1, 0 empty */
@@ -119,6 +143,7 @@ struct vmt_loop_encoder {
 	vmt_loop_sink_fn sink;
 	void *arg;
 	struct vmt_loop_encoder_stats stats;
+	struct node *spare;	/* nodes freed, for the next ones: no more than the window held */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -187,15 +212,31 @@ static int64_t key_of(struct vmt_loop_encoder *e, const struct vmt_loop_access *
 	return e->nr_keys++;
 }
 
-static void node_free(struct node *n)
+/* A zeroed node, a spare one if there is one: NULL when out of memory. */
+static struct node *node_new(struct vmt_loop_encoder *e)
+{
+	struct node *n = e->spare;
+
+	if (!n)
+		return calloc(1, sizeof(*n));
+	e->spare = n->next_spare;
+	memset(n, 0, sizeof(*n));
+	return n;
+}
+
+/* @n and its body to the spares. */
+static void node_free(struct vmt_loop_encoder *e, struct node *n)
 {
 	if (!n)
 		return;
 	for (uint32_t i = 0; i < n->nbody; i++)
-		node_free(n->body[i]);
-	free(n->body);
-	free(n->stride);
-	free(n);
+		node_free(e, n->body[i]);
+	if (n->body != n->small_body)
+		free(n->body);
+	if (n->stride != n->small_stride)
+		free(n->stride);
+	n->next_spare = e->spare;
+	e->spare = n;
 }
 
 static struct node *elem(struct vmt_loop_encoder *e, uint32_t i)
@@ -208,9 +249,27 @@ static uint64_t ext_hash(uint64_t last_hash, uint32_t k)
 	return mix(last_hash, k) | 1;
 }
 
+/* Node @n comes into the window (@in) or leaves it: its hash and body length counted. */
+static void count_body(struct vmt_loop_encoder *e, const struct node *n, bool in)
+{
+	e->hashes[n->hash & e->hmask] += in ? 1 : -1;
+	if (!n->count)
+		return;
+	if (in) {
+		e->bodies[n->nbody]++;
+		if (n->nbody > e->max_body)
+			e->max_body = n->nbody;
+		return;
+	}
+	e->bodies[n->nbody]--;
+	while (e->max_body && !e->bodies[e->max_body])
+		e->max_body--;
+}
+
 /* @n as the window's newest element. */
 static void push(struct vmt_loop_encoder *e, struct node *n)
 {
+	count_body(e, n, true);
 	e->win[e->head + e->len++] = (struct slot){
 		.node = n, .hash = n->hash,
 		.ext = n->count ? ext_hash(n->body[n->nbody - 1]->hash, n->nbody) : 0,
@@ -263,7 +322,8 @@ static void cut_window(struct vmt_loop_encoder *e, uint32_t first)
 {
 	for (uint32_t i = first; i < e->len; i++) {
 		e->win_nodes -= elem(e, i)->nnodes;
-		node_free(elem(e, i));
+		count_body(e, elem(e, i), false);
+		node_free(e, elem(e, i));
 	}
 	e->len = first;
 }
@@ -282,7 +342,9 @@ static bool try_extend(struct vmt_loop_encoder *e, struct node *p, uint32_t k)
 		if (!addresses_follow(elem(e, first + i), p->body[i], p->stride, p->count, &j))
 			return false;
 	p->count++;
+	e->hashes[p->hash & e->hmask]--;
 	p->hash = mix(p->inner, p->count);
+	e->hashes[p->hash & e->hmask]++;
 	e->win[e->head + first - 1].hash = p->hash;
 	cut_window(e, first);
 	return true;
@@ -305,13 +367,13 @@ static int try_new_loop(struct vmt_loop_encoder *e, uint32_t k)
 	}
 	if (depth + 1 >= VMT_LOOP_MAX_DEPTH || nnodes > VMT_LOOP_MAX_NODES)
 		return 0;
-	loop = calloc(1, sizeof(*loop));
+	loop = node_new(e);
 	if (!loop)
 		return -ENOMEM;
-	loop->body = malloc(k * sizeof(*loop->body));
-	loop->stride = malloc(nleaves * sizeof(*loop->stride));
+	loop->body = k <= 2 ? loop->small_body : malloc(k * sizeof(*loop->body));
+	loop->stride = nleaves <= 2 ? loop->small_stride : malloc(nleaves * sizeof(*loop->stride));
 	if (!loop->body || !loop->stride) {
-		node_free(loop);
+		node_free(e, loop);
 		return -ENOMEM;
 	}
 	loop->count = 2;
@@ -330,6 +392,7 @@ static int try_new_loop(struct vmt_loop_encoder *e, uint32_t k)
 	for (uint32_t i = 0; i < k; i++) {
 		loop->body[i] = elem(e, first + i);
 		e->win_nodes -= loop->body[i]->nnodes;
+		count_body(e, loop->body[i], false);
 	}
 	cut_window(e, first + k);	/* the second run */
 	e->len = first;			/* the first is the loop's body now */
@@ -349,10 +412,11 @@ static int fold(struct vmt_loop_encoder *e)
 		if (n < 2)
 			return 0;
 		last = w[n - 1].hash;
-		for (uint32_t k = 1; k < n && !folded; k++)
-			if (w[n - 1 - k].ext == ext_hash(last, k))
+		for (uint32_t k = 1; k < n && k <= e->max_body && !folded; k++)
+			if (w[n - 1 - k].ext == ext_hash(last, k) && w[n - 1 - k].node->nbody == k)
 				folded = try_extend(e, w[n - 1 - k].node, k);
-		for (uint32_t k = 1; 2 * k <= n && !folded; k++) {
+		/* The newest is counted: another of its hash, or no new loop. */
+		for (uint32_t k = 1; 2 * k <= n && !folded && e->hashes[last & e->hmask] > 1; k++) {
 			if (w[n - 1 - k].hash == last) {
 				int ret = try_new_loop(e, k);
 
@@ -483,7 +547,8 @@ static int emit_oldest(struct vmt_loop_encoder *e)
 	if (err)
 		return err;
 	e->win_nodes -= n->nnodes;
-	node_free(n);
+	count_body(e, n, false);
+	node_free(e, n);
 	e->head++;
 	e->len--;
 	if (e->head >= e->window) {
@@ -509,9 +574,16 @@ int vmt_loop_encoder_create(struct vmt_loop_encoder **encoder, uint32_t window,
 	if (e->node_cap > VMT_LOOP_MAX_NODES / 2)
 		e->node_cap = VMT_LOOP_MAX_NODES / 2;
 	e->win = calloc(2 * (size_t)e->window + 1, sizeof(*e->win));
+	e->bodies = calloc((size_t)e->window + 2, sizeof(*e->bodies));
+	for (e->hmask = 63; e->hmask < 4 * (uint64_t)e->window; e->hmask = 2 * e->hmask + 1)
+		;
+	e->hashes = calloc(e->hmask + 1, sizeof(*e->hashes));
 	e->sink = sink;
 	e->arg = arg;
-	if (!e->win) {
+	if (!e->win || !e->bodies || !e->hashes) {
+		free(e->win);
+		free(e->bodies);
+		free(e->hashes);
 		free(e);
 		return -ENOMEM;
 	}
@@ -533,7 +605,7 @@ int vmt_loop_encoder_add(struct vmt_loop_encoder *e, const struct vmt_loop_acces
 		if (err)
 			return err;
 	}
-	n = calloc(1, sizeof(*n));
+	n = node_new(e);
 	if (!n)
 		return -ENOMEM;
 	n->key = (uint32_t)key;
@@ -565,7 +637,15 @@ void vmt_loop_encoder_free(struct vmt_loop_encoder *e)
 	if (!e)
 		return;
 	cut_window(e, 0);
+	while (e->spare) {
+		struct node *n = e->spare;
+
+		e->spare = n->next_spare;
+		free(n);
+	}
 	free(e->win);
+	free(e->bodies);
+	free(e->hashes);
 	free(e->keys);
 	free(e->slots);
 	free(e->out);
@@ -814,18 +894,14 @@ static uint64_t count_accesses(struct vmt_loop_decoder *d)
 	return sums[0];
 }
 
-/* The next element into the program: 1, 0 at the end, or -errno. */
-static int load_element(struct vmt_loop_decoder *d, uint64_t *accesses)
+/* The element of @head into the program: 1, or -errno. */
+static int load_element(struct vmt_loop_decoder *d, uint64_t head, uint64_t *accesses)
 {
-	uint64_t head;
 	int ret;
 
 	d->nr_ops = d->nr_leaves = d->nr_loops = 0;
 	d->nr_strides = 0;
 	d->pc = 0;
-	ret = read_varint(d, &head, true);
-	if (ret <= 0)
-		return ret;
 	ret = read_node(d, head, 0);
 	if (ret) {
 		d->nr_ops = 0;
@@ -859,9 +935,28 @@ int vmt_loop_decoder_next(struct vmt_loop_decoder *d, struct vmt_loop_access *ac
 		const struct vmt_loop_op *op;
 
 		if (d->pc >= d->nr_ops) {
-			int ret = load_element(d, NULL);
+			uint64_t head, delta;
+			int ret = read_varint(d, &head, true);
 
 			if (ret <= 0)
+				return ret;
+			/*
+			 * A literal of an instruction already given, the most of
+			 * an irregular stretch: replayed here, without a program.
+			 */
+			if ((head & 3) == 0 && head >> 2 < d->nr_keys) {
+				struct vmt_loop_access *k = &d->keys[head >> 2];
+
+				ret = read_varint(d, &delta, false);
+				if (ret < 0)
+					return ret;
+				k->addr += vmt_unzigzag(delta);
+				*access = *k;
+				d->nr_ops = d->pc = 0;
+				return 1;
+			}
+			ret = load_element(d, head, NULL);
+			if (ret < 0)
 				return ret;
 		}
 		op = &d->ops[d->pc];
@@ -892,10 +987,13 @@ int vmt_loop_decoder_next(struct vmt_loop_decoder *d, struct vmt_loop_access *ac
 
 int vmt_loop_decoder_next_element(struct vmt_loop_decoder *d, struct vmt_loop_element *element)
 {
-	uint64_t accesses;
-	int ret = load_element(d, &accesses);
+	uint64_t accesses, head;
+	int ret = read_varint(d, &head, true);
 
 	if (ret <= 0)
+		return ret;
+	ret = load_element(d, head, &accesses);
+	if (ret < 0)
 		return ret;
 	d->pc = d->nr_ops;	/* not replayed */
 	*element = (struct vmt_loop_element){

@@ -130,10 +130,13 @@ struct vmt_loop_encoder {
 	/*
 	 * The window's elements by hash & hmask: a new loop needs an earlier
 	 * element of the newest one's hash, so when none is counted the scan
-	 * for one is skipped (in an irregular stretch, most of the time).
+	 * for one is skipped (in an irregular stretch, most of the time), and
+	 * when one is, the sum of their positions says where it is.
 	 */
 	uint32_t *hashes;
+	uint64_t *hsum;		/* their positions (emitted + index), summed */
 	uint64_t hmask;
+	uint64_t emitted;	/* elements written out: the position of win[head] */
 	struct enc_key *keys;
 	uint32_t nr_keys, keys_cap, wire_keys;
 	uint32_t *slots;	/* open addressing: key + 1, 0 empty */
@@ -249,10 +252,20 @@ static uint64_t ext_hash(uint64_t last_hash, uint32_t k)
 	return mix(last_hash, k) | 1;
 }
 
-/* Node @n comes into the window (@in) or leaves it: its hash and body length counted. */
-static void count_body(struct vmt_loop_encoder *e, const struct node *n, bool in)
+/* A hash at window index @i comes into the window (@in) or leaves it. */
+static void count_hash(struct vmt_loop_encoder *e, uint64_t hash, uint32_t i, bool in)
 {
-	e->hashes[n->hash & e->hmask] += in ? 1 : -1;
+	e->hashes[hash & e->hmask] += in ? 1 : -1;
+	e->hsum[hash & e->hmask] += in ? e->emitted + i : -(e->emitted + i);
+}
+
+/*
+ * Node @n, at window index @i, comes into the window (@in) or leaves it:
+ * its hash and body length counted.
+ */
+static void count_body(struct vmt_loop_encoder *e, const struct node *n, uint32_t i, bool in)
+{
+	count_hash(e, n->hash, i, in);
 	if (!n->count)
 		return;
 	if (in) {
@@ -269,7 +282,7 @@ static void count_body(struct vmt_loop_encoder *e, const struct node *n, bool in
 /* @n as the window's newest element. */
 static void push(struct vmt_loop_encoder *e, struct node *n)
 {
-	count_body(e, n, true);
+	count_body(e, n, e->len, true);
 	e->win[e->head + e->len++] = (struct slot){
 		.node = n, .hash = n->hash,
 		.ext = n->count ? ext_hash(n->body[n->nbody - 1]->hash, n->nbody) : 0,
@@ -322,7 +335,7 @@ static void cut_window(struct vmt_loop_encoder *e, uint32_t first)
 {
 	for (uint32_t i = first; i < e->len; i++) {
 		e->win_nodes -= elem(e, i)->nnodes;
-		count_body(e, elem(e, i), false);
+		count_body(e, elem(e, i), i, false);
 		node_free(e, elem(e, i));
 	}
 	e->len = first;
@@ -342,9 +355,9 @@ static bool try_extend(struct vmt_loop_encoder *e, struct node *p, uint32_t k)
 		if (!addresses_follow(elem(e, first + i), p->body[i], p->stride, p->count, &j))
 			return false;
 	p->count++;
-	e->hashes[p->hash & e->hmask]--;
+	count_hash(e, p->hash, first - 1, false);
 	p->hash = mix(p->inner, p->count);
-	e->hashes[p->hash & e->hmask]++;
+	count_hash(e, p->hash, first - 1, true);
 	e->win[e->head + first - 1].hash = p->hash;
 	cut_window(e, first);
 	return true;
@@ -392,7 +405,7 @@ static int try_new_loop(struct vmt_loop_encoder *e, uint32_t k)
 	for (uint32_t i = 0; i < k; i++) {
 		loop->body[i] = elem(e, first + i);
 		e->win_nodes -= loop->body[i]->nnodes;
-		count_body(e, loop->body[i], false);
+		count_body(e, loop->body[i], first + i, false);
 	}
 	cut_window(e, first + k);	/* the second run */
 	e->len = first;			/* the first is the loop's body now */
@@ -407,6 +420,7 @@ static int fold(struct vmt_loop_encoder *e)
 		uint32_t n = e->len;
 		const struct slot *w = e->win + e->head;
 		uint64_t last;
+		uint32_t same;
 		bool folded = false;
 
 		if (n < 2)
@@ -415,8 +429,24 @@ static int fold(struct vmt_loop_encoder *e)
 		for (uint32_t k = 1; k < n && k <= e->max_body && !folded; k++)
 			if (w[n - 1 - k].ext == ext_hash(last, k) && w[n - 1 - k].node->nbody == k)
 				folded = try_extend(e, w[n - 1 - k].node, k);
-		/* The newest is counted: another of its hash, or no new loop. */
-		for (uint32_t k = 1; 2 * k <= n && !folded && e->hashes[last & e->hmask] > 1; k++) {
+		/*
+		 * The newest is counted: with no other of its hash, no new loop;
+		 * with one other, that one's the only place to try.
+		 */
+		same = e->hashes[last & e->hmask];
+		if (same == 2) {
+			uint64_t at = e->emitted + n - 1;
+			uint64_t k = at - (e->hsum[last & e->hmask] - at);
+
+			if (k && 2 * k <= n && w[n - 1 - k].hash == last) {
+				int ret = try_new_loop(e, (uint32_t)k);
+
+				if (ret < 0)
+					return ret;
+				folded = ret;
+			}
+		}
+		for (uint32_t k = 1; 2 * k <= n && !folded && same > 2; k++) {
 			if (w[n - 1 - k].hash == last) {
 				int ret = try_new_loop(e, k);
 
@@ -547,8 +577,9 @@ static int emit_oldest(struct vmt_loop_encoder *e)
 	if (err)
 		return err;
 	e->win_nodes -= n->nnodes;
-	count_body(e, n, false);
+	count_body(e, n, 0, false);
 	node_free(e, n);
+	e->emitted++;
 	e->head++;
 	e->len--;
 	if (e->head >= e->window) {
@@ -578,12 +609,14 @@ int vmt_loop_encoder_create(struct vmt_loop_encoder **encoder, uint32_t window,
 	for (e->hmask = 63; e->hmask < 4 * (uint64_t)e->window; e->hmask = 2 * e->hmask + 1)
 		;
 	e->hashes = calloc(e->hmask + 1, sizeof(*e->hashes));
+	e->hsum = calloc(e->hmask + 1, sizeof(*e->hsum));
 	e->sink = sink;
 	e->arg = arg;
-	if (!e->win || !e->bodies || !e->hashes) {
+	if (!e->win || !e->bodies || !e->hashes || !e->hsum) {
 		free(e->win);
 		free(e->bodies);
 		free(e->hashes);
+		free(e->hsum);
 		free(e);
 		return -ENOMEM;
 	}
@@ -646,6 +679,7 @@ void vmt_loop_encoder_free(struct vmt_loop_encoder *e)
 	free(e->win);
 	free(e->bodies);
 	free(e->hashes);
+	free(e->hsum);
 	free(e->keys);
 	free(e->slots);
 	free(e->out);

@@ -6,9 +6,10 @@
  * Loop compression (issue 32, after ScalaMemTrace): OUT is TRACE with each
  * thread's exact accesses as loop descriptors (a VMT_STREAM_LOOPS stream a
  * thread, docs/FORMAT.md "Loop descriptors"), every other record as the
- * writer's codec writes it. Readers replay the descriptors, so dump,
- * export and the analyses read OUT as they read TRACE. --show prints a
- * loop file's descriptors as a tree of loops.
+ * writer's codec writes it, and threads whose loops differ only in their
+ * bases as one loop set (codec/loop_sets.h). Readers replay the
+ * descriptors, so dump, export and the analyses read OUT as they read
+ * TRACE. --show prints a loop file's descriptors as a tree of loops.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +34,8 @@ void usage_loops(FILE *out)
 	fputs("usage: vmtrace loops TRACE -o OUT [--window S] [--keep times,values] [codec options]\n"
 	      "       vmtrace loops --show FILE [--min-share P]\n"
 	      "  each thread's exact accesses as loops (RSDs nested into PRSDs, after\n"
-	      "  ScalaMemTrace), lossless; every other record as the codec writes it\n"
+	      "  ScalaMemTrace), lossless; every other record as the codec writes it;\n"
+	      "  threads whose loops differ only in their bases kept once (a loop set)\n"
 	      "  -o OUT             the loop-compressed trace (not TRACE itself)\n"
 	      "  --window S         elements the encoder looks back over (1..65536, default 256):\n"
 	      "                     a loop whose body folds to N elements needs S >= 2N;\n"

@@ -50,7 +50,8 @@ help:
 	@echo 'make setup          install build dependencies and the test kernels'
 	@echo 'make install        vmtrace, its man page, vmtrace_marker.h and libvmtrace (.so, .a,'
 	@echo '                    headers, libvmtrace.pc) under $$(DESTDIR)$$(PREFIX) (PREFIX=$(PREFIX)),'
-	@echo '                    the babeltrace2 plugin into $$(DESTDIR)$$(BT2_PLUGINDIR)'
+	@echo '                    the babeltrace2 plugin into $$(DESTDIR)$$(BT2_PLUGINDIR), the Python'
+	@echo '                    package into $$(DESTDIR)$$(PYTHONDIR) (PREFIX/lib/python3/dist-packages)'
 	@echo 'make deb            Debian packages vmtrace and vmtrace-dkms, into build/deb/'
 	@echo '                    (docs/PACKAGING.md); make check-deb tests them and DKMS'
 	@echo 'make vm-images      build the test VM images'
@@ -167,11 +168,14 @@ tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(TEST_PROG
 # includes (<linux/vmtrace.h>); libvmtrace: static, shared, its public
 # headers and libvmtrace.pc (LIBDIR: Debian's rules give the multiarch one);
 # and the babeltrace2 plugin where babeltrace2 looks for plugins: its system
-# directory (it searches no other prefix).
+# directory (it searches no other prefix); the Python package (python/vmtrace,
+# docs/python.md) into PYTHONDIR, Debian's dist-packages under PREFIX (none
+# when PYTHONDIR is empty).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INSTALL_LIB := $(DESTDIR)$(LIBDIR)
 BT2_PLUGINDIR ?= $(shell pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
 install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN)
 	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
 	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
@@ -186,6 +190,10 @@ install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN)
 	ln -sf $(SONAME) $(INSTALL_LIB)/libvmtrace.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		user/lib/libvmtrace.pc.in >$(INSTALL_LIB)/pkgconfig/libvmtrace.pc
+ifneq ($(PYTHONDIR),)
+	install -d $(DESTDIR)$(PYTHONDIR)/vmtrace
+	install -m 644 python/vmtrace/*.py $(DESTDIR)$(PYTHONDIR)/vmtrace/
+endif
 
 # The module's sources and dkms.conf into $(DESTDIR)/usr/src/vmtrace-$(VERSION),
 # where `dkms add vmtrace/$(VERSION)` finds them (the vmtrace-dkms package).
@@ -280,9 +288,11 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # compression of lackey traces, lossless and near-constant in size (loops.sh), report
 # --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
-# (modprobe.sh), a trace of the format before this one's streams (old-trace.sh) and `make install` into a scratch root (install.sh).
+# (modprobe.sh), a trace of the format before this one's streams (old-trace.sh),
+# the Python package over libvmtrace.so against dump and export (python.sh)
+# and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
-		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle
+		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle $(BUILD)/lib/libvmtrace.so.$(VERSION)
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/exact-insn-lackey.sh $(BUILD)/oracle/exact-insn-oracle
 	@tests/unit/exact-insn-objdump.sh $(BUILD)/oracle/exact-insn-oracle
@@ -305,6 +315,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
 	@tests/unit/modprobe.sh $(BUILD)/bin/vmtrace
 	@tests/unit/old-trace.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/python.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 # The library built once for every fuzz target, instrumented for the fuzzer

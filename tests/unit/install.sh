@@ -14,7 +14,11 @@
 #   a trace, and its number of records and sum of their times are python3's
 #   from the raw records the trace was converted from; `nm -D` of the shared
 #   library lists exactly the functions the installed public headers declare
-#   (as gcc -aux-info lists them), no internal one.
+#   (as gcc -aux-info lists them), no internal one;
+# - the Python package into TMP/usr/lib/python3/dist-packages/vmtrace, where
+#   python3 (one with numpy: tests/unit/python.sh's choice) imports it with
+#   PYTHONPATH and LD_LIBRARY_PATH alone, loads TMP/usr/lib's libvmtrace.so.0
+#   and reads the trace's records and times as the programs do.
 # Runs make from the tree's top; MAKE names it (make check-unit sets it).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -144,7 +148,34 @@ unexported=$(comm -23 "$tmp/public" "$tmp/exported" | tr '\n' ' ')
 [ -z "$leaked" ] || fail "libvmtrace.so exports what no public header declares: $leaked"
 [ -z "$unexported" ] || fail "libvmtrace.so does not export: $unexported"
 [ -s "$tmp/public" ] || fail "no function found in the installed public headers"
-echo "install: libvmtrace: $(wc -l <"$tmp/exported") functions exported of $(wc -l <"$tmp/public") public; programs built with pkg-config (shared, static) read '$want' (records, sum of times) as python3"
+# The Python package, loading the installed library by its soname (not the
+# build tree's: VMTRACE_LIBRARY unset).
+pydir=$root/usr/lib/python3/dist-packages
+python=${PYTHON:-}
+for p in python3 /usr/bin/python3; do
+	[ -z "$python" ] && "$p" -c 'import numpy' 2>/dev/null && python=$p
+done
+if [ ! -f "$pydir/vmtrace/__init__.py" ]; then
+	fail "no Python package in $pydir/vmtrace"
+elif [ -z "$python" ]; then
+	fail "no python3 with numpy (scripts/setup installs python3-numpy)"
+else
+	got=$(cd "$tmp" && env -u VMTRACE_LIBRARY PYTHONPATH="$pydir" LD_LIBRARY_PATH="$libdir" \
+		PYTHONDONTWRITEBYTECODE=1 "$python" -c 'import sys, vmtrace
+with vmtrace.open(sys.argv[1]) as t:
+	a = t.records(order="time")
+	print(vmtrace.__file__, vmtrace._lib.lib._name)
+	print(len(a), int(a["time_ns"].sum(dtype="uint64")))
+maps = open("/proc/self/maps").read()
+print(" ".join(sorted({l.split()[-1] for l in maps.splitlines() if "libvmtrace" in l})))' \
+		"$tmp/t.vmt" 2>&1)
+	[ "$(sed -n 1p <<<"$got")" = "$pydir/vmtrace/__init__.py libvmtrace.so.0" ] &&
+		[ "$(sed -n 2p <<<"$got")" = "$want" ] &&
+		[ "$(sed -n 3p <<<"$got")" = "$(realpath "$libdir/libvmtrace.so.0")" ] ||
+		fail "python3 with the installed package: '$got', want the package in $pydir, '$want' and $libdir's libvmtrace.so.0"
+fi
+
+echo "install: libvmtrace: $(wc -l <"$tmp/exported") functions exported of $(wc -l <"$tmp/public") public; programs built with pkg-config (shared, static) and the installed Python package read '$want' (records, sum of times) as python3"
 
 echo "install: vmtrace, vmtrace(1) and vmtrace_marker.h installed; man vmtrace has $passed of ${#commands[@]} commands with their --help, $failed failures"
 [ $failed -eq 0 ]

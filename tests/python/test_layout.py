@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The package's structs and dtypes are the C headers': every field's offset
+and size, every struct's size and the constants, as a program compiled with
+include/uapi/linux/vmtrace.h and user/lib/include/vmtrace/trace.h prints them."""
+import ctypes
+import os
+import subprocess
+
+import pytest
+
+import vmtrace
+from vmtrace import _lib
+from conftest import TOP
+
+STRUCTS = {
+    _lib.RecordHeader: 'vmt_record_header', _lib.Lost: 'vmt_lost',
+    _lib.Reference: 'vmt_reference', _lib.Data: 'vmt_data', _lib.Switch: 'vmt_switch',
+    _lib.Fork: 'vmt_fork', _lib.Exec: 'vmt_exec', _lib.Exit: 'vmt_exit', _lib.Comm: 'vmt_comm',
+    _lib.Task: 'vmt_task', _lib.Vma: 'vmt_vma', _lib.Dma: 'vmt_dma',
+    _lib.Pagemap: 'vmt_pagemap', _lib.Marker: 'vmt_marker', _lib.Exact: 'vmt_exact',
+    _lib.Record: 'vmt_record', _lib.Session: 'vmt_trace_session', _lib.Error: 'vmt_trace_error',
+    _lib.StreamInfo: 'vmt_trace_stream_info', _lib.StreamStats: 'vmt_trace_stream_stats',
+    _lib.Range: 'vmt_trace_range', _lib.Filter: 'vmt_trace_filter',
+    _lib.LoopsThread: 'vmt_trace_loops_thread',
+}
+# struct vmt_record's union member of each record type
+MEMBERS = {'lost': 'lost', 'ref': 'ref', 'evict': 'ref', 'marker': 'marker', 'data': 'data',
+           'switch': 'sw', 'fork': 'fork', 'exec': 'exec', 'exit': 'exit', 'comm': 'comm',
+           'vma': 'vma', 'task': 'task', 'dma': 'dma', 'pagemap': 'pagemap', 'exact': 'exact'}
+CONSTANTS = {
+    'VMT_RECORD_SIZE': _lib.RECORD_SIZE, 'VMT_MAX_DATA_LEN': _lib.MAX_DATA_LEN,
+    'VMT_COMM_LEN': _lib.COMM_LEN, 'VMT_REF_HUGE': _lib.REF_HUGE,
+    'VMT_EVICT_DIRTY': _lib.EVICT_DIRTY, 'VMT_EVICT_ACCESSED': _lib.EVICT_ACCESSED,
+    'VMT_DATA_DROPPED': _lib.DATA_DROPPED, 'VMT_EXACT_STRING': _lib.EXACT_STRING,
+    'VMT_EXACT_SPLIT': _lib.EXACT_SPLIT, 'VMT_EXACT_STACK': _lib.EXACT_STACK,
+    'VMT_PROT_READ': _lib.PROT_READ, 'VMT_PROT_WRITE': _lib.PROT_WRITE,
+    'VMT_PROT_EXEC': _lib.PROT_EXEC, 'VMT_PROT_SHARED': _lib.PROT_SHARED,
+    'VMT_TRACE_NO_TIME': _lib.NO_TIME, 'VMT_TRACE_ANY_CPU': _lib.ANY_CPU,
+    'VMT_TRACE_ANY_TYPE': _lib.ANY_TYPE, 'VMT_ORDER_WRITTEN': _lib.ORDER_WRITTEN,
+    'VMT_ORDER_TIME': _lib.ORDER_TIME, 'VMT_STREAM_RECORDS': _lib.STREAM_RECORDS,
+    'VMT_NAMES_ACCESS': _lib.NAMES_ACCESS, 'VMT_NAMES_CAUSE': _lib.NAMES_CAUSE,
+    'VMT_NAMES_MODE': _lib.NAMES_MODE, 'VMT_NAMES_VMA_OP': _lib.NAMES_VMA_OP,
+    'VMT_NAMES_VMA_CAUSE': _lib.NAMES_VMA_CAUSE, 'VMT_NAMES_VMA_KIND': _lib.NAMES_VMA_KIND,
+    'VMT_NAMES_DMA_OP': _lib.NAMES_DMA_OP, 'VMT_NAMES_DMA_DIR': _lib.NAMES_DMA_DIR,
+    'VMT_NAMES_PAGEMAP_OP': _lib.NAMES_PAGEMAP_OP,
+    **{f'VMT_STREAM_{k.upper()}': i for i, k in enumerate(_lib.STREAM_KINDS)},
+    **{f'VMT_REC_{k.upper()}': v for k, v in vmtrace.TYPES.items() if k != 'ref'},
+    'VMT_REC_REFERENCE': vmtrace.TYPES['ref'],
+}
+
+
+@pytest.fixture(scope='module')
+def c_layout(tmp_path_factory):
+    """{"struct.field": (offset, size)}, {"struct": size} and {"CONSTANT": value}, from C."""
+    tmp = tmp_path_factory.mktemp('layout')
+    body = []
+    for struct, c in STRUCTS.items():
+        body.append(f'printf("size {c} %zu\\n", sizeof(struct {c}));')
+        for field, _ in struct._fields_:
+            body.append(f'printf("field {c}.{field} %zu %zu\\n", offsetof(struct {c}, {field}), '
+                        f'sizeof(((struct {c} *)0)->{field}));')
+    for name, member in MEMBERS.items():
+        for field, _ in _lib.PAYLOADS[name]._fields_:
+            body.append(f'printf("record {name}.{field} %zu\\n", '
+                        f'offsetof(struct vmt_record, {member}.{field}));')
+    for name in CONSTANTS:
+        body.append(f'printf("constant {name} %llu\\n", (unsigned long long)({name}));')
+    src = tmp / 'layout.c'
+    src.write_text('#include <stddef.h>\n#include <stdio.h>\n#include <vmtrace/trace.h>\n'
+                   'int main(void)\n{\n\t' + '\n\t'.join(body) + '\n\treturn 0;\n}\n')
+    cc = os.environ.get('CC', 'cc')
+    subprocess.run([cc, '-I', os.path.join(TOP, 'include', 'uapi'),
+                    '-I', os.path.join(TOP, 'user', 'lib', 'include'), '-o', tmp / 'layout', src],
+                   check=True)
+    out = subprocess.run([tmp / 'layout'], check=True, capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        kind, key, *values = line.split()
+        found[kind, key] = tuple(map(int, values))
+    return found
+
+
+def test_structs(c_layout):
+    for struct, c in STRUCTS.items():
+        assert ctypes.sizeof(struct) == c_layout['size', c][0], c
+        for field, ctype in struct._fields_:
+            assert (getattr(struct, field).offset, ctypes.sizeof(ctype)) == \
+                c_layout['field', f'{c}.{field}'], f'{c}.{field}'
+
+
+def test_dtypes(c_layout):
+    assert vmtrace.RECORD_DTYPE.itemsize == 64
+    for field, (dtype, offset) in vmtrace.RECORD_DTYPE.fields.items():
+        if field != 'payload':
+            assert (offset, dtype.itemsize) == c_layout['field', f'vmt_record_header.{field}']
+    assert vmtrace.RECORD_DTYPE.fields['payload'][1:] == (24,)
+    for name, dtype in vmtrace.TYPE_DTYPES.items():
+        assert dtype.itemsize == 64
+        c = STRUCTS[_lib.PAYLOADS[name]]
+        for field, (ftype, offset) in dtype.fields.items():
+            if field in vmtrace.RECORD_DTYPE.fields:
+                assert offset == vmtrace.RECORD_DTYPE.fields[field][1]
+                continue
+            assert offset == c_layout['record', f'{name}.{field}'][0], f'{name}.{field}'
+            assert ftype.itemsize == c_layout['field', f'{c}.{field}'][1], f'{name}.{field}'
+
+
+def test_constants(c_layout):
+    for name, value in CONSTANTS.items():
+        assert c_layout['constant', name] == (value,), name

@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops demo man lib install install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -45,6 +45,7 @@ help:
 	@echo 'make bench-analyses the analyses'"'"' speed alone (traces recorded in the 6.1 VM and synthetic)'
 	@echo 'make bench-cachesim the cache simulator'"'"'s speed alone, against cachegrind (host only)'
 	@echo 'make bench-loops    the loop codec'"'"'s speed alone, against zstd, xz and the model codec (host only)'
+	@echo 'make bench-python   the Python package'"'"'s reading speed alone, against dump and pandas'"'"' read_csv (host only)'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
 	@echo 'make setup          install build dependencies and the test kernels'
@@ -52,7 +53,7 @@ help:
 	@echo '                    headers, libvmtrace.pc) under $$(DESTDIR)$$(PREFIX) (PREFIX=$(PREFIX)),'
 	@echo '                    the babeltrace2 plugin into $$(DESTDIR)$$(BT2_PLUGINDIR), the Python'
 	@echo '                    package into $$(DESTDIR)$$(PYTHONDIR) (PREFIX/lib/python3/dist-packages)'
-	@echo 'make deb            Debian packages vmtrace and vmtrace-dkms, into build/deb/'
+	@echo 'make deb            Debian packages vmtrace, vmtrace-dkms and python3-vmtrace, into build/deb/'
 	@echo '                    (docs/PACKAGING.md); make check-deb tests them and DKMS'
 	@echo 'make vm-images      build the test VM images'
 
@@ -176,7 +177,7 @@ LIBDIR ?= $(PREFIX)/lib
 INSTALL_LIB := $(DESTDIR)$(LIBDIR)
 BT2_PLUGINDIR ?= $(shell pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
-install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN)
+install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(if $(PYTHONDIR),install-python)
 	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
 	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
 	install -D -m 644 include/vmtrace_marker.h $(DESTDIR)$(PREFIX)/include/vmtrace_marker.h
@@ -190,10 +191,11 @@ install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN)
 	ln -sf $(SONAME) $(INSTALL_LIB)/libvmtrace.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		user/lib/libvmtrace.pc.in >$(INSTALL_LIB)/pkgconfig/libvmtrace.pc
-ifneq ($(PYTHONDIR),)
+
+# The Python package alone (debian/rules: python3-vmtrace's files).
+install-python:
 	install -d $(DESTDIR)$(PYTHONDIR)/vmtrace
 	install -m 644 python/vmtrace/*.py $(DESTDIR)$(PYTHONDIR)/vmtrace/
-endif
 
 # The module's sources and dkms.conf into $(DESTDIR)/usr/src/vmtrace-$(VERSION),
 # where `dkms add vmtrace/$(VERSION)` finds them (the vmtrace-dkms package).
@@ -204,7 +206,7 @@ install-dkms:
 	find include/uapi kernel module -name '*.[ch]' -exec install -D -m 644 {} $(DKMS_SRC)/{} \;
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 
-# Debian packages vmtrace and vmtrace-dkms (debian/) into $(BUILD)/deb, then
+# Debian packages vmtrace, vmtrace-dkms and python3-vmtrace (debian/) into $(BUILD)/deb, then
 # lintian on them (debian/source/lintian-overrides and docs/PACKAGING.md
 # explain what it still says).
 # make check-deb: the packages' contents, lintian's tags explained and DKMS
@@ -289,7 +291,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # --html in headless Chromium (report-html.sh), the babeltrace2 plugin read by
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
 # (modprobe.sh), a trace of the format before this one's streams (old-trace.sh),
-# the Python package over libvmtrace.so against dump and export (python.sh)
+# the Python package over libvmtrace.so against dump and export (python.sh),
+# its worked example examples/explore.ipynb executed headless (notebook.sh)
 # and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
 		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle $(BUILD)/lib/libvmtrace.so.$(VERSION)
@@ -316,6 +319,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/modprobe.sh $(BUILD)/bin/vmtrace
 	@tests/unit/old-trace.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/python.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/notebook.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@MAKE="$(MAKE)" tests/unit/install.sh
 
 # The library built once for every fuzz target, instrumented for the fuzzer
@@ -400,6 +404,10 @@ bench: tools test-modules $(BUILD)/bin/vmt-cachesim-bench $(BUILD)/bin/vmt-loops
 # The cache simulator's section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-cachesim: tools $(BUILD)/bin/vmt-cachesim-bench
 	@scripts/bench-cachesim
+
+# The Python package's section of docs/BENCHMARKS.md alone: on the host, no VM.
+bench-python: tools
+	@scripts/bench-python
 
 # The loop codec's speed section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-loops: tools $(BUILD)/bin/vmt-loops-bench

@@ -14,7 +14,10 @@ struct vmt_record (include/uapi/linux/vmtrace.h): the header's fields
 view(array, type) gives the same memory with one record type's fields. The
 library's cursor copies batches of records straight into the arrays
 (vmt_trace_cursor_read()), with `vmtrace dump`'s filters applied in C; no
-Python code runs a record. docs/python.md shows more.
+Python code runs a record. The analysis commands are calls returning
+DataFrames (t.mrc(), reuse(), wss(), heatmap(), hmtt(), cachesim(): the
+library's analyses, vmtrace.analyses), and vmtrace.write(path, records,
+data) writes a trace file (vmtrace.writer). docs/python.md shows more.
 
 The package is plain Python over the shared library with ctypes (its ABI),
 not a compiled extension: Debian's python3 and python3-numpy (and
@@ -25,6 +28,9 @@ runs from (_lib.load()).
 """
 from .records import RECORD_DTYPE, TYPE_DTYPES, TYPES, field_names, view
 from .trace import DEFAULT_MAX_RECORDS, LimitError, Trace, TraceError, open
+from .analyses import NoReferences, presets
+from .writer import CODECS, write
 
-__all__ = ['open', 'Trace', 'TraceError', 'LimitError', 'view', 'field_names',
-           'RECORD_DTYPE', 'TYPE_DTYPES', 'TYPES', 'DEFAULT_MAX_RECORDS']
+__all__ = ['open', 'write', 'Trace', 'TraceError', 'LimitError', 'NoReferences', 'view',
+           'field_names', 'presets', 'RECORD_DTYPE', 'TYPE_DTYPES', 'TYPES', 'CODECS',
+           'DEFAULT_MAX_RECORDS']

@@ -177,7 +177,210 @@ class LoopsThread(ctypes.Structure):
                 ('records', u64), ('keep', u32), ('window', u32)]
 
 
+
+# ---- user/lib/include/vmtrace/analysis.h: the analyses ----------------------
+
+REF_VIRTUAL, REF_PHYSICAL = 0, 1        # enum vmt_ref_space
+REF_PAGE, REF_LINE = 0, 1               # enum vmt_ref_unit
+MRC_POLICIES = ('lru', 'fifo', 'clock', 'opt')  # enum vmt_mrc_policy, by vmt_mrc_policy_name()
+REUSE_BUCKETS = 16 + 64 - 4             # VMT_REUSE_BUCKETS
+REUSE_DISTANT = 64                      # VMT_REUSE_DISTANT
+WSS_MAX_PERCENTILES = 16                # VMT_WSS_MAX_PERCENTILES
+HEATMAP_MAX_ROWS = HEATMAP_MAX_COLS = 4096
+DMA_SIZE_BUCKETS = 33                   # VMT_DMA_SIZE_BUCKETS
+SCR_MIN_WINDOW, SCR_MAX_WINDOW = 3, 1024
+
+
+class RefOptions(ctypes.Structure):
+    """struct vmt_ref_options"""
+    _fields_ = [('space', ctypes.c_int), ('unit', ctypes.c_int), ('addr_lo', u64),
+                ('addr_hi', u64)]
+
+
+class AnalyzeStats(ctypes.Structure):
+    """struct vmt_analyze_stats"""
+    _fields_ = [('records', u64), ('references', u64), ('no_frame', u64),
+                ('out_of_range', u64), ('first_ns', u64), ('last_ns', u64),
+                ('analysis_error', ctypes.c_bool)]
+
+
+class MrcOptions(ctypes.Structure):
+    """struct vmt_mrc_options"""
+    _fields_ = [('policies', ctypes.c_uint), ('sizes', ctypes.POINTER(u64)),
+                ('nr_sizes', ctypes.c_uint), ('sample_rate', ctypes.c_double)]
+
+
+class ReuseBucket(ctypes.Structure):
+    """struct vmt_reuse_histogram's buckets[]"""
+    _fields_ = [('low', u64), ('high', u64), ('count', u64)]
+
+
+class ReuseHistogram(ctypes.Structure):
+    """struct vmt_reuse_histogram"""
+    _fields_ = [('count', u64), ('mean', ctypes.c_double), ('median', u64), ('max', u64),
+                ('nr_buckets', ctypes.c_uint), ('buckets', ReuseBucket * REUSE_BUCKETS)]
+
+
+class ReuseUnit(ctypes.Structure):
+    """struct vmt_reuse_unit"""
+    _fields_ = [('key', u64), ('addr', u64), ('pid', u32), ('references', u64),
+                ('distant', u64)]
+
+
+class WssWindow(ctypes.Structure):
+    """struct vmt_wss_window"""
+    _fields_ = [('start_ns', u64), ('units', u64), ('bytes', u64), ('references', u64)]
+
+
+class WssSummary(ctypes.Structure):
+    """struct vmt_wss_summary"""
+    _fields_ = [('windows', u64), ('empty_windows', u64), ('window_ns', u64),
+                ('mean_units', ctypes.c_double), ('mean_bytes', ctypes.c_double),
+                ('nr_percentiles', ctypes.c_uint),
+                ('percent', ctypes.c_uint * WSS_MAX_PERCENTILES),
+                ('units', u64 * WSS_MAX_PERCENTILES), ('bytes', u64 * WSS_MAX_PERCENTILES)]
+
+
+class HeatmapOptions(ctypes.Structure):
+    """struct vmt_heatmap_options"""
+    _fields_ = [('rows', ctypes.c_uint), ('cols', ctypes.c_uint)]
+
+
+class HeatmapSegment(ctypes.Structure):
+    """struct vmt_heatmap_segment"""
+    _fields_ = [('start', u64), ('end', u64), ('gap_before', u64), ('first_row', ctypes.c_uint),
+                ('nr_rows', ctypes.c_uint)]
+
+
+class HeatmapRow(ctypes.Structure):
+    """struct vmt_heatmap_row"""
+    _fields_ = [('start', u64), ('end', u64), ('segment', ctypes.c_uint)]
+
+
+class HistBucket(ctypes.Structure):
+    """struct vmt_hist_bucket"""
+    _fields_ = [('lo', u64), ('hi', u64), ('count', u64)]
+
+
+class DmaInterval(ctypes.Structure):
+    """struct vmt_dma_interval"""
+    _fields_ = [('start_ns', u64), ('read_bytes', u64), ('write_bytes', u64),
+                ('bidirectional_bytes', u64), ('coherent_bytes', u64), ('maps', u64),
+                ('references', u64), ('cpu_bytes', u64)]
+
+
+class DmaSizeBucket(ctypes.Structure):
+    """struct vmt_dma_size_bucket"""
+    _fields_ = [('lo', u64), ('hi', u64), ('map_page', u64), ('map_sg', u64), ('alloc', u64)]
+
+
+class V2pResult(ctypes.Structure):
+    """struct vmt_v2p_result"""
+    _fields_ = [(n, u64) for n in ('sightings', 'unmaps', 'pages', 'frames', 'page_mappings',
+                                   'frame_mappings', 'remapped_pages', 'remapped_frames',
+                                   'adjacent_pairs', 'contiguous_pairs')]
+
+
+class InterleaveResult(ctypes.Structure):
+    """struct vmt_interleave_result"""
+    _fields_ = [('references', u64), ('runs', u64), ('switches', u64), ('processes', u64),
+                ('longest', u64), ('median', u64), ('mean', ctypes.c_double)]
+
+
+class ScrResult(ctypes.Structure):
+    """struct vmt_scr_result"""
+    _fields_ = [('references', u64), ('covered', u64)]
+
+
+# ---- user/lib/include/vmtrace/cachesim.h: the cache simulator ----------------
+
+CACHE_NAME_MAX, CACHES_MAX, TLBS_MAX, HIERARCHY_NAME_MAX = 16, 8, 4, 32
+CACHE_MAX_CORES = 256
+CACHESIM_ALL = 0xffffffff               # VMT_CACHESIM_ALL
+CACHE_UNIFIED = 0                       # enum vmt_cache_kind
+CACHE_INCLUSIVE, CACHE_EXCLUSIVE = 1, 2  # enum vmt_cache_inclusion
+CACHE_WRITE_THROUGH = 1                 # enum vmt_cache_write
+
+
+class CacheConfig(ctypes.Structure):
+    """struct vmt_cache_config"""
+    _fields_ = [('name', ctypes.c_char * CACHE_NAME_MAX), ('size', u64), ('assoc', u32),
+                ('line', u32), ('level', u8), ('kind', u8), ('policy', u8), ('inclusion', u8),
+                ('write', u8), ('shared', ctypes.c_bool), ('prefetch', ctypes.c_bool)]
+
+
+class TlbConfig(ctypes.Structure):
+    """struct vmt_tlb_config"""
+    _fields_ = [('name', ctypes.c_char * CACHE_NAME_MAX), ('entries', u32), ('assoc', u32),
+                ('level', u8), ('policy', u8)]
+
+
+class HierarchyConfig(ctypes.Structure):
+    """struct vmt_hierarchy_config"""
+    _fields_ = [('name', ctypes.c_char * HIERARCHY_NAME_MAX), ('nr_caches', ctypes.c_uint),
+                ('caches', CacheConfig * CACHES_MAX), ('nr_tlbs', ctypes.c_uint),
+                ('tlbs', TlbConfig * TLBS_MAX)]
+
+
+class CachesimOptions(ctypes.Structure):
+    """struct vmt_cachesim_options"""
+    _fields_ = [('cores', ctypes.c_uint), ('core_by_thread', ctypes.c_bool), ('seed', u64),
+                ('per_thread', ctypes.c_bool), ('per_process', ctypes.c_bool),
+                ('top', ctypes.c_uint), ('by_marker', ctypes.c_bool),
+                ('physical', ctypes.c_bool), ('addr_lo', u64), ('addr_hi', u64),
+                ('no_classify', ctypes.c_bool), ('threads', ctypes.c_uint),
+                ('batch', ctypes.c_uint)]
+
+
+CACHE_COUNTS = ('accesses', 'hits', 'misses', 'read_misses', 'write_misses', 'fetch_misses',
+                'compulsory', 'capacity', 'conflict', 'writebacks', 'writebacks_in',
+                'invalidations', 'back_invalidations', 'prefetches')
+
+
+class CacheCounts(ctypes.Structure):
+    """struct vmt_cache_counts"""
+    _fields_ = [(n, u64) for n in CACHE_COUNTS]
+
+
+class CachesimTotals(ctypes.Structure):
+    """struct vmt_cachesim_totals"""
+    _fields_ = [(n, u64) for n in ('accesses', 'reads', 'writes', 'rmws', 'fetches',
+                                   'exact_records', 'reference_records', 'merged_splits',
+                                   'no_frame', 'out_of_range', 'phases')]
+
+
+class CachesimRow(ctypes.Structure):
+    """struct vmt_cachesim_row"""
+    _fields_ = [('hierarchy', ctypes.c_uint), ('level', ctypes.c_char * (CACHE_NAME_MAX + 1)),
+                ('tlb', ctypes.c_bool), ('fetch', ctypes.c_bool), ('id', u32), ('phase', u32),
+                ('counts', CacheCounts)]
+
+
+class CachesimTop(ctypes.Structure):
+    """struct vmt_cachesim_top"""
+    _fields_ = [('ip', u64), ('pid', u32), ('misses', u64), ('l1_misses', u64)]
+
+
+# ---- user/lib/include/vmtrace/trace.h: the writer ----------------------------
+
+class WriterOptions(ctypes.Structure):
+    """struct vmt_trace_writer_options"""
+    _fields_ = [('frame_bytes', u32), ('codec', ctypes.c_uint), ('stage2', ctypes.c_uint),
+                ('level', ctypes.c_int), ('workers', ctypes.c_uint),
+                ('max_queued', ctypes.c_uint), ('loops_window', u32),
+                ('loops_keep', ctypes.c_uint)]
+
+
+class WriterStats(ctypes.Structure):
+    """struct vmt_trace_writer_stats"""
+    _fields_ = [(n, u64) for n in ('frames', 'bytes', 'raw_bytes', 'stalls', 'data_bytes',
+                                   'orphan_data', 'cut_data')]
+
+
 P = ctypes.c_void_p             # struct vmt_trace *, struct vmt_trace_cursor *: opaque
+
+# vmt_analysis_create_fn: int (*)(void *ctx, uint32_t pid, struct vmt_analysis **analysis)
+CREATE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, u32, ctypes.POINTER(P))
 
 PROTOTYPES = {
     'vmt_record_type_name': (ctypes.c_char_p, [ctypes.c_uint]),
@@ -201,6 +404,92 @@ PROTOTYPES = {
     'vmt_trace_cursor_create': (ctypes.c_int, [P, ctypes.c_int, ctypes.POINTER(P)]),
     'vmt_trace_cursor_read': (ctypes.c_int, [P, P, P, ctypes.c_size_t]),
     'vmt_trace_cursor_free': (None, [P]),
+    # analysis.h
+    'vmt_analyze': (ctypes.c_int, [P, ctypes.POINTER(RefOptions), ctypes.POINTER(P),
+                                   ctypes.c_uint, ctypes.POINTER(AnalyzeStats)]),
+    'vmt_analysis_destroy': (None, [P]),
+    'vmt_per_process_create': (ctypes.c_int, [ctypes.POINTER(P), CREATE_FN, P]),
+    'vmt_per_process_count': (ctypes.c_uint, [P]),
+    'vmt_per_process_get': (P, [P, ctypes.c_uint, ctypes.POINTER(u32)]),
+    'vmt_wss_create': (ctypes.c_int, [ctypes.POINTER(P), u64]),
+    'vmt_wss_windows': (ctypes.POINTER(WssWindow), [P, ctypes.POINTER(ctypes.c_size_t)]),
+    'vmt_wss_summarize': (ctypes.c_int, [P, ctypes.POINTER(ctypes.c_uint), ctypes.c_uint,
+                                         ctypes.POINTER(WssSummary)]),
+    'vmt_heatmap_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(HeatmapOptions)]),
+    'vmt_heatmap_needs_pass': (ctypes.c_bool, [P]),
+    'vmt_heatmap_references': (u64, [P]),
+    'vmt_heatmap_time': (None, [P, ctypes.POINTER(u64), ctypes.POINTER(u64)]),
+    'vmt_heatmap_segments': (ctypes.POINTER(HeatmapSegment), [P, ctypes.POINTER(ctypes.c_uint)]),
+    'vmt_heatmap_rows': (ctypes.POINTER(HeatmapRow), [P, ctypes.POINTER(ctypes.c_uint)]),
+    'vmt_heatmap_counts': (ctypes.POINTER(u64), [P, ctypes.POINTER(ctypes.c_uint),
+                                                 ctypes.POINTER(u64)]),
+    'vmt_mrc_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(MrcOptions)]),
+    'vmt_mrc_policy_name': (ctypes.c_char_p, [ctypes.c_int]),
+    'vmt_mrc_references': (u64, [P]),
+    'vmt_mrc_footprint': (u64, [P]),
+    'vmt_mrc_nr_sizes': (ctypes.c_uint, [P]),
+    'vmt_mrc_size': (u64, [P, ctypes.c_uint]),
+    'vmt_mrc_faults': (ctypes.c_int, [P, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(u64)]),
+    'vmt_reuse_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_uint]),
+    'vmt_reuse_references': (u64, [P]),
+    'vmt_reuse_footprint': (u64, [P]),
+    'vmt_reuse_distances': (ctypes.POINTER(ReuseHistogram), [P]),
+    'vmt_reuse_times': (ctypes.POINTER(ReuseHistogram), [P]),
+    'vmt_reuse_top': (ctypes.POINTER(ReuseUnit), [P, ctypes.POINTER(ctypes.c_uint)]),
+    'vmt_dma_traffic_create': (ctypes.c_int, [ctypes.POINTER(P), u64]),
+    'vmt_dma_traffic_intervals': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(DmaInterval))]),
+    'vmt_dma_traffic_total': (None, [P, ctypes.POINTER(DmaInterval)]),
+    'vmt_dma_traffic_records': (u64, [P]),
+    'vmt_dma_traffic_sizes': (ctypes.POINTER(DmaSizeBucket), [P]),
+    'vmt_dma_interval_shares': (None, [ctypes.POINTER(DmaInterval), ctypes.POINTER(ctypes.c_double),
+                                       ctypes.POINTER(ctypes.c_double)]),
+    'vmt_v2p_create': (ctypes.c_int, [ctypes.POINTER(P)]),
+    'vmt_v2p_result': (ctypes.POINTER(V2pResult), [P]),
+    'vmt_v2p_page_histogram': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(HistBucket))]),
+    'vmt_v2p_frame_histogram': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(HistBucket))]),
+    'vmt_v2p_contiguity': (ctypes.c_double, [P]),
+    'vmt_interleave_create': (ctypes.c_int, [ctypes.POINTER(P)]),
+    'vmt_interleave_result': (ctypes.POINTER(InterleaveResult), [P]),
+    'vmt_interleave_histogram': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(HistBucket))]),
+    'vmt_scr_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_int, ctypes.c_int,
+                                      ctypes.c_uint]),
+    'vmt_scr_result': (ctypes.POINTER(ScrResult), [P]),
+    'vmt_scr_rate': (ctypes.c_double, [P]),
+    # cachesim.h
+    'vmt_hierarchy_check': (ctypes.c_int, [ctypes.POINTER(HierarchyConfig), ctypes.POINTER(Error)]),
+    'vmt_cache_policy_name': (ctypes.c_char_p, [ctypes.c_uint]),
+    'vmt_cachesim_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(HierarchyConfig),
+                                           ctypes.c_uint, ctypes.POINTER(CachesimOptions),
+                                           ctypes.POINTER(Error)]),
+    'vmt_cachesim_destroy': (None, [P]),
+    'vmt_cachesim_analysis': (ctypes.c_int, [P, ctypes.POINTER(P)]),
+    'vmt_cachesim_totals': (None, [P, ctypes.POINTER(CachesimTotals)]),
+    'vmt_cachesim_rows': (ctypes.c_int, [P, ctypes.POINTER(ctypes.POINTER(CachesimRow)),
+                                         ctypes.POINTER(ctypes.c_size_t)]),
+    'vmt_cachesim_top': (ctypes.c_int, [P, ctypes.c_uint, ctypes.POINTER(ctypes.POINTER(CachesimTop)),
+                                        ctypes.POINTER(ctypes.c_size_t)]),
+    'vmt_hierarchy_add_cache_spec': (ctypes.c_int, [ctypes.POINTER(HierarchyConfig),
+                                                    ctypes.c_char_p, ctypes.POINTER(Error)]),
+    'vmt_hierarchy_add_tlb_spec': (ctypes.c_int, [ctypes.POINTER(HierarchyConfig),
+                                                  ctypes.c_char_p, ctypes.POINTER(Error)]),
+    'vmt_hierarchy_parse': (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t,
+                                           ctypes.POINTER(HierarchyConfig), ctypes.c_uint,
+                                           ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(Error)]),
+    'vmt_hierarchy_preset': (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(HierarchyConfig),
+                                            ctypes.c_uint, ctypes.POINTER(ctypes.c_uint)]),
+    'vmt_hierarchy_preset_name': (ctypes.c_char_p, [ctypes.c_uint,
+                                                    ctypes.POINTER(ctypes.c_char_p)]),
+    # trace.h: the writer
+    'vmt_codec_from_name': (ctypes.c_int, [ctypes.c_char_p]),
+    'vmt_trace_writer_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_char_p,
+                                               ctypes.POINTER(WriterOptions),
+                                               ctypes.POINTER(Error)]),
+    'vmt_trace_writer_append_record_data': (ctypes.c_int, [P, P, P]),
+    'vmt_trace_writer_add_session': (ctypes.c_int, [P, ctypes.POINTER(Session)]),
+    'vmt_trace_writer_close': (ctypes.c_int, [P, ctypes.POINTER(Error)]),
+    'vmt_trace_writer_abandon': (None, [P]),
+    'vmt_trace_writer_error_message': (ctypes.c_char_p, [P]),
+    'vmt_trace_writer_stats': (None, [P, ctypes.POINTER(WriterStats)]),
 }
 
 

@@ -6,13 +6,17 @@ import os
 import numpy as np
 
 from . import _lib
-from .records import RECORD_DTYPE, TYPE_NAMES, type_number
+from .records import RECORD_DTYPE, TYPE_NAMES, TYPES, type_number
 
 lib = _lib.lib
 
 #: records() raises LimitError past this many records (64 bytes each: 2 GiB)
 #: unless given another max_records (None: no bound).
 DEFAULT_MAX_RECORDS = 1 << 25
+# records(): the most it allocates before any record is read (1 GiB), and
+# reads in one call of the library (for Ctrl-C to be seen between them).
+_FIRST_ALLOCATION = 1 << 24
+_READ_AT_ONCE = 1 << 22
 
 
 class TraceError(Exception):
@@ -122,6 +126,7 @@ class Trace:
         self._t = handle
         self._cursors = set()
         self._len = None
+        self._loop_records = None
         self.format_version = lib.vmt_trace_format_version(handle)
         self.streams = [self._stream(i) for i in range(lib.vmt_trace_nr_streams(handle))]
         session = _lib.Session()
@@ -262,6 +267,16 @@ class Trace:
             raise self._error(n)
         return n
 
+    def _read_at(self, cursor, buf, at, n):
+        """Up to @n next records into @buf[@at:] (C-contiguous RECORD_DTYPE,
+        room for them): their count, 0 at the end."""
+        if cursor not in self._cursors:
+            raise ValueError('the trace is closed')
+        got = lib.vmt_trace_cursor_read(cursor, buf.ctypes.data + at * _lib.RECORD_SIZE, None, n)
+        if got < 0:
+            raise self._error(got)
+        return got
+
     def batches(self, n=65536, types=None, pids=None, cpus=None, start=None, end=None,
                 addrs=None, ips=None, order='written'):
         """The records records() would return, as arrays of up to @n records
@@ -305,27 +320,66 @@ class Trace:
         More than @max_records records raise LimitError (None: no bound).
         """
         filt, keep = _filter(types, pids, cpus, start, end, addrs, ips)
+        bound = self._bound(filt)
         cursor = self._cursor(filt, order)
         del keep
-        chunks, total, size = [], 0, 1 << 16
+        # One array, read into in place: sized from the directory (the
+        # records the streams the filter reads hold: exact without a
+        # filter), grown by realloc() (ndarray.resize) if a damaged
+        # directory undercounts, cut to the count at the end. No chunks to
+        # concatenate: each record is written once, by the library.
+        limit = None if max_records is None else max_records + 1
+        size = max(1, bound + 1 if limit is None else min(bound + 1, limit))
+        size = min(size, _FIRST_ALLOCATION)
+        out = np.empty(size, RECORD_DTYPE)
+        total = 0
         try:
             while True:
-                want = size if max_records is None else min(size, max_records + 1 - total)
-                buf = np.empty(want, RECORD_DTYPE)
-                count = self._read(cursor, buf)
+                room = len(out) - total
+                if not room:
+                    if limit is not None and total >= limit:
+                        break
+                    grow = len(out) if limit is None else min(len(out), limit - total)
+                    out.resize(len(out) + grow, refcheck=False)
+                    room = grow
+                count = self._read_at(cursor, out, total, min(room, _READ_AT_ONCE))
                 total += count
-                if max_records is not None and total > max_records:
-                    raise LimitError(f'{self.path}: more than {max_records} records pass '
-                                     '(give records() a larger max_records, or read batches())')
-                chunks.append(buf[:count])
-                if count < want:
+                if count < min(room, _READ_AT_ONCE):
                     break
-                size = min(size * 2, 1 << 22)
         finally:
             self._free_cursor(cursor)
-        if len(chunks) == 1:
-            return chunks[0].copy() if len(chunks[0]) < want // 2 else chunks[0]
-        return np.concatenate(chunks)
+        if max_records is not None and total > max_records:
+            raise LimitError(f'{self.path}: more than {max_records} records pass '
+                             '(give records() a larger max_records, or read batches())')
+        if total != len(out):
+            # realloc() in place: glibc shrinks a big (mmap()ed) block with
+            # mremap(), a small one where it is.
+            out.resize(total, refcheck=False)
+        return out
+
+    def _bound(self, filt):
+        """At least the records a cursor with @filt returns, from the directory:
+        the entries of the record streams of the types and CPUs it passes (all
+        of them without a filter), and the loop streams' records."""
+        types = filt.types if filt is not None and filt.types else None
+        cpus = (set(filt.cpus[i] for i in range(filt.nr_cpus))
+                if filt is not None and filt.nr_cpus else None)
+        n = 0
+        for s in self.streams:
+            if s['kind'] != 'records':
+                continue
+            rt = s['record_type']
+            rt = TYPES.get(rt, rt) if isinstance(rt, str) else rt
+            if types is not None and rt is not None and not types >> rt & 1:
+                continue
+            if cpus is not None and s['cpu'] is not None and s['cpu'] not in cpus:
+                continue
+            n += s['entries']
+        if types is None or types >> TYPES['exact'] & 1:
+            if self._loop_records is None:
+                self._loop_records = sum(th['records'] for th in self.loops())
+            n += self._loop_records
+        return n
 
     # ---- variable-size data --------------------------------------------------
 
@@ -351,6 +405,38 @@ class Trace:
         when the record has no data."""
         data = self.data(record)
         return None if data is None else data.decode('utf-8', 'backslashreplace')
+
+    # ---- the analyses (vmtrace.analyses) -------------------------------------
+
+    def mrc(self, policies='lru', sizes=None, sample=None, **options):
+        """`vmtrace mrc`'s miss-ratio curves as a DataFrame (vmtrace.analyses.mrc)."""
+        from .analyses import mrc
+        return mrc(self, policies, sizes, sample, **options)
+
+    def reuse(self, top=10, **options):
+        """`vmtrace reuse`'s histograms as a DataFrame (vmtrace.analyses.reuse)."""
+        from .analyses import reuse
+        return reuse(self, top, **options)
+
+    def wss(self, window, **options):
+        """`vmtrace wss`'s series as a DataFrame (vmtrace.analyses.wss)."""
+        from .analyses import wss
+        return wss(self, window, **options)
+
+    def heatmap(self, rows=30, cols=80, **options):
+        """`vmtrace heatmap`'s grid as a DataFrame (vmtrace.analyses.heatmap)."""
+        from .analyses import heatmap
+        return heatmap(self, rows, cols, **options)
+
+    def hmtt(self, sections=None, **options):
+        """`vmtrace hmtt`'s tables, a dict of DataFrames (vmtrace.analyses.hmtt)."""
+        from .analyses import hmtt
+        return hmtt(self, sections, **options)
+
+    def cachesim(self, **options):
+        """`vmtrace cachesim`'s rows as a DataFrame (vmtrace.analyses.cachesim)."""
+        from .analyses import cachesim
+        return cachesim(self, **options)
 
     def to_pandas(self, type, **filters):
         """The records of one type as a pandas DataFrame, with the columns of

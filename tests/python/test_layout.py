@@ -22,6 +22,20 @@ STRUCTS = {
     _lib.StreamInfo: 'vmt_trace_stream_info', _lib.StreamStats: 'vmt_trace_stream_stats',
     _lib.Range: 'vmt_trace_range', _lib.Filter: 'vmt_trace_filter',
     _lib.LoopsThread: 'vmt_trace_loops_thread',
+    # analysis.h, cachesim.h and the writer's (vmtrace.analyses, vmtrace.writer)
+    _lib.RefOptions: 'vmt_ref_options', _lib.AnalyzeStats: 'vmt_analyze_stats',
+    _lib.MrcOptions: 'vmt_mrc_options', _lib.ReuseHistogram: 'vmt_reuse_histogram',
+    _lib.ReuseUnit: 'vmt_reuse_unit', _lib.WssWindow: 'vmt_wss_window',
+    _lib.WssSummary: 'vmt_wss_summary', _lib.HeatmapOptions: 'vmt_heatmap_options',
+    _lib.HeatmapSegment: 'vmt_heatmap_segment', _lib.HeatmapRow: 'vmt_heatmap_row',
+    _lib.HistBucket: 'vmt_hist_bucket', _lib.DmaInterval: 'vmt_dma_interval',
+    _lib.DmaSizeBucket: 'vmt_dma_size_bucket', _lib.V2pResult: 'vmt_v2p_result',
+    _lib.InterleaveResult: 'vmt_interleave_result', _lib.ScrResult: 'vmt_scr_result',
+    _lib.CacheConfig: 'vmt_cache_config', _lib.TlbConfig: 'vmt_tlb_config',
+    _lib.HierarchyConfig: 'vmt_hierarchy_config', _lib.CachesimOptions: 'vmt_cachesim_options',
+    _lib.CacheCounts: 'vmt_cache_counts', _lib.CachesimTotals: 'vmt_cachesim_totals',
+    _lib.CachesimRow: 'vmt_cachesim_row', _lib.CachesimTop: 'vmt_cachesim_top',
+    _lib.WriterOptions: 'vmt_trace_writer_options',
 }
 # struct vmt_record's union member of each record type
 MEMBERS = {'lost': 'lost', 'ref': 'ref', 'evict': 'ref', 'marker': 'marker', 'data': 'data',
@@ -43,6 +57,15 @@ CONSTANTS = {
     'VMT_NAMES_VMA_CAUSE': _lib.NAMES_VMA_CAUSE, 'VMT_NAMES_VMA_KIND': _lib.NAMES_VMA_KIND,
     'VMT_NAMES_DMA_OP': _lib.NAMES_DMA_OP, 'VMT_NAMES_DMA_DIR': _lib.NAMES_DMA_DIR,
     'VMT_NAMES_PAGEMAP_OP': _lib.NAMES_PAGEMAP_OP,
+    'VMT_REF_PHYSICAL': _lib.REF_PHYSICAL, 'VMT_REF_LINE': _lib.REF_LINE,
+    'VMT_REUSE_BUCKETS': _lib.REUSE_BUCKETS, 'VMT_WSS_MAX_PERCENTILES': _lib.WSS_MAX_PERCENTILES,
+    'VMT_HEATMAP_MAX_ROWS': _lib.HEATMAP_MAX_ROWS, 'VMT_HEATMAP_MAX_COLS': _lib.HEATMAP_MAX_COLS,
+    'VMT_DMA_SIZE_BUCKETS': _lib.DMA_SIZE_BUCKETS, 'VMT_SCR_MIN_WINDOW': _lib.SCR_MIN_WINDOW,
+    'VMT_SCR_MAX_WINDOW': _lib.SCR_MAX_WINDOW, 'VMT_CACHE_NAME_MAX': _lib.CACHE_NAME_MAX,
+    'VMT_CACHES_MAX': _lib.CACHES_MAX, 'VMT_TLBS_MAX': _lib.TLBS_MAX,
+    'VMT_HIERARCHY_NAME_MAX': _lib.HIERARCHY_NAME_MAX,
+    'VMT_CACHE_MAX_CORES': _lib.CACHE_MAX_CORES, 'VMT_CACHESIM_ALL': _lib.CACHESIM_ALL,
+    'VMT_MRC_NR_POLICIES': len(_lib.MRC_POLICIES),
     **{f'VMT_STREAM_{k.upper()}': i for i, k in enumerate(_lib.STREAM_KINDS)},
     **{f'VMT_REC_{k.upper()}': v for k, v in vmtrace.TYPES.items() if k != 'ref'},
     'VMT_REC_REFERENCE': vmtrace.TYPES['ref'],
@@ -66,7 +89,7 @@ def c_layout(tmp_path_factory):
     for name in CONSTANTS:
         body.append(f'printf("constant {name} %llu\\n", (unsigned long long)({name}));')
     src = tmp / 'layout.c'
-    src.write_text('#include <stddef.h>\n#include <stdio.h>\n#include <vmtrace/trace.h>\n'
+    src.write_text('#include <stddef.h>\n#include <stdio.h>\n#include <vmtrace/cachesim.h>\n'
                    'int main(void)\n{\n\t' + '\n\t'.join(body) + '\n\treturn 0;\n}\n')
     cc = os.environ.get('CC', 'cc')
     subprocess.run([cc, '-I', os.path.join(TOP, 'include', 'uapi'),

@@ -109,3 +109,24 @@ def test_view(traces):
             vmtrace.view(refs, 'nope')
         with pytest.raises(ValueError, match='not an array of records'):
             vmtrace.view(np.zeros(3, np.uint64), 'ref')
+
+
+def test_records_grow(traces, monkeypatch):
+    """records() with a first allocation smaller than the result (a
+    directory that undercounts) grows its array, reads in pieces, and
+    returns the same records; max_records bounds it all the same."""
+    with vmtrace.open(traces['synth']) as t:
+        whole = t.records(order='time')
+        monkeypatch.setattr(vmtrace.trace, '_FIRST_ALLOCATION', 7)
+        monkeypatch.setattr(vmtrace.trace, '_READ_AT_ONCE', 5)
+        for kwargs in ({}, {'types': 'evict'}, {'pids': 4000, 'start': int(whole['time_ns'][99])}):
+            want = run('dump', '--order', 'time', *sum(
+                ([{'types': '--type', 'pids': '--pid', 'start': '--from'}[k], str(v)]
+                 for k, v in kwargs.items()), []), traces['synth']).splitlines()
+            got = t.records(order='time', **kwargs)
+            assert got.flags.owndata and got.flags.c_contiguous
+            assert len(got) == len(want) and lines(t, got[:50]) == want[:50]
+        assert np.array_equal(t.records(order='time').view('V64'), whole.view('V64'))
+        with pytest.raises(vmtrace.LimitError):
+            t.records(max_records=len(whole) - 1)
+        assert len(t.records(max_records=len(whole))) == len(whole)

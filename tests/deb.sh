@@ -1,12 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/deb.sh (make check-deb): the Debian packages on the host, no VM.
-# - `make deb` builds vmtrace and vmtrace-dkms into build/deb/ (make_debs of
+# - `make deb` builds vmtrace, vmtrace-dkms and python3-vmtrace into build/deb/ (make_debs of
 #   scripts/lib.sh: once for a given source);
 # - dpkg-deb -c: vmtrace holds the command, its man page, libvmtrace (.so.0
 #   and its links, .a, libvmtrace.pc) and the headers; vmtrace-dkms holds
 #   dkms.conf, Kbuild and every source the Kbuild's vmtrace-y names;
 # - its dkms.conf names the package's upstream version and AUTOINSTALL=yes;
+# - python3-vmtrace (Architecture all) holds python/vmtrace/*.py in
+#   /usr/lib/python3/dist-packages/vmtrace and nothing else of ours, depends
+#   on python3, python3-numpy and vmtrace (libvmtrace.so.0's package), and
+#   suggests python3-pandas; vmtrace holds none of it. Unpacked with vmtrace
+#   into a scratch root, Debian's python3 imports it from there and it loads
+#   the root's libvmtrace.so.0 (LD_LIBRARY_PATH): it reads a test trace, and
+#   what it reads is what the root's vmtrace command counts and dumps;
 # - each tag lintian gives is explained in docs/PACKAGING.md;
 # - DKMS (in scratch trees: --dkmstree, --sourcetree) adds the package's
 #   source and builds vmtrace.ko for every kernel with headers under
@@ -31,7 +38,9 @@ version=$(dpkg-parsechangelog -S Version)
 upstream=${version%-*}
 tools=build/deb/vmtrace_${version}_amd64.deb
 dkms_deb=build/deb/vmtrace-dkms_${version}_all.deb
-[ -f "$tools" ] && [ -f "$dkms_deb" ] || { echo "deb: FAIL: no $tools or $dkms_deb"; exit 1; }
+py_deb=build/deb/python3-vmtrace_${version}_all.deb
+[ -f "$tools" ] && [ -f "$dkms_deb" ] && [ -f "$py_deb" ] ||
+	{ echo "deb: FAIL: no $tools, $dkms_deb or $py_deb"; exit 1; }
 
 # contents DEB: its paths, links as "PATH -> TARGET".
 contents() { dpkg-deb -c "$1" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +\./, ""); print }'; }
@@ -44,6 +53,58 @@ for f in /usr/bin/vmtrace /usr/share/man/man1/vmtrace.1.gz /usr/include/vmtrace_
 	"$lib/pkgconfig/libvmtrace.pc"; do
 	grep -qxF "$f" "$tmp/tools" || fail "$tools lacks $f"
 done
+
+grep -q dist-packages "$tmp/tools" && fail "$tools holds the Python package: $(grep dist-packages "$tmp/tools" | head -3)"
+
+# python3-vmtrace: the package's files, its relations, and the package at
+# work from a scratch root with the library of vmtrace beside it.
+pydir=/usr/lib/python3/dist-packages/vmtrace
+contents "$py_deb" | grep -v '/$' | grep -v '^/usr/share/doc/python3-vmtrace/' | sort >"$tmp/py"
+(cd python/vmtrace && printf "$pydir/%s\n" *.py) | sort >"$tmp/py.want"
+cmp -s "$tmp/py" "$tmp/py.want" ||
+	fail "$py_deb holds $(tr '\n' ' ' <"$tmp/py"), not $(tr '\n' ' ' <"$tmp/py.want")"
+field() { dpkg-deb -f "$py_deb" "$1"; }
+[ "$(field Architecture)" = all ] || fail "$py_deb: Architecture $(field Architecture), not all"
+for dep in python3:any python3-numpy "vmtrace (>= $version)"; do
+	field Depends | tr ',' '\n' | sed 's/^ *//' | grep -qxF "$dep" ||
+		fail "$py_deb: Depends: $(field Depends): no $dep"
+done
+[ "$(field Suggests)" = python3-pandas ] || fail "$py_deb: Suggests: $(field Suggests), not python3-pandas"
+dpkg-deb -x "$py_deb" "$tmp/pyroot" && dpkg-deb -x "$tools" "$tmp/pyroot" ||
+	fail "dpkg-deb -x $py_deb $tools"
+trace=$top/tests/unit/data/format3-a2d8da3.vmt
+records=$("$tmp/pyroot/usr/bin/vmtrace" stats "$trace" | sed -n 's/^records: //p')
+"$tmp/pyroot/usr/bin/vmtrace" dump --type marker "$trace" >"$tmp/markers.dump"
+# From $tmp (no python/ of the tree on sys.path), VMTRACE_LIBRARY unset: the
+# package finds libvmtrace.so.0 as an installed one does, by its soname.
+got=$(cd "$tmp" && env -u VMTRACE_LIBRARY PYTHONDONTWRITEBYTECODE=1 \
+	PYTHONPATH="$tmp/pyroot/usr/lib/python3/dist-packages" LD_LIBRARY_PATH="$tmp/pyroot$lib" \
+	/usr/bin/python3 - "$trace" <<'PY' 2>&1
+import sys
+import numpy as np
+import vmtrace
+maps = [l.split()[-1] for l in open('/proc/self/maps') if 'libvmtrace' in l]
+with vmtrace.open(sys.argv[1]) as t:
+    a = t.records()
+    m = vmtrace.view(t.records(types='marker'), 'marker')
+    markers = ','.join(f'{r["time_ns"]}:{r["id"]}' for r in m)
+    texts = all(t.text(r) for r in m)
+    refs = len(t.to_pandas('ref'))
+print(vmtrace.__file__, ','.join(sorted(set(maps))), len(a),
+      np.count_nonzero(a['type'] == vmtrace.TYPES['ref']), refs, markers or '-', texts)
+PY
+)
+# Each marker's time and id as dump prints them (its text is tests/python's).
+want=$(sed -n 's/^\([0-9]*\) marker .* id=\([0-9]*\) .*/\1:\2/p' "$tmp/markers.dump" | paste -sd,)
+read -r file libs nrec nref npd markers texts <<<"$got"
+if [ "$file" != "$tmp/pyroot$pydir/__init__.py" ] || [ "$libs" != "$tmp/pyroot$lib/libvmtrace.so.$upstream" ]; then
+	fail "python3-vmtrace: imported $file with $libs, not the root's package and library: $got"
+elif [ "$nrec" != "$records" ] || [ "$nref" != "$npd" ] || [ "$nref" -lt 1000 ] ||
+     [ "$markers" != "${want:--}" ] || [ "$texts" != True ]; then
+	fail "python3-vmtrace: $nrec records ($nref references, to_pandas $npd), markers $markers (texts: $texts); vmtrace stats counts $records, dump's markers $want"
+else
+	echo "deb: python3-vmtrace unpacked with dpkg-deb -x read $nrec records ($nref references, markers $markers) through the packaged libvmtrace.so.$upstream"
+fi
 
 src=/usr/src/vmtrace-$upstream
 contents "$dkms_deb" >"$tmp/dkms"
@@ -89,5 +150,5 @@ for build in /lib/modules/*/build; do
 done
 [ $built -gt 0 ] || fail "no kernel headers under /lib/modules/*/build to build against"
 
-echo "deb: $(basename "$tools") and $(basename "$dkms_deb") built, contents checked, lintian tags: $(tr '\n' ' ' <"$tmp/tags"); dkms built the module for $built kernels; $failed failures"
+echo "deb: $(basename "$tools"), $(basename "$dkms_deb") and $(basename "$py_deb") built, contents checked, lintian tags: $(tr '\n' ' ' <"$tmp/tags"); dkms built the module for $built kernels; $failed failures"
 [ $failed -eq 0 ]

@@ -11,8 +11,12 @@
 #   notebook counts are `vmtrace stats`', its LRU miss ratios are `vmtrace
 #   mrc --csv`'s at every size mrc shows, and its table of phases has each
 #   marker's text with 5,000 references;
-# - on its default trace (VMTRACE_TRACE unset: tests/unit/data/format3-*.vmt,
-#   two markers): no cell fails, four figures.
+# - as a user of the installed package runs it: `make install-python` into a
+#   scratch root as Debian lays it out (ROOT/usr/lib/python3/dist-packages,
+#   found through PYTHONPATH alone), the notebook copied out of the tree (so
+#   that it cannot take the clone's package), on its default trace
+#   (tests/unit/data/format3-*.vmt, two markers): no cell fails, four
+#   figures, and the package it imported is the installed one.
 set -uo pipefail
 bin=$(realpath "${1:?usage: notebook.sh VMTRACE [VMT-SYNTH]}")
 synth=$(realpath "${2:-$(dirname "$bin")/vmt-synth}")
@@ -53,19 +57,20 @@ for off in range(0, len(raw), 64):
 	{ echo "notebook: FAIL: making the trace (vmt-synth, convert)"; exit 1; }
 [ "$("$bin" dump --type marker "$tmp/t.vmt" | wc -l)" -eq 6 ] || fail "the trace has not 6 markers"
 
-# run NAME [VAR=VALUE...]: the notebook executed into $tmp/NAME.ipynb; jupyter's,
-# IPython's and matplotlib's files in $tmp; no .pyc in the tree.
+# run NAME NOTEBOOK PACKAGE-DIR [VAR=VALUE...]: NOTEBOOK executed into
+# $tmp/NAME.ipynb with the package found in PACKAGE-DIR; jupyter's, IPython's
+# and matplotlib's files in $tmp; no .pyc in the tree.
 run() {
-	local name=$1
-	shift
+	local name=$1 nb=$2 pydir=$3
+	shift 3
 	mkdir -p "$tmp/home"
 	(cd "$tmp" && env HOME="$tmp/home" JUPYTER_RUNTIME_DIR="$tmp/home/runtime" \
 		IPYTHONDIR="$tmp/home/ipython" MPLCONFIGDIR="$tmp/home/mpl" MPLBACKEND=Agg \
 		PYTHONDONTWRITEBYTECODE=1 PYDEVD_DISABLE_FILE_VALIDATION=1 \
-		PYTHONPATH="$top/python" VMTRACE_LIBRARY="$(realpath "$lib")" "$@" \
+		PYTHONPATH="$pydir" VMTRACE_LIBRARY="$(realpath "$lib")" "$@" \
 		timeout 300 "$python" -m nbconvert --to notebook --execute \
 		--ExecutePreprocessor.timeout=120 --output-dir "$tmp" --output "$name" \
-		"$top/examples/explore.ipynb") >"$tmp/$name.log" 2>&1 ||
+		"$nb") >"$tmp/$name.log" 2>&1 ||
 		{ fail "$name: nbconvert --execute: $(grep -v 'Debugger\|frozen\|Debugging' "$tmp/$name.log" | tail -25)"; return 1; }
 }
 
@@ -105,12 +110,28 @@ PY
 "$bin" mrc --csv "$tmp/t.vmt" >"$tmp/mrc.csv" || fail "vmtrace mrc"
 refs=$("$bin" stats "$tmp/t.vmt" | sed -n 's/^ *reference *//p')
 "$bin" dump --type marker "$tmp/t.vmt" | sed 's/.*text="\(.*\)"$/\1/' >"$tmp/markers"
-if run synth VMTRACE_TRACE="$tmp/t.vmt"; then
+if run synth "$top/examples/explore.ipynb" "$top/python" VMTRACE_TRACE="$tmp/t.vmt"; then
 	out=$(check "$tmp/synth.ipynb" "$tmp/mrc.csv" "$refs" "$tmp/markers") ||
 		fail "the synthetic trace: $out"
 fi
-if run default; then
-	out=$(check "$tmp/default.ipynb") || fail "the default trace: $out"
+pydir=/usr/lib/python3/dist-packages
+make -s -C "$top" install-python DESTDIR="$tmp/root" PYTHONDIR=$pydir >"$tmp/install.log" 2>&1 &&
+	[ -f "$tmp/root$pydir/vmtrace/__init__.py" ] ||
+	fail "make install-python into a scratch root: $(tail -5 "$tmp/install.log")"
+mkdir -p "$tmp/user"
+# The copy prints where its package came from after it runs.
+"$python" - "$top/examples/explore.ipynb" "$tmp/user/explore.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+nb['cells'].append({'cell_type': 'code', 'execution_count': None, 'id': 'where', 'metadata': {},
+                    'outputs': [], 'source': ['print("package:", vmtrace.__file__)']})
+json.dump(nb, open(sys.argv[2], 'w'))
+PY
+defaults=("$top"/tests/unit/data/format3-*.vmt)
+if run installed "$tmp/user/explore.ipynb" "$tmp/root$pydir" VMTRACE_TRACE="${defaults[0]}"; then
+	out=$(check "$tmp/installed.ipynb") || fail "the installed package, the default trace: $out"
+	grep -q "package: $tmp/root$pydir/vmtrace/__init__.py" "$tmp/installed.ipynb" ||
+		fail "the notebook out of the tree did not import the installed package: $(grep -o 'package: [^"\\]*' "$tmp/installed.ipynb")"
 fi
 # No bytecode or checkpoints left beside the notebook or the package.
 extra=$(cd "$top" && git status --porcelain --ignored --untracked-files=all -- examples python 2>/dev/null |
@@ -118,5 +139,5 @@ extra=$(cd "$top" && git status --porcelain --ignored --untracked-files=all -- e
 [ -z "$extra" ] || fail "left in the tree: $extra"
 
 secs=$(echo "$(date +%s.%N) - $start" | bc)
-echo "notebook: examples/explore.ipynb executed on vmt-synth's trace ($refs references, 6 markers: MRC as vmtrace mrc's) and on its default trace ($(printf '%.1f' "$secs") s); $failed failures"
+echo "notebook: examples/explore.ipynb executed on vmt-synth's trace ($refs references, 6 markers: MRC as vmtrace mrc's) and, with the package installed in a scratch root, on its default trace ($(printf '%.1f' "$secs") s); $failed failures"
 [ $failed -eq 0 ]

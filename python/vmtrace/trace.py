@@ -211,6 +211,30 @@ class Trace:
                 'records': stored + sum(th['records'] for th in self.loops()),
                 'session': self.session}
 
+    @property
+    def time_span(self):
+        """(first, last): the least of the streams' first entries' times
+        and the greatest of their last entries', in ns, as `vmtrace info`'s
+        time column gives them (a stream's first and last entries; in a
+        stream whose times do not only rise, others may lie outside), or
+        None for a trace without timed entries."""
+        timed = [s for s in self.streams if 'first_time' in s]
+        if not timed:
+            return None
+        return (min(s['first_time'] for s in timed), max(s['last_time'] for s in timed))
+
+    def frame_records(self):
+        """The records a frame of the trace holds at most: the largest
+        entries-per-frame of its record streams (iteration's batch size)."""
+        sizes = [-(-s['entries'] // s['frames']) for s in self.streams
+                 if s['kind'] == 'records' and s['frames']]
+        return max(sizes, default=1 << 16)
+
+    def __iter__(self):
+        """The records in written order, a frame's worth at a time
+        (frame_records() each, the last fewer): batches() of that size."""
+        return iter(self.batches(self.frame_records()))
+
     def check(self):
         """Decode every frame and check it against the directory (vmtrace
         verify); TraceError names what is wrong."""

@@ -40,6 +40,25 @@ def test_batches_are_records(traces, name):
             whole['type'] == vmtrace.TYPES['ref'])
 
 
+@pytest.mark.parametrize('name', ['synth', 'hand-model', 'lackey'])
+def test_iteration_by_frame(traces, name):
+    with vmtrace.open(traces[name]) as t:
+        parts = list(t)
+        n = t.frame_records()
+        assert n >= 1 and all(len(p) == n for p in parts[:-1]) and 0 < len(parts[-1]) <= n
+        assert np.array_equal(np.concatenate(parts).view('V64'), t.records().view('V64'))
+
+
+@pytest.mark.parametrize('name', ALL)
+def test_time_span(traces, name):
+    """The least first time and greatest last time of info's time column."""
+    spans = [(int(a), int(b)) for a, b in
+             re.findall(r'^\d+ .* (\d+)\.\.(\d+)$', run('info', traces[name]), re.M)]
+    with vmtrace.open(traces[name]) as t:
+        want = (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
+        assert t.time_span == want
+
+
 @pytest.mark.parametrize('name', ALL)
 def test_info(traces, name):
     text = run('info', traces[name])

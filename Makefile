@@ -30,7 +30,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
-	check check-quick check-unit check-fuzz check-kunit check-vm check-vm-quick \
+	check check-quick check-unit check-python check-fuzz check-kunit check-vm check-vm-quick \
 	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
@@ -318,9 +318,17 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@MAKE="$(MAKE)" tests/unit/babeltrace2.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(dir $(BT2_PLUGIN))
 	@tests/unit/modprobe.sh $(BUILD)/bin/vmtrace
 	@tests/unit/old-trace.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+ifeq ($(NO_PYTHON),)
 	@tests/unit/python.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/notebook.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+endif
 	@MAKE="$(MAKE)" tests/unit/install.sh
+
+# The Python package's suites alone: check-unit runs them unless NO_PYTHON is
+# set, as scripts/check sets it to run them in the debug kernel's lane.
+check-python: $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(BUILD)/lib/libvmtrace.so.$(VERSION)
+	@tests/unit/python.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/notebook.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 
 # The library built once for every fuzz target, instrumented for the fuzzer
 # (fuzzer-no-link: libFuzzer's main goes in with each target alone).

@@ -12,7 +12,11 @@
 # `vmt-synth mixed 3000 7`), with the vpc codec and with the model codec
 # (version 3: one "mem" stream of every CPU); `verify` finds every frame
 # whole, and `info` says which version each is and that the old ones record
-# no settings.
+# no settings. tests/unit/data/format3-loops-0aaee9e.vmt (`vmtrace loops` of
+# commit 0aaee9e, before loop sets, kind 5: three threads of the same loops
+# at other bases, a loop stream each) dumps as that commit's vmtrace dumped
+# it (format3-loops-0aaee9e.dump), verifies, and this tree's `vmtrace loops`
+# makes it one loop set that dumps the same.
 set -uo pipefail
 bin=$1 synth=$2
 here=$(dirname "$0")
@@ -68,5 +72,21 @@ for old in "$old1" "$old2" "$old3"; do
 		failed=$((failed + 1))
 	fi
 done
+oldloops=$here/data/format3-loops-0aaee9e.vmt
+if "$bin" dump "$oldloops" >"$tmp/loops.dump" 2>&1 &&
+	cmp -s "$tmp/loops.dump" "$here/data/format3-loops-0aaee9e.dump" && "$bin" verify "$oldloops" >/dev/null 2>&1; then
+	passed=$((passed + 1))
+else
+	echo "old-trace: FAIL: ${oldloops##*/} does not dump as 0aaee9e dumped it, or does not verify: $(diff "$tmp/loops.dump" "$here/data/format3-loops-0aaee9e.dump" | head -4)"
+	failed=$((failed + 1))
+fi
+if "$bin" loops "$oldloops" -o "$tmp/set.vmt" >"$tmp/set.out" 2>&1 &&
+	grep -q '3 threads in 1 loop set' "$tmp/set.out" &&
+	"$bin" dump "$tmp/set.vmt" | cmp -s - "$here/data/format3-loops-0aaee9e.dump"; then
+	passed=$((passed + 1))
+else
+	echo "old-trace: FAIL: ${oldloops##*/} made again with loop sets: $(cat "$tmp/set.out")"
+	failed=$((failed + 1))
+fi
 echo "old-trace: $passed checks passed, $failed failures"
 [ "$failed" -eq 0 ]

@@ -43,10 +43,19 @@
  * An irregular stretch folds nothing and is written as literals: a leaf is
  * its instruction's number and its address less that instruction's last.
  *
- * Outline, in order: the encoder (instructions numbered,
- * shapes compared, folding, writing an element out, its entry points);
- * the decoder (bytes read, an element read into a program, the program
- * replayed, its entry points).
+ * Outline, in order:
+ * - the encoder: instructions numbered (key_of()); nodes made and kept
+ *   for reuse (node_new(), node_free()); the window's counts of loops by
+ *   body length and of elements by hash (count_body(), count_hash()),
+ *   kept as elements come and go (push(), cut_window()); shapes compared
+ *   and folding (try_extend(), try_new_loop(), fold()); an element
+ *   written out (write_leaf(), write_node(), emit_oldest()); its entry
+ *   points;
+ * - the decoder: bytes read (read_byte(), read_varint()), an element
+ *   read into a program (read_key(), which a loop set's member rebases,
+ *   read_leaf(), read_node(), load_element()), the program replayed
+ *   (vmt_loop_decoder_next(), literals of known instructions without a
+ *   program), its entry points.
  *
  * The decoder reads one top-level element at a time into a flat program
  * of leaves and loop begins and ends, and replays it access by access: at

@@ -37,6 +37,7 @@
 #include "vmtrace/trace.h"
 #include "codec/codec_generic.h"
 #include "codec/codec_vpc.h"
+#include "base/varint.h"
 
 #define VPC_FIELDS		8
 #define VPC_KEY_FIELD		5	/* struct vmt_record's ref.ip */
@@ -123,38 +124,6 @@ static size_t put_varint(uint8_t *p, uint64_t v)
 	return n;
 }
 
-/* Reads one varint from [*p, end); -EBADMSG when it runs off or is too long. */
-static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t value = 0;
-
-	for (int shift = 0; shift < 64; shift += 7) {
-		uint8_t byte;
-
-		if (*p >= end)
-			return -EBADMSG;
-		byte = *(*p)++;
-		if (shift == 63 && byte > 1)
-			return -EBADMSG;
-		value |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80)) {
-			*v = value;
-			return 0;
-		}
-	}
-	return -EBADMSG;
-}
-
-static uint64_t zigzag(uint64_t delta)
-{
-	return (delta << 1) ^ (uint64_t)-(int64_t)(delta >> 63);
-}
-
-static uint64_t unzigzag(uint64_t z)
-{
-	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
-}
-
 int vmt_vpc_compress(unsigned int stage2, int level, const void *src, size_t n,
 		     struct vmt_buf *out)
 {
@@ -194,7 +163,7 @@ int vmt_vpc_compress(unsigned int stage2, int level, const void *src, size_t n,
 			body[(size_t)f * records + r] = (uint8_t)id;
 			if (id == VPC_UNPREDICTED)
 				value_len[f] += put_varint(values[f] + value_len[f],
-							   zigzag(value - s->last[f]));
+							   vmt_zigzag(value - s->last[f]));
 			vpc_update(s, f, slot, value);
 		}
 	}
@@ -279,9 +248,9 @@ int vmt_vpc_decompress(unsigned int stage2, const void *src, size_t n, void *dst
 			if (id > VPC_UNPREDICTED)
 				goto out;
 			if (id == VPC_UNPREDICTED) {
-				if (get_varint(&cursor[f], end[f], &z))
+				if (vmt_get_varint(&cursor[f], end[f], &z))
 					goto out;
-				value = s->last[f] + unzigzag(z);
+				value = s->last[f] + vmt_unzigzag(z);
 			} else {
 				vpc_predict(s, f, slot, guess);
 				value = guess[id];

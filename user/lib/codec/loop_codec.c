@@ -84,6 +84,7 @@
 
 #include "codec/loop_codec.h"
 #include "base/grow_array.h"
+#include "base/varint.h"
 
 /* ---- The encoder ------------------------------------------------------ */
 

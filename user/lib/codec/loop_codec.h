@@ -30,17 +30,6 @@ struct vmt_loop_access {
 	uint8_t flags;
 };
 
-/* A signed number as the descriptors' zig-zag varints keep it, and back. */
-static inline uint64_t vmt_zigzag(uint64_t v)
-{
-	return (v << 1) ^ (uint64_t)-(int64_t)(v >> 63);
-}
-
-static inline uint64_t vmt_unzigzag(uint64_t v)
-{
-	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
-}
-
 /* The default window S, in top-level elements (see loop_codec.c's top). */
 #define VMT_LOOP_WINDOW_DEFAULT	256u
 #define VMT_LOOP_WINDOW_MAX	65536u

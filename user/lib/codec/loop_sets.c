@@ -39,28 +39,17 @@
 #include "codec/loop_codec.h"
 #include "codec/loop_sets.h"
 #include "base/grow_array.h"
+#include "base/varint.h"
 
 
-/* Bytes read from memory: a varint at *pos, 0 or -EBADMSG (cut short, or past 64 bits). */
+/* A varint at @in[*pos], *pos moved past it: 0 or -EBADMSG. */
 static int get_varint(const uint8_t *in, size_t n, size_t *pos, uint64_t *v)
 {
-	uint64_t value = 0;
+	const uint8_t *p = in + *pos;
+	int err = vmt_get_varint(&p, in + n, v);
 
-	for (unsigned int shift = 0; shift < 64; shift += 7) {
-		uint8_t b;
-
-		if (*pos >= n)
-			return -EBADMSG;
-		b = in[(*pos)++];
-		if (shift == 63 && b > 1)
-			return -EBADMSG;
-		value |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = value;
-			return 0;
-		}
-	}
-	return -EBADMSG;
+	*pos = (size_t)(p - in);
+	return err;
 }
 
 /* ---- Canonical forms -------------------------------------------------- */

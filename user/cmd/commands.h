@@ -46,5 +46,8 @@ VMT_COMMAND(hmtt);
 VMT_COMMAND(reduce);
 VMT_COMMAND(loops);
 VMT_COMMAND(cachesim);
+VMT_COMMAND(profile);
+VMT_COMMAND(synth);
+VMT_COMMAND(compare);
 
 #endif

@@ -16,5 +16,6 @@
 #include "vmtrace/trace.h"
 #include "vmtrace/analysis.h"
 #include "vmtrace/cachesim.h"
+#include "vmtrace/profile.h"
 
 #endif /* VMTRACE_VMTRACE_H */

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * vmt_profile_build(): a profile from a trace's exact accesses, in two
+ * passes over the trace in time order.
+ *
+ * Pass 1, per thread: the instructions, each one's stride runs (a run ends
+ * where the stride from its previous access changes) counted by (stride,
+ * length), the lines touched, and the backward steps of the instruction
+ * stream (from instruction a to b at or below it: a loop over [b, a]).
+ * Between the passes: each instruction keeps its max_tokens runs that
+ * cover the most accesses (two or more: a stride met once is no pattern); the lines become
+ * regions (a line within 256 bytes of the last joins its region, PSnAP's
+ * rule); each instruction joins the narrowest loop around it that was
+ * taken twice or more.
+ * Pass 2 replays the same runs and counts what follows what: run after run
+ * (each instruction's stride ordering), instruction after instruction, and
+ * the LRU reuse distance (the thread's 64-byte lines) of each access in a
+ * run that was not kept; and, per loop and region, PSnAP's stride
+ * histogram and working set.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/stack_distance.h"
+#include "base/grow_array.h"
+#include "base/u64_map.h"
+#include "profile/profile_model.h"
+
+#define LINE_SHIFT	6
+#define REGION_GAP	256	/* PSnAP: an address within 256 bytes of a region joins it */
+
+/* ---- A hash table of (a, b, c) -> count ---- */
+
+struct key3 {
+	uint64_t a, b, c;
+	uint64_t count;
+	int used;
+};
+
+struct table3 {
+	struct key3 *slots;
+	size_t mask, n;
+};
+
+static uint64_t mix3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL ^
+		     (c + 0x85ebca77c2b2ae63ULL) * 0x94d049bb133111ebULL;
+
+	return h ^ (h >> 31);
+}
+
+static int table3_init(struct table3 *t)
+{
+	t->mask = 1023;
+	t->n = 0;
+	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
+	return t->slots ? 0 : -ENOMEM;
+}
+
+static struct key3 *table3_slot(struct key3 *slots, size_t mask, uint64_t a, uint64_t b, uint64_t c)
+{
+	size_t i = mix3(a, b, c) & mask;
+
+	while (slots[i].used && (slots[i].a != a || slots[i].b != b || slots[i].c != c))
+		i = (i + 1) & mask;
+	return &slots[i];
+}
+
+static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint64_t n)
+{
+	struct key3 *s;
+
+	if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
+		size_t mask = t->mask * 2 + 1;
+		struct key3 *slots = calloc(mask + 1, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i <= t->mask; i++)
+			if (t->slots[i].used)
+				*table3_slot(slots, mask, t->slots[i].a, t->slots[i].b,
+					     t->slots[i].c) = t->slots[i];
+		free(t->slots);
+		t->slots = slots;
+		t->mask = mask;
+	}
+	s = table3_slot(t->slots, t->mask, a, b, c);
+	if (!s->used) {
+		*s = (struct key3){ a, b, c, 0, 1 };
+		t->n++;
+	}
+	s->count += n;
+	return 0;
+}
+
+/* ---- Edges with counts ---- */
+
+static int edge_add(struct pm_edges *e, uint32_t to)
+{
+	struct pm_edge *grown;
+
+	for (uint32_t i = 0; i < e->n; i++) {
+		if (e->e[i].to == to) {
+			e->e[i].count++;
+			/* Keep the busiest first: the next search finds it sooner. */
+			if (i && e->e[i].count > e->e[i - 1].count) {
+				struct pm_edge x = e->e[i];
+
+				e->e[i] = e->e[i - 1];
+				e->e[i - 1] = x;
+			}
+			return 0;
+		}
+	}
+	/* Powers of two: room for n + 1 when n is 0 or a power of two. */
+	if (!(e->n & (e->n - 1)) || !e->n) {
+		grown = realloc(e->e, (e->n ? e->n * 2 : 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		e->e = grown;
+	}
+	e->e[e->n++] = (struct pm_edge){ to, 1 };
+	return 0;
+}
+
+/* ---- Per-thread building state ---- */
+
+/* An instruction's place in its stride runs. */
+struct run_state {
+	uint64_t last;		/* its previous access's address */
+	int64_t stride;
+	uint32_t run;		/* accesses in the current run; 0: no access yet past the first */
+	uint32_t token;		/* pass 2: the previous run's token; PM_NONE before the first */
+	uint64_t pending[PM_REUSE_BINS];	/* pass 2: reuse bins of the current run */
+	uint64_t pending_cold;
+	uint8_t touched;	/* pass 2: pending has counts */
+	uint8_t seen;		/* pass 2: its first access is past */
+};
+
+/* A loop's accesses in one region: PSnAP's strides and working set there. */
+struct loop_state {
+	uint32_t loop;
+	uint64_t last;
+	struct pm_loop_region lr;
+};
+
+struct bthread {
+	struct pm_thread t;
+	struct vmt_u64_map insn_of;	/* ip -> index + 1 (pass 1: order of first access) */
+	uint64_t room;
+	struct run_state *runs;
+	uint32_t prev;			/* the last access's instruction; PM_NONE at first */
+	struct vmt_u64_map lines;	/* line -> accesses (pass 1) */
+	struct table3 tokens;		/* (insn, stride, run) -> occurrences */
+	struct table3 back;		/* (ip_b, ip_a, 0) -> backward steps a -> b */
+	uint32_t *order;		/* pass 2: pass 1's index -> sorted index */
+	struct vmt_stack_distance sd;
+	struct vmt_u64_map loop_cell;	/* (loop, region) -> index + 1 into cells */
+	struct loop_state *cells;
+	uint64_t cells_room, ncells;
+	struct vmt_u64_map loop_lines;	/* (loop << 42 | line) -> 1 */
+	int sd_ready;
+};
+
+struct builder {
+	struct bthread *threads;
+	uint32_t nthreads;
+	uint64_t room;
+	struct vmt_u64_map thread_of;	/* tid -> index + 1 */
+	unsigned int max_tokens;
+	struct vmt_trace_error *err;
+	int pass;
+};
+
+static void say(struct vmt_trace_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+}
+
+static void bthread_free(struct bthread *b)
+{
+	pm_thread_free(&b->t);
+	vmt_u64_map_free(&b->insn_of);
+	free(b->runs);
+	vmt_u64_map_free(&b->lines);
+	free(b->tokens.slots);
+	free(b->back.slots);
+	free(b->order);
+	if (b->sd_ready)
+		vmt_stack_distance_free(&b->sd);
+	vmt_u64_map_free(&b->loop_cell);
+	free(b->cells);
+	vmt_u64_map_free(&b->loop_lines);
+}
+
+static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r)
+{
+	bool added;
+	uint64_t *slot = vmt_u64_map_put(&bd->thread_of, r->hdr.tid, &added);
+	struct bthread *b;
+
+	if (!slot)
+		return NULL;
+	if (!added)
+		return &bd->threads[*slot - 1];
+	if (bd->pass == 2)
+		return NULL;	/* cannot be: pass 2 reads what pass 1 read */
+	if (vmt_grow_array((void **)&bd->threads, &bd->room, bd->nthreads + 1, sizeof(*b)))
+		return NULL;
+	b = &bd->threads[bd->nthreads];
+	memset(b, 0, sizeof(*b));
+	*slot = ++bd->nthreads;
+	b->t.pid = r->hdr.pid;
+	b->t.tid = r->hdr.tid;
+	b->prev = PM_NONE;
+	if (vmt_u64_map_init(&b->insn_of) || vmt_u64_map_init(&b->lines) ||
+	    table3_init(&b->tokens) || table3_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
+	    vmt_u64_map_init(&b->loop_lines))
+		return NULL;
+	return b;
+}
+
+/* ---- Pass 1 ---- */
+
+static int pass1(struct builder *bd, const struct vmt_record *r)
+{
+	const struct vmt_exact *e = &r->exact;
+	struct bthread *b = thread_get(bd, r);
+	struct pm_insn *in;
+	struct run_state *rs;
+	uint64_t *slot;
+	uint32_t i;
+	bool added;
+
+	if (!b)
+		return -ENOMEM;
+	slot = vmt_u64_map_put(&b->insn_of, e->ip, &added);
+	if (!slot)
+		return -ENOMEM;
+	if (added) {
+		if (vmt_grow_array((void **)&b->t.insns, &b->room, b->t.ninsns + 1,
+				   sizeof(*b->t.insns)))
+			return -ENOMEM;
+		/* The run states grow alongside: same room. */
+		rs = realloc(b->runs, b->room * sizeof(*rs));
+		if (!rs)
+			return -ENOMEM;
+		b->runs = rs;
+		memset(&b->runs[b->t.ninsns], 0, sizeof(*rs));
+		in = &b->t.insns[b->t.ninsns];
+		in->ip = e->ip;
+		in->first = in->lo = in->hi = e->addr;
+		in->size = e->size ? e->size : 1;
+		in->loop = PM_NONE;
+		*slot = ++b->t.ninsns;
+	}
+	i = (uint32_t)(*slot - 1);
+	in = &b->t.insns[i];
+	rs = &b->runs[i];
+	in->count++;
+	in->reads += e->access == VMT_ACCESS_READ;
+	in->writes += e->access == VMT_ACCESS_WRITE;
+	in->rmws += e->access != VMT_ACCESS_READ && e->access != VMT_ACCESS_WRITE;
+	if (e->addr < in->lo)
+		in->lo = e->addr;
+	if (e->addr > in->hi)
+		in->hi = e->addr;
+	if (in->count > 1) {
+		int64_t stride = (int64_t)(e->addr - rs->last);
+
+		if (rs->run && stride != rs->stride) {
+			if (table3_add(&b->tokens, i, (uint64_t)rs->stride, rs->run, 1))
+				return -ENOMEM;
+			rs->run = 0;
+		}
+		rs->stride = stride;
+		rs->run++;
+	}
+	rs->last = e->addr;
+	slot = vmt_u64_map_put(&b->lines, e->addr >> LINE_SHIFT, &added);
+	if (!slot)
+		return -ENOMEM;
+	++*slot;
+	if (b->prev != PM_NONE && e->ip <= b->t.insns[b->prev].ip &&
+	    table3_add(&b->back, e->ip, b->t.insns[b->prev].ip, 0, 1))
+		return -ENOMEM;
+	if (b->t.npattern < PM_PATTERN)
+		b->t.pattern[b->t.npattern++] = i;
+	b->prev = i;
+	b->t.accesses++;
+	return 0;
+}
+
+/* ---- Between the passes ---- */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The regions of @b's lines, and their working sets. */
+static int make_regions(struct bthread *b)
+{
+	size_t n = b->lines.count, pos = 0, k = 0;
+	uint64_t *lines = malloc((n ? n : 1) * sizeof(*lines)), key, value;
+	struct pm_region *g;
+
+	if (!lines)
+		return -ENOMEM;
+	while (vmt_u64_map_next(&b->lines, &pos, &key, &value))
+		lines[k++] = key;
+	qsort(lines, n, sizeof(*lines), cmp_u64);
+	b->t.regions = calloc(n ? n : 1, sizeof(*b->t.regions));
+	if (!b->t.regions) {
+		free(lines);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++) {
+		uint64_t lo = lines[j] << LINE_SHIFT;
+
+		g = b->t.nregions ? &b->t.regions[b->t.nregions - 1] : NULL;
+		/* Within 256 bytes of the region's last line's end: the same region. */
+		if (!g || lo > g->hi + REGION_GAP) {
+			g = &b->t.regions[b->t.nregions++];
+			g->lo = lo;
+		}
+		g->hi = lo + (1 << LINE_SHIFT);
+		g->lines++;
+	}
+	free(lines);
+	vmt_u64_map_free(&b->lines);
+	memset(&b->lines, 0, sizeof(b->lines));
+	return 0;
+}
+
+static uint32_t region_of(const struct pm_thread *t, uint64_t addr)
+{
+	uint32_t lo = 0, hi = t->nregions;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->regions[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nregions && t->regions[lo].lo <= addr ? lo : PM_NONE;
+}
+
+static int cmp_key3_cover(const void *x, const void *y)
+{
+	const struct key3 *a = x, *b = y;
+	uint64_t ca = a->count * a->c, cb = b->count * b->c;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	/* Ties by stride and length: the same profile whatever the table's order. */
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	return a->c < b->c ? -1 : a->c > b->c;
+}
+
+/* Each instruction's kept runs: the max_tokens covering most accesses, two or more. */
+static int choose_tokens(struct builder *bd, struct bthread *b)
+{
+	struct key3 *all = malloc((b->tokens.n ? b->tokens.n : 1) * sizeof(*all));
+	size_t n = 0;
+
+	if (!all)
+		return -ENOMEM;
+	for (size_t s = 0; s <= b->tokens.mask; s++)
+		if (b->tokens.slots[s].used)
+			all[n++] = b->tokens.slots[s];
+	qsort(all, n, sizeof(*all), cmp_key3_cover);
+	for (size_t j = 0; j < n;) {
+		struct pm_insn *in = &b->t.insns[all[j].a];
+		size_t end = j;
+
+		while (end < n && all[end].a == all[j].a)
+			end++;
+		in->tokens = calloc(bd->max_tokens, sizeof(*in->tokens));
+		if (!in->tokens) {
+			free(all);
+			return -ENOMEM;
+		}
+		for (size_t k = j; k < end && in->ntokens < bd->max_tokens; k++) {
+			/* A stride met once alone says nothing of the next access: random. */
+			if (all[k].count * all[k].c < 2)
+				break;
+			in->tokens[in->ntokens++] = (struct pm_token){
+				.stride = (int64_t)all[k].b, .run = (uint32_t)all[k].c,
+			};
+		}
+		j = end;
+	}
+	free(all);
+	return 0;
+}
+
+/* Order the instructions by ip, renumbering what pass 1 numbered by first access. */
+static int sort_insns(struct bthread *b)
+{
+	uint32_t n = b->t.ninsns, *by_ip = malloc(n * sizeof(*by_ip));
+	struct pm_insn *sorted = malloc(n * sizeof(*sorted));
+	struct run_state *runs = calloc(n, sizeof(*runs));
+
+	b->order = malloc(n * sizeof(*b->order));
+	if (!by_ip || !sorted || !runs || !b->order) {
+		free(by_ip);
+		free(sorted);
+		free(runs);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		by_ip[i] = i;
+	for (uint32_t i = 0; i < n; i++)
+		sorted[i] = b->t.insns[i];
+	{
+		uint64_t *keys = malloc(n * sizeof(*keys) * 2);
+
+		if (!keys) {
+			free(by_ip);
+			free(sorted);
+			free(runs);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			keys[2 * i] = b->t.insns[i].ip;
+			keys[2 * i + 1] = i;
+		}
+		qsort(keys, n, 2 * sizeof(*keys), cmp_u64);
+		for (uint32_t j = 0; j < n; j++)
+			by_ip[j] = (uint32_t)keys[2 * j + 1];
+		free(keys);
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		b->t.insns[j] = sorted[by_ip[j]];
+		b->order[by_ip[j]] = j;
+		runs[j].token = PM_NONE;
+	}
+	for (uint32_t k = 0; k < b->t.npattern; k++)
+		b->t.pattern[k] = b->order[b->t.pattern[k]];
+	free(by_ip);
+	free(sorted);
+	free(b->runs);
+	b->runs = runs;
+	b->prev = PM_NONE;
+	return 0;
+}
+
+static int cmp_width(const void *x, const void *y)
+{
+	const struct key3 *a = x, *b = y;
+	uint64_t wa = a->b - a->a, wb = b->b - b->a;
+
+	if (wa != wb)
+		return wa < wb ? -1 : 1;
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* Union-find over instruction indices: the next one not yet in a loop. */
+static uint32_t next_free(uint32_t *next, uint32_t i)
+{
+	uint32_t root = i;
+
+	while (next[root] != root)
+		root = next[root];
+	while (next[i] != root) {
+		uint32_t up = next[i];
+
+		next[i] = root;
+		i = up;
+	}
+	return root;
+}
+
+static int make_loops(struct bthread *b)
+{
+	struct pm_thread *t = &b->t;
+	struct key3 *iv = malloc((b->back.n ? b->back.n : 1) * sizeof(*iv));
+	uint32_t *next = malloc((t->ninsns + 1) * sizeof(*next));
+	size_t n = 0;
+
+	if (!iv || !next) {
+		free(iv);
+		free(next);
+		return -ENOMEM;
+	}
+	for (size_t s = 0; s <= b->back.mask; s++)
+		if (b->back.slots[s].used && b->back.slots[s].count >= 2)
+			iv[n++] = b->back.slots[s];
+	qsort(iv, n, sizeof(*iv), cmp_width);
+	for (uint32_t i = 0; i <= t->ninsns; i++)
+		next[i] = i;
+	t->loops = calloc(n ? n : 1, sizeof(*t->loops));
+	if (!t->loops) {
+		free(iv);
+		free(next);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		/* The first instruction at or above the loop's start. */
+		uint32_t lo = 0, hi = t->ninsns, loop = PM_NONE;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (t->insns[mid].ip < iv[k].a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t i = next_free(next, lo); i < t->ninsns && t->insns[i].ip <= iv[k].b;
+		     i = next_free(next, i)) {
+			if (loop == PM_NONE) {
+				loop = t->nloops++;
+				t->loops[loop].ip_lo = iv[k].a;
+				t->loops[loop].ip_hi = iv[k].b;
+			}
+			t->insns[i].loop = loop;
+			t->loops[loop].insns++;
+			t->loops[loop].accesses += t->insns[i].count;
+			next[i] = i + 1;
+		}
+	}
+	free(iv);
+	free(next);
+	/* Loops in ip order, their instructions renumbered to match. */
+	{
+		uint32_t *rank = malloc((t->nloops ? t->nloops : 1) * sizeof(*rank));
+		uint64_t *keys = malloc((t->nloops ? t->nloops : 1) * 2 * sizeof(*keys));
+		struct pm_loop *sorted = malloc((t->nloops ? t->nloops : 1) * sizeof(*sorted));
+
+		if (!rank || !keys || !sorted) {
+			free(rank);
+			free(keys);
+			free(sorted);
+			return -ENOMEM;
+		}
+		for (uint32_t l = 0; l < t->nloops; l++) {
+			keys[2 * l] = t->loops[l].ip_lo;
+			keys[2 * l + 1] = l;
+		}
+		qsort(keys, t->nloops, 2 * sizeof(*keys), cmp_u64);
+		for (uint32_t j = 0; j < t->nloops; j++) {
+			sorted[j] = t->loops[keys[2 * j + 1]];
+			rank[keys[2 * j + 1]] = j;
+		}
+		memcpy(t->loops, sorted, t->nloops * sizeof(*sorted));
+		for (uint32_t i = 0; i < t->ninsns; i++) {
+			if (t->insns[i].loop != PM_NONE)
+				t->insns[i].loop = rank[t->insns[i].loop];
+			else
+				t->outside_loops += t->insns[i].count;
+		}
+		free(rank);
+		free(keys);
+		free(sorted);
+	}
+	return 0;
+}
+
+/* ---- Pass 2 ---- */
+
+static uint32_t token_of(const struct pm_insn *in, int64_t stride, uint32_t run)
+{
+	for (uint32_t k = 0; k < in->ntokens; k++)
+		if (in->tokens[k].stride == stride && in->tokens[k].run == run)
+			return k;
+	return in->ntokens;	/* random */
+}
+
+/* What follows token @from (PM_NONE: the first run) is @to. */
+static int follow(struct pm_insn *in, uint32_t from, uint32_t to)
+{
+	if (from == PM_NONE) {
+		in->first_token = to;
+		return 0;
+	}
+	return edge_add(from == in->ntokens ? &in->random_next : &in->tokens[from].next, to);
+}
+
+static int add_reuse(struct pm_insn *in, uint32_t bin, uint64_t count)
+{
+	uint32_t i = 0;
+	struct pm_bin *grown;
+
+	while (i < in->nreuse && in->reuse[i].bin < bin)
+		i++;
+	if (i < in->nreuse && in->reuse[i].bin == bin) {
+		in->reuse[i].count += count;
+		return 0;
+	}
+	grown = realloc(in->reuse, (in->nreuse + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	in->reuse = grown;
+	memmove(&in->reuse[i + 1], &in->reuse[i], (in->nreuse - i) * sizeof(*grown));
+	in->reuse[i] = (struct pm_bin){ bin, count };
+	in->nreuse++;
+	return 0;
+}
+
+/* The run in @rs ended: its token follows the last, and if random, its accesses' reuse counts. */
+static int end_run(struct pm_insn *in, struct run_state *rs)
+{
+	uint32_t tok = token_of(in, rs->stride, rs->run);
+	int ret;
+
+	if (tok < in->ntokens) {
+		in->tokens[tok].count++;
+		ret = follow(in, rs->token, tok);
+	} else {
+		ret = follow(in, rs->token, tok);
+		for (uint32_t k = 1; k < rs->run && !ret; k++)
+			ret = follow(in, tok, tok);
+		in->random += rs->run;
+		in->cold += rs->pending_cold;
+		for (uint32_t bin = 0; bin < PM_REUSE_BINS && !ret && rs->touched; bin++)
+			if (rs->pending[bin])
+				ret = add_reuse(in, bin, rs->pending[bin]);
+	}
+	rs->token = tok;
+	if (rs->touched)
+		memset(rs->pending, 0, sizeof(rs->pending));
+	rs->pending_cold = 0;
+	rs->touched = 0;
+	rs->run = 0;
+	return ret;
+}
+
+static int pass2(struct builder *bd, const struct vmt_record *r)
+{
+	const struct vmt_exact *e = &r->exact;
+	struct bthread *b = thread_get(bd, r);
+	struct pm_thread *t;
+	struct pm_insn *in;
+	struct run_state *rs;
+	uint64_t *slot, distance;
+	uint32_t i, id, region;
+	bool added;
+	int ret;
+
+	if (!b)
+		return -ENOMEM;
+	t = &b->t;
+	slot = vmt_u64_map_get(&b->insn_of, e->ip);
+	if (!slot)
+		return -EIO;	/* the trace changed between the passes */
+	i = b->order[*slot - 1];
+	in = &t->insns[i];
+	rs = &b->runs[i];
+	ret = vmt_stack_distance_access(&b->sd, e->addr >> LINE_SHIFT, &distance, &id);
+	if (ret)
+		return ret;
+	if (rs->seen) {
+		int64_t stride = (int64_t)(e->addr - rs->last);
+
+		if (rs->run && stride != rs->stride && (ret = end_run(in, rs)))
+			return ret;
+		rs->stride = stride;
+		rs->run++;
+		if (distance == VMT_STACK_DISTANCE_COLD) {
+			rs->pending_cold++;
+		} else {
+			rs->pending[pm_reuse_bin(distance)]++;
+			rs->touched = 1;
+		}
+	}
+	rs->last = e->addr;
+	rs->seen = 1;
+	if (b->prev != PM_NONE && (ret = edge_add(&t->insns[b->prev].next, i)))
+		return ret;
+	b->prev = i;
+	/* PSnAP's view: the loop's stride and working set in the access's region. */
+	region = region_of(t, e->addr);
+	if (in->loop != PM_NONE && region != PM_NONE) {
+		struct loop_state *c;
+
+		slot = vmt_u64_map_put(&b->loop_cell, (uint64_t)in->loop << 32 | region, &added);
+		if (!slot)
+			return -ENOMEM;
+		if (added) {
+			if (vmt_grow_array((void **)&b->cells, &b->cells_room, b->ncells + 1,
+					   sizeof(*b->cells)))
+				return -ENOMEM;
+			*slot = ++b->ncells;
+		}
+		c = &b->cells[*slot - 1];
+		if (added) {
+			c->loop = in->loop;
+			c->lr.region = region;
+		} else {
+			c->lr.strides[vmt_profile_stride_bin((int64_t)(e->addr - c->last))]++;
+		}
+		c->last = e->addr;
+		c->lr.accesses++;
+		slot = vmt_u64_map_put(&b->loop_lines,
+				       (uint64_t)in->loop << 42 | (e->addr >> LINE_SHIFT), &added);
+		if (!slot)
+			return -ENOMEM;
+		c->lr.lines += added;
+	}
+	if (region != PM_NONE)
+		t->regions[region].accesses++;
+	return 0;
+}
+
+/* ---- The driver ---- */
+
+static int run_pass(struct builder *bd, struct vmt_trace *trace, int pass)
+{
+	struct vmt_trace_cursor *cursor;
+	const struct vmt_record *r;
+	uint32_t stream;
+	int ret;
+
+	bd->pass = pass;
+	ret = vmt_trace_cursor_create(trace, VMT_ORDER_TIME, &cursor);
+	if (ret) {
+		say(bd->err, "%s", vmt_trace_error_message(trace));
+		return ret;
+	}
+	while ((ret = vmt_trace_cursor_next(cursor, &r, &stream)) == 1) {
+		/* Data accesses: an instruction fetch (lackey's I lines) is no part of a profile. */
+		if (r->hdr.type != VMT_REC_EXACT || r->exact.access == VMT_ACCESS_EXEC)
+			continue;
+		ret = pass == 1 ? pass1(bd, r) : pass2(bd, r);
+		if (ret)
+			break;
+	}
+	if (ret < 0)
+		say(bd->err, "%s", ret == -ENOMEM ? "out of memory" :
+		    ret == -EIO ? "the trace changed between the profiler's two passes" :
+		    vmt_trace_error_message(trace));
+	vmt_trace_cursor_free(cursor);
+	return ret < 0 ? ret : 0;
+}
+
+/* The end of pass 2: the last runs, and the loops' regions gathered from the cells. */
+static int finish_thread(struct bthread *b)
+{
+	struct pm_thread *t = &b->t;
+	int ret;
+
+	for (uint32_t i = 0; i < t->ninsns; i++)
+		if (b->runs[i].run && (ret = end_run(&t->insns[i], &b->runs[i])))
+			return ret;
+	for (uint64_t c = 0; c < b->ncells; c++) {
+		struct pm_loop *lp = &t->loops[b->cells[c].loop];
+		struct pm_loop_region *grown = realloc(lp->regions,
+						       (lp->nregions + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		lp->regions = grown;
+		lp->regions[lp->nregions++] = b->cells[c].lr;
+	}
+	/* Each loop's regions in address order, whatever order the cells came in. */
+	for (uint32_t l = 0; l < t->nloops; l++) {
+		struct pm_loop *lp = &t->loops[l];
+
+		for (uint32_t x = 1; x < lp->nregions; x++)
+			for (uint32_t y = x; y && lp->regions[y - 1].region > lp->regions[y].region; y--) {
+				struct pm_loop_region tmp = lp->regions[y];
+
+				lp->regions[y] = lp->regions[y - 1];
+				lp->regions[y - 1] = tmp;
+			}
+	}
+	return 0;
+}
+
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct pm_thread *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options *options,
+		      struct vmt_profile **profile, struct vmt_trace_error *err)
+{
+	struct builder bd = { .err = err };
+	struct vmt_profile *p = NULL;
+	int ret;
+
+	bd.max_tokens = options && options->max_tokens ? options->max_tokens : 32;
+	if (vmt_u64_map_init(&bd.thread_of)) {
+		say(err, "out of memory");
+		return -ENOMEM;
+	}
+	ret = run_pass(&bd, trace, 1);
+	if (!ret && !bd.nthreads) {
+		say(err, "no exact accesses to profile (record with --exact)");
+		ret = -ENODATA;
+	}
+	for (uint32_t k = 0; k < bd.nthreads && !ret; k++) {
+		struct bthread *b = &bd.threads[k];
+
+		/* Pass 1's last runs, which no change of stride ended. */
+		for (uint32_t i = 0; i < b->t.ninsns && !ret; i++)
+			if (b->runs[i].run)
+				ret = table3_add(&b->tokens, i, (uint64_t)b->runs[i].stride,
+						 b->runs[i].run, 1);
+		if (!ret)
+			ret = make_regions(b);
+		if (!ret)
+			ret = choose_tokens(&bd, b);
+		if (!ret)
+			ret = sort_insns(b);
+		if (!ret)
+			ret = make_loops(b);
+		if (!ret) {
+			ret = vmt_stack_distance_init(&b->sd);
+			b->sd_ready = !ret;
+		}
+		free(b->tokens.slots);
+		b->tokens.slots = NULL;
+		free(b->back.slots);
+		b->back.slots = NULL;
+		if (ret)
+			say(err, "out of memory");
+	}
+	if (!ret)
+		ret = run_pass(&bd, trace, 2);
+	for (uint32_t k = 0; k < bd.nthreads && !ret; k++)
+		if ((ret = finish_thread(&bd.threads[k])))
+			say(err, "out of memory");
+	if (!ret) {
+		p = calloc(1, sizeof(*p));
+		if (p)
+			p->threads = calloc(bd.nthreads, sizeof(*p->threads));
+		if (!p || !p->threads) {
+			free(p);
+			p = NULL;
+			say(err, "out of memory");
+			ret = -ENOMEM;
+		}
+	}
+	if (!ret) {
+		for (uint32_t k = 0; k < bd.nthreads; k++) {
+			p->threads[k] = bd.threads[k].t;
+			memset(&bd.threads[k].t, 0, sizeof(bd.threads[k].t));
+		}
+		p->nthreads = bd.nthreads;
+		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_tid);
+		*profile = p;
+	}
+	for (uint32_t k = 0; k < bd.nthreads; k++)
+		bthread_free(&bd.threads[k]);
+	free(bd.threads);
+	vmt_u64_map_free(&bd.thread_of);
+	return ret;
+}

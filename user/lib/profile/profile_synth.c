@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * vmt_profile_synth(): a synthetic trace from a profile.
+ *
+ * Each thread walks its instruction graph: the pattern buffer's
+ * instructions first, then, after each instruction, one of those that
+ * followed it. Each instruction walks its own stride runs the same way:
+ * its first address, then run after run, a run @run accesses each @stride
+ * from the last (an address that leaves the instruction's span wraps
+ * round inside it). An access in no kept run gets a line by reuse
+ * distance: a distance drawn from the instruction's histogram, and the
+ * line at that depth of the thread's LRU stack of synthetic lines (a first
+ * touch, or a distance deeper than the stack: a line of the instruction's
+ * span not yet touched).
+ *
+ * Which edge a walk takes is smooth weighted round robin (nginx's): each
+ * edge gains its count, the largest is taken and loses the total. So a
+ * choice made 63 times one way and once the other comes out in exactly
+ * that proportion, evenly spread: a loop's trip count and a column walk's
+ * period survive, where drawing at random would make them geometric. The
+ * seed drives the reuse draws and the untouched lines.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/u64_map.h"
+#include "profile/profile_model.h"
+
+#define LINE_SHIFT	6
+#define NO_LINE		UINT64_MAX
+#define NEW_LINE_TRIES	16
+
+static void say(struct vmt_trace_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* ---- Smooth weighted round robin ---- */
+
+/* The edge taken from @e, whose running weights are @cur; -1 with no edge. */
+static int64_t swrr(const struct pm_edges *e, int64_t *cur)
+{
+	int64_t total = 0;
+	uint32_t best = 0;
+
+	if (!e->n)
+		return -1;
+	for (uint32_t i = 0; i < e->n; i++) {
+		cur[i] += (int64_t)e->e[i].count;
+		total += (int64_t)e->e[i].count;
+		if (cur[i] > cur[best])
+			best = i;
+	}
+	cur[best] -= total;
+	return e->e[best].to;
+}
+
+/* ---- The thread's LRU stack of lines, by depth ---- */
+
+/*
+ * A Fenwick tree over access times holds a 1 at each line's last time, so
+ * the line at depth d is the one whose time has (lines - d) ones up to it.
+ * When time reaches the tree's end the live times are renumbered 1..lines
+ * and the tree restarts at twice that: memory grows with the lines, not the
+ * accesses (analysis/stack_distance.c does the same).
+ */
+struct lru {
+	struct vmt_u64_map time_of;	/* line -> its last time */
+	uint64_t *line_at;		/* time -> its line, or NO_LINE */
+	uint32_t *tree;
+	uint32_t cap, now, lines;
+};
+
+static void tree_add(uint32_t *tree, uint32_t cap, uint32_t t, uint32_t delta)
+{
+	for (; t <= cap; t += t & -t)
+		tree[t] += delta;	/* unsigned: -1 as delta wraps to a decrement */
+}
+
+static int lru_resize(struct lru *l, uint32_t cap)
+{
+	uint64_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
+	uint32_t *tree = calloc((size_t)cap + 1, sizeof(*tree));
+	uint32_t t = 0;
+
+	if (!line_at || !tree) {
+		free(line_at);
+		free(tree);
+		return -ENOMEM;
+	}
+	for (uint32_t old = 1; old <= l->now; old++) {
+		if (l->line_at[old] == NO_LINE)
+			continue;
+		line_at[++t] = l->line_at[old];
+		*vmt_u64_map_get(&l->time_of, line_at[t]) = t;
+	}
+	for (uint32_t i = t + 1; i <= cap; i++)
+		line_at[i] = NO_LINE;
+	/* Linear build: each node passes its sum up to its parent. */
+	for (uint32_t i = 1; i <= cap; i++) {
+		uint32_t up = i + (i & -i);
+
+		tree[i] += i <= t;
+		if (up <= cap)
+			tree[up] += tree[i];
+	}
+	free(l->line_at);
+	free(l->tree);
+	l->line_at = line_at;
+	l->tree = tree;
+	l->cap = cap;
+	l->now = t;
+	return 0;
+}
+
+static int lru_init(struct lru *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (vmt_u64_map_init(&l->time_of))
+		return -ENOMEM;
+	return lru_resize(l, 1024);
+}
+
+static void lru_free(struct lru *l)
+{
+	vmt_u64_map_free(&l->time_of);
+	free(l->line_at);
+	free(l->tree);
+}
+
+static int lru_touch(struct lru *l, uint64_t line)
+{
+	bool added;
+	uint64_t *t;
+
+	if (l->now == l->cap && lru_resize(l, l->lines * 2 + 1024 > l->cap ?
+					   l->lines * 2 + 1024 : l->cap))
+		return -ENOMEM;
+	t = vmt_u64_map_put(&l->time_of, line, &added);
+	if (!t)
+		return -ENOMEM;
+	if (added) {
+		l->lines++;
+	} else {
+		tree_add(l->tree, l->cap, (uint32_t)*t, (uint32_t)-1);
+		l->line_at[*t] = NO_LINE;
+	}
+	*t = ++l->now;
+	l->line_at[l->now] = line;
+	tree_add(l->tree, l->cap, l->now, 1);
+	return 0;
+}
+
+/* The line at depth @d (0: the last touched), d < lines. */
+static uint64_t lru_at(const struct lru *l, uint64_t d)
+{
+	uint32_t want = l->lines - (uint32_t)d, pos = 0, step = 1;
+
+	while ((step << 1) <= l->cap)
+		step <<= 1;
+	for (; step; step >>= 1) {
+		if (pos + step <= l->cap && l->tree[pos + step] < want) {
+			pos += step;
+			want -= l->tree[pos];
+		}
+	}
+	return l->line_at[pos + 1];
+}
+
+/* ---- One thread's generator ---- */
+
+struct gen_insn {
+	uint64_t addr;
+	uint32_t token;		/* the current run's token; PM_NONE: before the second access */
+	uint32_t left;		/* accesses left in the run */
+	int started;
+	int64_t **tok_cur;	/* each token's edges' running weights; [ntokens]: random's */
+	int64_t *next_cur;
+	int64_t kind_cur[3];
+	uint64_t reuse_total;
+};
+
+struct gen {
+	const struct pm_thread *t;
+	struct gen_insn *g;
+	struct lru lru;
+	uint64_t rng, emitted;
+	uint32_t cur;		/* the last instruction; PM_NONE before the first */
+};
+
+static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed)
+{
+	memset(gn, 0, sizeof(*gn));
+	gn->t = t;
+	gn->cur = PM_NONE;
+	gn->rng = seed ^ ((uint64_t)t->tid * 0xd1342543de82ef95ULL);
+	gn->g = calloc(t->ninsns, sizeof(*gn->g));
+	if (!gn->g || lru_init(&gn->lru))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->ninsns; i++) {
+		const struct pm_insn *in = &t->insns[i];
+		struct gen_insn *g = &gn->g[i];
+
+		g->token = PM_NONE;
+		g->tok_cur = calloc((size_t)in->ntokens + 1, sizeof(*g->tok_cur));
+		g->next_cur = calloc(in->next.n ? in->next.n : 1, sizeof(*g->next_cur));
+		if (!g->tok_cur || !g->next_cur)
+			return -ENOMEM;
+		for (uint32_t k = 0; k <= in->ntokens; k++) {
+			const struct pm_edges *e = k < in->ntokens ? &in->tokens[k].next :
+							&in->random_next;
+
+			g->tok_cur[k] = calloc(e->n ? e->n : 1, sizeof(int64_t));
+			if (!g->tok_cur[k])
+				return -ENOMEM;
+		}
+		g->reuse_total = in->cold;
+		for (uint32_t b = 0; b < in->nreuse; b++)
+			g->reuse_total += in->reuse[b].count;
+	}
+	return 0;
+}
+
+static void gen_free(struct gen *gn)
+{
+	for (uint32_t i = 0; gn->g && i < gn->t->ninsns; i++) {
+		for (uint32_t k = 0; gn->g[i].tok_cur && k <= gn->t->insns[i].ntokens; k++)
+			free(gn->g[i].tok_cur[k]);
+		free(gn->g[i].tok_cur);
+		free(gn->g[i].next_cur);
+	}
+	free(gn->g);
+	lru_free(&gn->lru);
+}
+
+/* A line for an access of @in in no kept run, by its reuse distances. */
+static uint64_t random_line(struct gen *gn, const struct pm_insn *in, const struct gen_insn *g)
+{
+	uint64_t first = in->lo >> LINE_SHIFT, span = (in->hi >> LINE_SHIFT) - first + 1;
+	uint64_t d = UINT64_MAX;
+
+	if (g->reuse_total) {
+		uint64_t x = splitmix(&gn->rng) % g->reuse_total;
+
+		if (x >= in->cold) {
+			x -= in->cold;
+			for (uint32_t b = 0; b < in->nreuse; b++) {
+				uint64_t lo, hi;
+
+				if (x < in->reuse[b].count) {
+					pm_reuse_range(in->reuse[b].bin, &lo, &hi);
+					d = lo + splitmix(&gn->rng) % (hi - lo + 1);
+					break;
+				}
+				x -= in->reuse[b].count;
+			}
+		}
+	}
+	if (d < gn->lru.lines)
+		return lru_at(&gn->lru, d);
+	/* A first touch: a line of the span no access has touched yet. */
+	for (int k = 0; k < NEW_LINE_TRIES; k++) {
+		uint64_t line = first + splitmix(&gn->rng) % span;
+
+		if (!vmt_u64_map_get(&gn->lru.time_of, line))
+			return line;
+	}
+	return gn->lru.lines ? lru_at(&gn->lru, gn->lru.lines - 1) : first;
+}
+
+/* @addr moved by @stride, wrapped round into [lo, hi]. */
+static uint64_t step(const struct pm_insn *in, uint64_t addr, int64_t stride)
+{
+	uint64_t span = in->hi - in->lo + 1, a = addr + (uint64_t)stride;
+
+	if (a >= in->lo && a <= in->hi)
+		return a;
+	if (stride >= 0)
+		return in->lo + (a - in->lo) % span;
+	return in->hi - (in->hi - a) % span;
+}
+
+/* The next access of thread @gn into @r. */
+static int gen_next(struct gen *gn, struct vmt_record *r)
+{
+	const struct pm_thread *t = gn->t;
+	const struct pm_insn *in;
+	struct gen_insn *g;
+	uint32_t i;
+	int64_t k;
+
+	if (gn->emitted < t->npattern) {
+		i = t->pattern[gn->emitted];
+	} else {
+		k = gn->cur == PM_NONE ? -1 :
+		    swrr(&t->insns[gn->cur].next, gn->g[gn->cur].next_cur);
+		i = k < 0 ? (t->npattern ? t->pattern[0] : 0) : (uint32_t)k;
+	}
+	in = &t->insns[i];
+	g = &gn->g[i];
+	if (!g->started) {
+		g->addr = in->first;
+		g->started = 1;
+	} else if (g->left) {
+		g->addr = step(in, g->addr, in->tokens[g->token].stride);
+		g->left--;
+	} else {
+		k = -1;
+		if (g->token != PM_NONE)
+			k = swrr(g->token < in->ntokens ? &in->tokens[g->token].next :
+				 &in->random_next, g->tok_cur[g->token]);
+		if (k < 0)
+			k = in->first_token == PM_NONE ? in->ntokens : in->first_token;
+		g->token = (uint32_t)k;
+		if (g->token < in->ntokens) {
+			g->addr = step(in, g->addr, in->tokens[g->token].stride);
+			g->left = in->tokens[g->token].run - 1;
+		} else {
+			g->addr = random_line(gn, in, g) << LINE_SHIFT |
+				  (in->first & ((1 << LINE_SHIFT) - 1));
+		}
+	}
+	if (lru_touch(&gn->lru, g->addr >> LINE_SHIFT))
+		return -ENOMEM;
+	memset(r, 0, sizeof(*r));
+	r->hdr.type = VMT_REC_EXACT;
+	r->hdr.pid = t->pid;
+	r->hdr.tid = t->tid;
+	r->exact.addr = g->addr;
+	r->exact.ip = in->ip;
+	r->exact.size = (uint16_t)in->size;
+	/* The kinds in the instruction's proportions, by the same round robin. */
+	{
+		int64_t w[3] = { (int64_t)in->reads, (int64_t)in->writes, (int64_t)in->rmws };
+		static const uint8_t kinds[3] = { VMT_ACCESS_READ, VMT_ACCESS_WRITE, VMT_ACCESS_RMW };
+		int best = 0;
+
+		for (int j = 0; j < 3; j++) {
+			g->kind_cur[j] += w[j];
+			if (g->kind_cur[j] > g->kind_cur[best])
+				best = j;
+		}
+		g->kind_cur[best] -= (int64_t)in->count;
+		r->exact.access = kinds[best];
+	}
+	gn->cur = i;
+	gn->emitted++;
+	return 0;
+}
+
+int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synth_options *options,
+		      struct vmt_trace_writer *writer, uint64_t *written,
+		      struct vmt_trace_error *err)
+{
+	uint64_t seed = options && options->seed ? options->seed : 1, total = 0, n;
+	struct pm_edges threads = { 0 };
+	struct gen *gens;
+	int64_t *cur;
+	int ret = 0;
+
+	*written = 0;
+	gens = calloc(p->nthreads, sizeof(*gens));
+	threads.e = calloc(p->nthreads, sizeof(*threads.e));
+	cur = calloc(p->nthreads, sizeof(*cur));
+	if (!gens || !threads.e || !cur) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t k = 0; k < p->nthreads; k++) {
+		threads.e[threads.n++] = (struct pm_edge){ k, p->threads[k].accesses };
+		total += p->threads[k].accesses;
+		if ((ret = gen_init(&gens[k], &p->threads[k], seed)))
+			goto out;
+	}
+	n = options && options->accesses ? options->accesses : total;
+	for (uint64_t x = 0; x < n; x++) {
+		struct vmt_record r;
+		int64_t k = swrr(&threads, cur);
+
+		if ((ret = gen_next(&gens[k], &r)))
+			goto out;
+		r.hdr.time_ns = x;
+		if ((ret = vmt_trace_writer_append_record(writer, &r))) {
+			say(err, "%s", vmt_trace_writer_error_message(writer));
+			goto out_quiet;
+		}
+		++*written;
+	}
+out:
+	if (ret)
+		say(err, "out of memory");
+out_quiet:
+	for (uint32_t k = 0; gens && k < p->nthreads; k++)
+		if (gens[k].t)
+			gen_free(&gens[k]);
+	free(gens);
+	free(threads.e);
+	free(cur);
+	return ret;
+}

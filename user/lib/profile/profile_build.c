@@ -101,11 +101,13 @@ static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint
 
 static int edge_add(struct pm_edges *e, uint32_t to)
 {
+	uint64_t visit = e->visits++;
 	struct pm_edge *grown;
 
 	for (uint32_t i = 0; i < e->n; i++) {
 		if (e->e[i].to == to) {
 			e->e[i].count++;
+			e->e[i].last = visit;
 			/* Keep the busiest first: the next search finds it sooner. */
 			if (i && e->e[i].count > e->e[i - 1].count) {
 				struct pm_edge x = e->e[i];
@@ -123,7 +125,7 @@ static int edge_add(struct pm_edges *e, uint32_t to)
 			return -ENOMEM;
 		e->e = grown;
 	}
-	e->e[e->n++] = (struct pm_edge){ to, 1 };
+	e->e[e->n++] = (struct pm_edge){ to, 1, visit, visit };
 	return 0;
 }
 

@@ -142,6 +142,8 @@ static void put_edges(struct out *o, const struct pm_edges *e)
 	for (uint32_t i = 0; i < e->n; i++) {
 		put(o, e->e[i].to);
 		put(o, e->e[i].count);
+		put(o, e->e[i].first);
+		put(o, e->e[i].last - e->e[i].first);
 	}
 }
 
@@ -356,11 +358,20 @@ static void *get_array(struct in *in, uint64_t n, size_t size)
 
 static void get_edges(struct in *in, struct pm_edges *e, uint64_t nodes)
 {
-	e->n = (uint32_t)get_count(in, 2);
+	e->n = (uint32_t)get_count(in, 4);
 	e->e = get_array(in, e->n, sizeof(*e->e));
+	e->visits = 0;
 	for (uint32_t i = 0; i < e->n && !in->bad; i++) {
-		e->e[i].to = get_index(in, nodes);
-		e->e[i].count = get(in);
+		struct pm_edge *x = &e->e[i];
+
+		x->to = get_index(in, nodes);
+		x->count = get(in);
+		x->first = get(in);
+		x->last = x->first + get(in);
+		/* Taken @count times between its first and last: no fewer than 1, no more than fit. */
+		if (!x->count || x->last < x->first || x->count - 1 > x->last - x->first)
+			in->bad = 1;
+		e->visits += x->count;
 	}
 	if (in->bad)
 		e->n = 0;

@@ -48,15 +48,21 @@ static inline void pm_reuse_range(unsigned int bin, uint64_t *lo, uint64_t *hi)
 	*hi = *lo + (UINT64_C(1) << (e - 2)) - 1;
 }
 
-/* A weighted edge of a graph: to node @to, taken @count times. */
+/*
+ * A weighted edge of a graph: to node @to, taken @count times, the first
+ * and last at the @first-th and @last-th time its node was left (from 0):
+ * when in the run it was taken, for the generator's schedule.
+ */
 struct pm_edge {
 	uint32_t to;
 	uint64_t count;
+	uint64_t first, last;
 };
 
 struct pm_edges {
 	uint32_t n;
 	struct pm_edge *e;
+	uint64_t visits;		/* the counts' sum: times the node was left */
 };
 
 /* A stride run: @run accesses in a row, each @stride bytes from the one before. */

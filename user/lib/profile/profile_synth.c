@@ -13,11 +13,9 @@
  * touch, or a distance deeper than the stack: a line of the instruction's
  * span not yet touched).
  *
- * Which edge a walk takes is smooth weighted round robin (nginx's): each
- * edge gains its count, the largest is taken and loses the total. So a
- * choice made 63 times one way and once the other comes out in exactly
- * that proportion, evenly spread: a loop's trip count and a column walk's
- * period survive, where drawing at random would make them geometric. The
+ * Which edge a walk takes is set by a schedule (pick(), below) that keeps
+ * each edge's count and the stretch of the run it was taken in; the
+ * threads share the trace by smooth weighted round robin (nginx's). The
  * seed drives the reuse draws and the untouched lines.
  */
 #include <errno.h>
@@ -31,7 +29,7 @@
 
 #define LINE_SHIFT	6
 #define NO_LINE		UINT64_MAX
-#define NEW_LINE_TRIES	16
+#define NEW_LINE_TRIES	65536	/* lines looked at for an untouched one */
 
 static void say(struct vmt_trace_error *err, const char *fmt, ...)
 {
@@ -71,6 +69,61 @@ static int64_t swrr(const struct pm_edges *e, int64_t *cur)
 	}
 	cur[best] -= total;
 	return e->e[best].to;
+}
+
+/* ---- The schedule of a node's edges ---- */
+
+/*
+ * The edge taken the v-th time a node is left: the one furthest behind its
+ * schedule, an edge being due count times, spread evenly from the visit of
+ * its first taking to that of its last (scaled by @scale, the synthetic
+ * trace's length over the original's). @taken holds each edge's takings
+ * and, at [n], the visits. An edge taken once at the end is taken at the
+ * end; a choice made 63 times one way and once the other, all through,
+ * comes out evenly spread, 63 to 1: a loop's trip count and a column
+ * walk's period survive, and so do a run's phases, where a walk drawn at
+ * random (or a round robin blind to time) would make them geometric.
+ */
+static int64_t pick(const struct pm_edges *e, int64_t *taken, double scale)
+{
+	double x, best_deficit = 0;
+	int64_t best = -1;
+
+	if (!e->n)
+		return -1;
+	x = ((double)taken[e->n]++ + 0.5) / scale;
+	for (uint32_t i = 0; i < e->n; i++) {
+		const struct pm_edge *d = &e->e[i];
+		double due, deficit;
+
+		if (x < (double)d->first)
+			due = 0;
+		else if (x >= (double)d->last)
+			due = (double)d->count;
+		else
+			due = 1 + (double)(d->count - 1) * (x - (double)d->first) /
+				  (double)(d->last - d->first);
+		deficit = due * scale - (double)taken[i];
+		if (best < 0 || deficit > best_deficit ||
+		    (deficit == best_deficit && d->count > e->e[best].count)) {
+			best = i;
+			best_deficit = deficit;
+		}
+	}
+	taken[best]++;
+	return e->e[best].to;
+}
+
+/* The edge to @to was taken from outside the schedule (the pattern buffer's walk): count it. */
+static void note(const struct pm_edges *e, int64_t *taken, uint32_t to)
+{
+	for (uint32_t i = 0; i < e->n; i++) {
+		if (e->e[i].to == to) {
+			taken[i]++;
+			taken[e->n]++;
+			return;
+		}
+	}
 }
 
 /* ---- The thread's LRU stack of lines, by depth ---- */
@@ -203,13 +256,15 @@ struct gen {
 	struct gen_insn *g;
 	struct lru lru;
 	uint64_t rng, emitted;
+	double scale;		/* the synthetic trace's length over the original's */
 	uint32_t cur;		/* the last instruction; PM_NONE before the first */
 };
 
-static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed)
+static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, double scale)
 {
 	memset(gn, 0, sizeof(*gn));
 	gn->t = t;
+	gn->scale = scale;
 	gn->cur = PM_NONE;
 	gn->rng = seed ^ ((uint64_t)t->tid * 0xd1342543de82ef95ULL);
 	gn->g = calloc(t->ninsns, sizeof(*gn->g));
@@ -221,14 +276,14 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed)
 
 		g->token = PM_NONE;
 		g->tok_cur = calloc((size_t)in->ntokens + 1, sizeof(*g->tok_cur));
-		g->next_cur = calloc(in->next.n ? in->next.n : 1, sizeof(*g->next_cur));
+		g->next_cur = calloc((size_t)in->next.n + 1, sizeof(*g->next_cur));
 		if (!g->tok_cur || !g->next_cur)
 			return -ENOMEM;
 		for (uint32_t k = 0; k <= in->ntokens; k++) {
 			const struct pm_edges *e = k < in->ntokens ? &in->tokens[k].next :
 							&in->random_next;
 
-			g->tok_cur[k] = calloc(e->n ? e->n : 1, sizeof(int64_t));
+			g->tok_cur[k] = calloc((size_t)e->n + 1, sizeof(int64_t));
 			if (!g->tok_cur[k])
 				return -ENOMEM;
 		}
@@ -276,12 +331,21 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, const stru
 	}
 	if (d < gn->lru.lines)
 		return lru_at(&gn->lru, d);
-	/* A first touch: a line of the span no access has touched yet. */
-	for (int k = 0; k < NEW_LINE_TRIES; k++) {
-		uint64_t line = first + splitmix(&gn->rng) % span;
+	/*
+	 * A first touch: a line of the span no access has touched yet, the
+	 * first free one from a random line on (so that a span that fills up,
+	 * as a chase's first round fills its nodes, still finds its last ones).
+	 */
+	{
+		uint64_t start = splitmix(&gn->rng) % span;
+		uint64_t tries = span < NEW_LINE_TRIES ? span : NEW_LINE_TRIES;
 
-		if (!vmt_u64_map_get(&gn->lru.time_of, line))
-			return line;
+		for (uint64_t k = 0; k < tries; k++) {
+			uint64_t line = first + (start + k) % span;
+
+			if (!vmt_u64_map_get(&gn->lru.time_of, line))
+				return line;
+		}
 	}
 	return gn->lru.lines ? lru_at(&gn->lru, gn->lru.lines - 1) : first;
 }
@@ -309,9 +373,11 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 
 	if (gn->emitted < t->npattern) {
 		i = t->pattern[gn->emitted];
+		if (gn->cur != PM_NONE)
+			note(&t->insns[gn->cur].next, gn->g[gn->cur].next_cur, i);
 	} else {
 		k = gn->cur == PM_NONE ? -1 :
-		    swrr(&t->insns[gn->cur].next, gn->g[gn->cur].next_cur);
+		    pick(&t->insns[gn->cur].next, gn->g[gn->cur].next_cur, gn->scale);
 		i = k < 0 ? (t->npattern ? t->pattern[0] : 0) : (uint32_t)k;
 	}
 	in = &t->insns[i];
@@ -325,8 +391,8 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 	} else {
 		k = -1;
 		if (g->token != PM_NONE)
-			k = swrr(g->token < in->ntokens ? &in->tokens[g->token].next :
-				 &in->random_next, g->tok_cur[g->token]);
+			k = pick(g->token < in->ntokens ? &in->tokens[g->token].next :
+				 &in->random_next, g->tok_cur[g->token], gn->scale);
 		if (k < 0)
 			k = in->first_token == PM_NONE ? in->ntokens : in->first_token;
 		g->token = (uint32_t)k;
@@ -385,12 +451,14 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 		goto out;
 	}
 	for (uint32_t k = 0; k < p->nthreads; k++) {
-		threads.e[threads.n++] = (struct pm_edge){ k, p->threads[k].accesses };
+		threads.e[threads.n++] = (struct pm_edge){ k, p->threads[k].accesses, 0, 0 };
 		total += p->threads[k].accesses;
-		if ((ret = gen_init(&gens[k], &p->threads[k], seed)))
-			goto out;
 	}
 	n = options && options->accesses ? options->accesses : total;
+	for (uint32_t k = 0; k < p->nthreads; k++)
+		if ((ret = gen_init(&gens[k], &p->threads[k], seed,
+				    total ? (double)n / (double)total : 1.0)))
+			goto out;
 	for (uint64_t x = 0; x < n; x++) {
 		struct vmt_record r;
 		int64_t k = swrr(&threads, cur);

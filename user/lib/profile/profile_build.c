@@ -225,6 +225,9 @@ static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r
 	b->t.pid = r->hdr.pid;
 	b->t.tid = r->hdr.tid;
 	b->prev = PM_NONE;
+	b->t.pattern = malloc(PM_PATTERN * sizeof(*b->t.pattern));
+	if (!b->t.pattern)
+		return NULL;
 	if (vmt_u64_map_init(&b->insn_of) || vmt_u64_map_init(&b->lines) ||
 	    table3_init(&b->tokens) || table3_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
 	    vmt_u64_map_init(&b->loop_lines))

@@ -18,8 +18,14 @@
 
 #define PM_MAGIC		"VMTPROF\0"
 #define PM_HEADER		40
-/* More than any profile needs: a bound that stops a damaged count early. */
-#define PM_MAX_BODY		(UINT64_C(1) << 31)
+/*
+ * A body's bytes at most: thousands of times what a profile needs (they
+ * are kilobytes), and a bound on what a damaged file can make the reader
+ * allocate, as every count is held to the bytes left to hold its items.
+ */
+#define PM_MAX_BODY		(UINT64_C(64) << 20)
+/* Counts at most: the generator's running sums of them stay in an int64_t. */
+#define PM_MAX_COUNT		(UINT64_C(1) << 62)
 #define PM_ZSTD_LEVEL		19
 
 static const char *const bin_names[VMT_PROFILE_STRIDE_BINS] = {
@@ -78,6 +84,7 @@ void pm_thread_free(struct pm_thread *t)
 		edges_free(&in->next);
 	}
 	free(t->insns);
+	free(t->pattern);
 	for (uint32_t l = 0; l < t->nloops && t->loops; l++)
 		free(t->loops[l].regions);
 	free(t->loops);
@@ -89,7 +96,7 @@ void vmt_profile_free(struct vmt_profile *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->nthreads; i++)
+	for (uint32_t i = 0; i < p->nthreads && p->threads; i++)
 		pm_thread_free(&p->threads[i]);
 	free(p->threads);
 	free(p);
@@ -399,8 +406,6 @@ static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_
 		if (!x->tokens[k].run)
 			in->bad = 1;
 	}
-	if (in->bad)
-		x->ntokens = 0;
 	x->first_token = (uint32_t)get_index(in, (uint64_t)x->ntokens + 2) - 1;
 	get_edges(in, &x->random_next, (uint64_t)x->ntokens + 1);
 	x->random = get(in);
@@ -414,7 +419,10 @@ static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_
 	if (in->bad)
 		x->nreuse = 0;
 	get_edges(in, &x->next, ninsns);
-	if (!x->count || !x->size || x->hi < x->lo)
+	/* Its kinds add up to its count, and no count is past the generator's sums. */
+	if (!x->count || x->count > PM_MAX_COUNT || x->reads > x->count ||
+	    x->writes > x->count - x->reads || x->rmws != x->count - x->reads - x->writes ||
+	    !x->size || x->hi < x->lo)
 		in->bad = 1;
 }
 
@@ -439,6 +447,7 @@ static void get_thread(struct in *in, struct pm_thread *t)
 	t->npattern = (uint32_t)get(in);
 	if (t->npattern > PM_PATTERN)
 		in->bad = 1;
+	t->pattern = get_array(in, t->npattern, sizeof(*t->pattern));
 	for (uint32_t i = 0; i < t->npattern && !in->bad; i++)
 		t->pattern[i] = get_index(in, t->ninsns);
 	t->nregions = (uint32_t)get_count(in, 4);
@@ -485,8 +494,6 @@ static void get_thread(struct in *in, struct pm_thread *t)
 		if (in->bad)
 			lp->nregions = 0;
 	}
-	if (in->bad)
-		t->nloops = 0;
 	for (uint32_t i = 0; i < t->ninsns && !in->bad; i++)
 		if (t->insns[i].loop != PM_NONE && t->insns[i].loop >= t->nloops)
 			in->bad = 1;
@@ -526,6 +533,12 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 		say(err, "damaged profile: a body of %llu bytes", (unsigned long long)raw);
 		return -EBADMSG;
 	}
+	/* The frame says its size (the encoder's ZSTD_compress() writes it): no allocation on trust. */
+	if (ZSTD_getFrameContentSize(file + PM_HEADER, z) != raw) {
+		say(err, "damaged profile: its body is not the %llu bytes the header says",
+		    (unsigned long long)raw);
+		return -EBADMSG;
+	}
 	body = malloc(raw);
 	if (!body) {
 		say(err, "out of memory reading the profile");
@@ -541,12 +554,20 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 	p = calloc(1, sizeof(*p));
 	in = (struct in){ body, body + raw, 0 };
 	if (p) {
-		p->nthreads = (uint32_t)get_count(&in, 6);
+		/* A thread is 24 bytes at least: 8 numbers and an instruction of 16. */
+		p->nthreads = (uint32_t)get_count(&in, 24);
 		p->threads = get_array(&in, p->nthreads, sizeof(*p->threads));
 		for (uint32_t i = 0; i < p->nthreads && !in.bad; i++)
 			get_thread(&in, &p->threads[i]);
 		if (!p->nthreads || in.p != in.end)
 			in.bad = in.bad ? in.bad : 1;
+		/* The threads' accesses add up within the generator's sums (its round robin). */
+		for (uint64_t i = 0, total = 0; i < p->nthreads && !in.bad; i++) {
+			if (p->threads[i].accesses > PM_MAX_COUNT - total)
+				in.bad = 1;
+			else
+				total += p->threads[i].accesses;
+		}
 	}
 	free(body);
 	if (!p || in.bad == 2) {

@@ -118,7 +118,7 @@ struct pm_thread {
 	uint32_t pid, tid;
 	uint64_t accesses, outside_loops;
 	uint32_t npattern;
-	uint32_t pattern[PM_PATTERN];	/* instruction indices */
+	uint32_t *pattern;		/* instruction indices, npattern of them */
 	uint32_t ninsns, nloops, nregions;
 	struct pm_insn *insns;		/* in increasing ip order */
 	struct pm_loop *loops;		/* in increasing ip_lo order */

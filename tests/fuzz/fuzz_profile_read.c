@@ -21,8 +21,8 @@
  *     thread before it with the same tid;
  *   - its instructions (profile_model.h) are in increasing ip order, and
  *     each holds what the generator follows without a check: count, size
- *     and runs not 0, lo <= hi, pattern, first run and reuse bins in
- *     range, edges to a node in range taken 1 to last - first + 1 times;
+ *     and runs not 0, lo <= hi, pattern and first run in range,
+ *     reuse edges to a bin or PM_REUSE_COLD, edges to a node in range taken 1 to last - first + 1 times;
  *   - vmt_profile_loop_of() of each instruction's ip is its loop (an index
  *     below the thread's loops) or -ENOENT when in none, and of an ip no
  *     instruction has, -ENOENT;
@@ -116,11 +116,7 @@ static void walk_insns(const struct vmt_profile *p, uint32_t k, const struct pm_
 		if (in->first_token != PM_NONE && in->first_token > in->ntokens)
 			abort();
 		check_edges(&in->random_next, (uint64_t)in->ntokens + 1);
-		if (in->nreuse && !in->reuse)
-			abort();
-		for (uint32_t j = 0; j < in->nreuse; j++)
-			if (in->reuse[j].bin >= PM_REUSE_BINS)
-				abort();
+		check_edges(&in->reuse, PM_REUSE_COLD + 1);
 		check_edges(&in->next, t->ninsns);
 		tokens += in->ntokens;
 		random += in->random;

@@ -8,7 +8,7 @@
  * length), the lines touched, and the backward steps of the instruction
  * stream (from instruction a to b at or below it: a loop over [b, a]).
  * Between the passes: each instruction keeps its max_tokens runs that
- * cover the most accesses (two or more: a stride met once is no pattern); the lines become
+ * cover the most accesses (two or more, and 1/256 of the instruction's); the lines become
  * regions (a line within 256 bytes of the last joins its region, PSnAP's
  * rule); each instruction joins the narrowest loop around it that was
  * taken twice or more.
@@ -403,9 +403,22 @@ static int choose_tokens(struct builder *bd, struct bthread *b)
 			free(all);
 			return -ENOMEM;
 		}
+		/*
+		 * A run is a pattern when it covers 2 accesses or more. When
+		 * most of an instruction's runs are unlike any other (more than
+		 * 32 kinds, and more kinds than a quarter of its runs: a pointer
+		 * chase, a hash table), its strides repeat now and then by
+		 * chance, and kept they would walk it off its own lines: then a
+		 * run must cover 1/256 of its accesses too.
+		 */
+		uint64_t runs = 0, floor = 2;
+
+		for (size_t k = j; k < end; k++)
+			runs += all[k].count;
+		if (end - j > 32 && (end - j) * 4 > runs && in->count / 256 > floor)
+			floor = in->count / 256;
 		for (size_t k = j; k < end && in->ntokens < bd->max_tokens; k++) {
-			/* A stride met once alone says nothing of the next access: random. */
-			if (all[k].count * all[k].c < 2)
+			if (all[k].count * all[k].c < floor)
 				break;
 			in->tokens[in->ntokens++] = (struct pm_token){
 				.stride = (int64_t)all[k].b, .run = (uint32_t)all[k].c,
@@ -600,27 +613,6 @@ static int follow(struct pm_insn *in, uint32_t from, uint32_t to)
 	return edge_add(from == in->ntokens ? &in->random_next : &in->tokens[from].next, to);
 }
 
-static int add_reuse(struct pm_insn *in, uint32_t bin, uint64_t count)
-{
-	uint32_t i = 0;
-	struct pm_bin *grown;
-
-	while (i < in->nreuse && in->reuse[i].bin < bin)
-		i++;
-	if (i < in->nreuse && in->reuse[i].bin == bin) {
-		in->reuse[i].count += count;
-		return 0;
-	}
-	grown = realloc(in->reuse, (in->nreuse + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	in->reuse = grown;
-	memmove(&in->reuse[i + 1], &in->reuse[i], (in->nreuse - i) * sizeof(*grown));
-	in->reuse[i] = (struct pm_bin){ bin, count };
-	in->nreuse++;
-	return 0;
-}
-
 /* The run in @rs ended: its token follows the last, and if random, its accesses' reuse counts. */
 static int end_run(struct pm_insn *in, struct run_state *rs)
 {
@@ -635,10 +627,12 @@ static int end_run(struct pm_insn *in, struct run_state *rs)
 		for (uint32_t k = 1; k < rs->run && !ret; k++)
 			ret = follow(in, tok, tok);
 		in->random += rs->run;
-		in->cold += rs->pending_cold;
+		/* The run's accesses' distances, in the order of the bins: one run is one moment. */
+		for (uint64_t k = 0; k < rs->pending_cold && !ret; k++)
+			ret = edge_add(&in->reuse, PM_REUSE_COLD);
 		for (uint32_t bin = 0; bin < PM_REUSE_BINS && !ret && rs->touched; bin++)
-			if (rs->pending[bin])
-				ret = add_reuse(in, bin, rs->pending[bin]);
+			for (uint64_t k = 0; k < rs->pending[bin] && !ret; k++)
+				ret = edge_add(&in->reuse, bin);
 	}
 	rs->token = tok;
 	if (rs->touched)

@@ -80,7 +80,7 @@ void pm_thread_free(struct pm_thread *t)
 			edges_free(&in->tokens[k].next);
 		free(in->tokens);
 		edges_free(&in->random_next);
-		free(in->reuse);
+		edges_free(&in->reuse);
 		edges_free(&in->next);
 	}
 	free(t->insns);
@@ -176,12 +176,7 @@ static void put_insn(struct out *o, const struct pm_insn *in, uint64_t prev_ip)
 	put(o, in->first_token == PM_NONE ? 0 : (uint64_t)in->first_token + 1);
 	put_edges(o, &in->random_next);
 	put(o, in->random);
-	put(o, in->cold);
-	put(o, in->nreuse);
-	for (uint32_t i = 0; i < in->nreuse; i++) {
-		put(o, in->reuse[i].bin);
-		put(o, in->reuse[i].count);
-	}
+	put_edges(o, &in->reuse);
 	put_edges(o, &in->next);
 }
 
@@ -409,15 +404,7 @@ static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_
 	x->first_token = (uint32_t)get_index(in, (uint64_t)x->ntokens + 2) - 1;
 	get_edges(in, &x->random_next, (uint64_t)x->ntokens + 1);
 	x->random = get(in);
-	x->cold = get(in);
-	x->nreuse = (uint32_t)get_count(in, 2);
-	x->reuse = get_array(in, x->nreuse, sizeof(*x->reuse));
-	for (uint32_t i = 0; i < x->nreuse && !in->bad; i++) {
-		x->reuse[i].bin = get_index(in, PM_REUSE_BINS);
-		x->reuse[i].count = get(in);
-	}
-	if (in->bad)
-		x->nreuse = 0;
+	get_edges(in, &x->reuse, PM_REUSE_COLD + 1);
 	get_edges(in, &x->next, ninsns);
 	/* Its kinds add up to its count, and no count is past the generator's sums. */
 	if (!x->count || x->count > PM_MAX_COUNT || x->reads > x->count ||

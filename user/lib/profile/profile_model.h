@@ -18,6 +18,8 @@
  * exact, then four bins an octave (a quarter of it each), up to 2^32.
  */
 #define PM_REUSE_BINS		128
+/* The reuse "bin" of a line's first touch. */
+#define PM_REUSE_COLD		PM_REUSE_BINS
 /* No index: an instruction in no loop; a token past the kept ones. */
 #define PM_NONE			UINT32_MAX
 
@@ -73,11 +75,6 @@ struct pm_token {
 	struct pm_edges next;		/* the tokens that follow it */
 };
 
-struct pm_bin {
-	uint32_t bin;
-	uint64_t count;
-};
-
 struct pm_insn {
 	uint64_t ip;
 	uint64_t count, reads, writes, rmws;
@@ -90,9 +87,11 @@ struct pm_insn {
 	uint32_t first_token;		/* the run its second access began */
 	struct pm_edges random_next;	/* what follows a random access */
 	uint64_t random;		/* accesses in no kept run */
-	uint32_t nreuse;
-	struct pm_bin *reuse;		/* their reuse distances, bins in increasing order */
-	uint64_t cold;			/* of them, first touches of their line */
+	/*
+	 * Their reuse distances, with when: an edge to each distance bin, or
+	 * to PM_REUSE_COLD for a first touch of its line.
+	 */
+	struct pm_edges reuse;
 	struct pm_edges next;		/* the instructions that follow it */
 };
 

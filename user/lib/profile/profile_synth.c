@@ -8,7 +8,8 @@
  * its first address, then run after run, a run @run accesses each @stride
  * from the last (an address that leaves the instruction's span wraps
  * round inside it). An access in no kept run gets a line by reuse
- * distance: a distance drawn from the instruction's histogram, and the
+ * distance: a distance bin as the schedule below says, a distance in it
+ * drawn at random, and the
  * line at that depth of the thread's LRU stack of synthetic lines (a first
  * touch, or a distance deeper than the stack: a line of the instruction's
  * span not yet touched).
@@ -29,6 +30,7 @@
 
 #define LINE_SHIFT	6
 #define NO_LINE		UINT64_MAX
+#define SPAN_LOOK	64	/* depths looked at for a line in the span */
 #define NEW_LINE_TRIES	65536	/* lines looked at for an untouched one */
 
 static void say(struct vmt_trace_error *err, const char *fmt, ...)
@@ -248,7 +250,7 @@ struct gen_insn {
 	int64_t **tok_cur;	/* each token's edges' running weights; [ntokens]: random's */
 	int64_t *next_cur;
 	int64_t kind_cur[3];
-	uint64_t reuse_total;
+	int64_t *reuse_taken;	/* the reuse edges' schedule */
 };
 
 struct gen {
@@ -287,9 +289,9 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 			if (!g->tok_cur[k])
 				return -ENOMEM;
 		}
-		g->reuse_total = in->cold;
-		for (uint32_t b = 0; b < in->nreuse; b++)
-			g->reuse_total += in->reuse[b].count;
+		g->reuse_taken = calloc((size_t)in->reuse.n + 1, sizeof(*g->reuse_taken));
+		if (!g->reuse_taken)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -301,36 +303,38 @@ static void gen_free(struct gen *gn)
 			free(gn->g[i].tok_cur[k]);
 		free(gn->g[i].tok_cur);
 		free(gn->g[i].next_cur);
+		free(gn->g[i].reuse_taken);
 	}
 	free(gn->g);
 	lru_free(&gn->lru);
 }
 
 /* A line for an access of @in in no kept run, by its reuse distances. */
-static uint64_t random_line(struct gen *gn, const struct pm_insn *in, const struct gen_insn *g)
+static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g)
 {
 	uint64_t first = in->lo >> LINE_SHIFT, span = (in->hi >> LINE_SHIFT) - first + 1;
 	uint64_t d = UINT64_MAX;
 
-	if (g->reuse_total) {
-		uint64_t x = splitmix(&gn->rng) % g->reuse_total;
+	int64_t bin = pick(&in->reuse, g->reuse_taken, gn->scale);
 
-		if (x >= in->cold) {
-			x -= in->cold;
-			for (uint32_t b = 0; b < in->nreuse; b++) {
-				uint64_t lo, hi;
+	/* The distance bin the schedule says, a distance in it at random. */
+	if (bin >= 0 && bin < PM_REUSE_COLD) {
+		uint64_t lo, hi;
 
-				if (x < in->reuse[b].count) {
-					pm_reuse_range(in->reuse[b].bin, &lo, &hi);
-					d = lo + splitmix(&gn->rng) % (hi - lo + 1);
-					break;
-				}
-				x -= in->reuse[b].count;
-			}
-		}
+		pm_reuse_range((unsigned int)bin, &lo, &hi);
+		d = lo + splitmix(&gn->rng) % (hi - lo + 1);
 	}
-	if (d < gn->lru.lines)
-		return lru_at(&gn->lru, d);
+	/*
+	 * The line at that depth, or the nearest below it in the
+	 * instruction's span: an access in no run falls in the span, and the
+	 * stack holds other instructions' lines too.
+	 */
+	for (uint64_t k = 0; k < SPAN_LOOK && d + k < gn->lru.lines; k++) {
+		uint64_t line = lru_at(&gn->lru, d + k);
+
+		if (line >= first && line - first < span)
+			return line;
+	}
 	/*
 	 * A first touch: a line of the span no access has touched yet, the
 	 * first free one from a random line on (so that a span that fills up,

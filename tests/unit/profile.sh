@@ -15,7 +15,7 @@
 # damaged, empty and foreign files get a message and exit 1, bad options 2.
 set -uo pipefail
 bin=$1
-tmp=${PROFILE_TMP:-$(mktemp -d)}
+tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 passed=0
 fail() { echo "profile: FAIL: $*"; failed=$((failed + 1)); }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * vmt_profile_build(): a profile from a trace's exact accesses, in two
- * passes over the trace in time order.
+ * passes in time order: pass 1 reads the trace and keeps each access's
+ * thread, instruction and address (16 bytes, up to 64M accesses), pass 2
+ * goes over those (past 64M, it reads the trace again).
  *
  * Pass 1, per thread: the instructions, each one's stride runs (a run ends
  * where the stride from its previous access changes) counted by (stride,
@@ -168,6 +170,14 @@ struct bthread {
 	int sd_ready;
 };
 
+/* One access as pass 1 met it: its thread, its instruction (pass 1's number), its address. */
+struct replay {
+	uint32_t thread, insn;
+	uint64_t addr;
+};
+
+#define REPLAY_MAX	(UINT64_C(64) << 20)	/* accesses: 1 GiB */
+
 struct builder {
 	struct bthread *threads;
 	uint32_t nthreads;
@@ -176,6 +186,14 @@ struct builder {
 	unsigned int max_tokens;
 	struct vmt_trace_error *err;
 	int pass;
+	/*
+	 * Pass 1's accesses, kept for pass 2 while they fit in REPLAY_MAX
+	 * (reading the trace again costs more than the pass's work); past
+	 * it, freed, and pass 2 reads the trace again.
+	 */
+	struct replay *replay;
+	uint64_t nreplay, replay_room;
+	bool no_replay;
 };
 
 static void say(struct vmt_trace_error *err, const char *fmt, ...)
@@ -301,6 +319,20 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 		return -ENOMEM;
 	if (b->t.npattern < PM_PATTERN)
 		b->t.pattern[b->t.npattern++] = i;
+	if (!bd->no_replay) {
+		if (bd->nreplay == REPLAY_MAX ||
+		    vmt_grow_array((void **)&bd->replay, &bd->replay_room, bd->nreplay + 1,
+				   sizeof(*bd->replay))) {
+			/* Too long (or no memory for it): pass 2 reads the trace again. */
+			free(bd->replay);
+			bd->replay = NULL;
+			bd->no_replay = true;
+		} else {
+			bd->replay[bd->nreplay++] = (struct replay){
+				(uint32_t)(b - bd->threads), i, e->addr,
+			};
+		}
+	}
 	b->prev = i;
 	b->t.accesses++;
 	return 0;
@@ -643,32 +675,23 @@ static int end_run(struct pm_insn *in, struct run_state *rs)
 	return ret;
 }
 
-static int pass2(struct builder *bd, const struct vmt_record *r)
+/* An access of @b's instruction @first (pass 1's number) at @addr. */
+static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 {
-	const struct vmt_exact *e = &r->exact;
-	struct bthread *b = thread_get(bd, r);
-	struct pm_thread *t;
-	struct pm_insn *in;
+	struct pm_thread *t = &b->t;
+	uint32_t i = b->order[first], id, region;
+	struct pm_insn *in = &t->insns[i];
 	struct run_state *rs;
 	uint64_t *slot, distance;
-	uint32_t i, id, region;
 	bool added;
 	int ret;
 
-	if (!b)
-		return -ENOMEM;
-	t = &b->t;
-	slot = vmt_u64_map_get(&b->insn_of, e->ip);
-	if (!slot)
-		return -EIO;	/* the trace changed between the passes */
-	i = b->order[*slot - 1];
-	in = &t->insns[i];
 	rs = &b->runs[i];
-	ret = vmt_stack_distance_access(&b->sd, e->addr >> LINE_SHIFT, &distance, &id);
+	ret = vmt_stack_distance_access(&b->sd, addr >> LINE_SHIFT, &distance, &id);
 	if (ret)
 		return ret;
 	if (rs->seen) {
-		int64_t stride = (int64_t)(e->addr - rs->last);
+		int64_t stride = (int64_t)(addr - rs->last);
 
 		if (rs->run && stride != rs->stride && (ret = end_run(in, rs)))
 			return ret;
@@ -681,13 +704,13 @@ static int pass2(struct builder *bd, const struct vmt_record *r)
 			rs->touched = 1;
 		}
 	}
-	rs->last = e->addr;
+	rs->last = addr;
 	rs->seen = 1;
 	if (b->prev != PM_NONE && (ret = edge_add(&t->insns[b->prev].next, i)))
 		return ret;
 	b->prev = i;
 	/* PSnAP's view: the loop's stride and working set in the access's region. */
-	region = region_of(t, e->addr);
+	region = region_of(t, addr);
 	if (in->loop != PM_NONE && region != PM_NONE) {
 		struct loop_state *c;
 
@@ -705,12 +728,12 @@ static int pass2(struct builder *bd, const struct vmt_record *r)
 			c->loop = in->loop;
 			c->lr.region = region;
 		} else {
-			c->lr.strides[vmt_profile_stride_bin((int64_t)(e->addr - c->last))]++;
+			c->lr.strides[vmt_profile_stride_bin((int64_t)(addr - c->last))]++;
 		}
-		c->last = e->addr;
+		c->last = addr;
 		c->lr.accesses++;
 		slot = vmt_u64_map_put(&b->loop_lines,
-				       (uint64_t)in->loop << 42 | (e->addr >> LINE_SHIFT), &added);
+				       (uint64_t)in->loop << 42 | (addr >> LINE_SHIFT), &added);
 		if (!slot)
 			return -ENOMEM;
 		c->lr.lines += added;
@@ -718,6 +741,19 @@ static int pass2(struct builder *bd, const struct vmt_record *r)
 	if (region != PM_NONE)
 		t->regions[region].accesses++;
 	return 0;
+}
+
+static int pass2(struct builder *bd, const struct vmt_record *r)
+{
+	struct bthread *b = thread_get(bd, r);
+	uint64_t *slot;
+
+	if (!b)
+		return -ENOMEM;
+	slot = vmt_u64_map_get(&b->insn_of, r->exact.ip);
+	if (!slot)
+		return -EIO;	/* the trace changed between the passes */
+	return pass2_access(b, (uint32_t)(*slot - 1), r->exact.addr);
 }
 
 /* ---- The driver ---- */
@@ -838,8 +874,16 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		if (ret)
 			say(err, "out of memory");
 	}
-	if (!ret)
+	if (!ret && bd.no_replay) {
 		ret = run_pass(&bd, trace, 2);
+	} else if (!ret) {
+		for (uint64_t k = 0; k < bd.nreplay && !ret; k++)
+			ret = pass2_access(&bd.threads[bd.replay[k].thread], bd.replay[k].insn,
+					   bd.replay[k].addr);
+		if (ret)
+			say(err, "out of memory");
+	}
+	free(bd.replay);
 	for (uint32_t k = 0; k < bd.nthreads && !ret; k++)
 		if ((ret = finish_thread(&bd.threads[k])))
 			say(err, "out of memory");

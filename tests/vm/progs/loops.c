@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmt-loops KERNEL N [THREADS]: a loop kernel over data at a fixed address
- * (DATA, mapped with MAP_FIXED_NOREPLACE), so that `vmtrace record --exact`
- * can name the data before the program runs (tests/vm/guest/loops.sh):
+ * vmt-loops KERNEL N [THREADS|STEPS]: a loop kernel over data at a fixed
+ * address (DATA, mapped with MAP_FIXED_NOREPLACE), so that `vmtrace record
+ * --exact` can name the data before the program runs (tests/vm/guest/loops.sh,
+ * loops-real.sh, profile.sh):
  *
  *   matmul N [THREADS]  C = A B over N x N doubles (ijk: B walked by column),
  *                       the rows of C split among THREADS threads (default 1),
@@ -12,6 +13,13 @@
  *   triad N             STREAM's triad, a[i] = b[i] + s c[i], over N doubles, 4 times
  *   chase N             N steps of a pointer chase through N lines linked in
  *                       one random cycle (Sattolo's shuffle of a fixed LCG)
+ *   nbody N [STEPS]     STEPS (default 2) steps of an all-pairs n-body
+ *                       integration: N bodies, an array of structs of 7
+ *                       doubles (x, y, z, vx, vy, vz, m: 56 bytes, so bodies
+ *                       straddle lines), each step a kick (every body's
+ *                       velocity from the softened gravity of all N, itself
+ *                       included: O(N^2) reads of x, y, z and m) then a drift
+ *                       (positions from velocities): symplectic Euler
  *
  * Prints "data START-END" (the bytes it used) and "result R", a value that
  * depends on every element (so that nothing is optimized away).
@@ -24,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <emmintrin.h>	/* sqrt without libm: the programs are not linked with -lm */
 
 #include "prog.h"
 
@@ -198,13 +207,65 @@ static double chase(long n)
 	return (double)hops;
 }
 
+struct body {
+	double x, y, z, vx, vy, vz, m;
+};
+
+static double inv_sqrt(double x)
+{
+	return 1.0 / _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x)));
+}
+
+static double nbody(long n, long steps)
+{
+	const double dt = 0.01, eps2 = 0.01;	/* time step, softening squared */
+	struct body *b;
+	double sum = 0;
+
+	if (steps < 1 || steps > 1000) {
+		fprintf(stderr, "vmt-loops: 1 to 1000 steps\n");
+		exit(2);
+	}
+	b = (struct body *)data_map(n * sizeof(struct body));
+	for (long i = 0; i < n; i++)	/* the same start every run: a lattice of sorts, at rest */
+		b[i] = (struct body){ (double)(i % 7), (double)(i % 11), (double)(i % 13),
+				      0, 0, 0, 1.0 + (double)(i % 3) };
+	for (long s = 0; s < steps; s++) {
+		/* Kick: the positions are only read until the drift. */
+		for (long i = 0; i < n; i++) {
+			double xi = b[i].x, yi = b[i].y, zi = b[i].z, ax = 0, ay = 0, az = 0;
+
+			for (long j = 0; j < n; j++) {
+				double dx = b[j].x - xi, dy = b[j].y - yi, dz = b[j].z - zi;
+				double r = inv_sqrt(dx * dx + dy * dy + dz * dz + eps2);
+				double f = b[j].m * r * r * r;
+
+				ax += f * dx;
+				ay += f * dy;
+				az += f * dz;
+			}
+			b[i].vx += dt * ax;
+			b[i].vy += dt * ay;
+			b[i].vz += dt * az;
+		}
+		for (long i = 0; i < n; i++) {	/* drift */
+			b[i].x += dt * b[i].vx;
+			b[i].y += dt * b[i].vy;
+			b[i].z += dt * b[i].vz;
+		}
+	}
+	for (long i = 0; i < n; i++)
+		sum += b[i].x + b[i].y + b[i].z + b[i].vx + b[i].vy + b[i].vz;
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? strtol(argv[2], NULL, 0) : 0;
 	double r;
 
 	if (argc < 3 || n < 2 || n > 1 << 20) {
-		fprintf(stderr, "usage: vmt-loops matmul|stencil|triad|chase N [THREADS]\n");
+		fprintf(stderr, "usage: vmt-loops matmul|stencil|triad|chase|nbody N [THREADS|STEPS]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "matmul"))
@@ -215,6 +276,8 @@ int main(int argc, char **argv)
 		r = triad(n);
 	else if (!strcmp(argv[1], "chase"))
 		r = chase(n);
+	else if (!strcmp(argv[1], "nbody"))
+		r = nbody(n, argc > 3 ? strtol(argv[3], NULL, 0) : 2);
 	else {
 		fprintf(stderr, "vmt-loops: unknown kernel '%s'\n", argv[1]);
 		return 2;

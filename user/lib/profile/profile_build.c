@@ -186,6 +186,10 @@ struct builder {
 	unsigned int max_tokens;
 	struct vmt_trace_error *err;
 	int pass;
+	uint64_t index;			/* accesses so far, all threads' (pass 1, then pass 2) */
+	uint64_t slice_len;
+	uint32_t nslices;
+	struct pm_edges *slices;	/* which thread ran when (pass 2) */
 	/*
 	 * Pass 1's accesses, kept for pass 2 while they fit in REPLAY_MAX
 	 * (reading the trace again costs more than the pass's work); past
@@ -335,6 +339,7 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 	}
 	b->prev = i;
 	b->t.accesses++;
+	bd->index++;
 	return 0;
 }
 
@@ -743,13 +748,34 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 	return 0;
 }
 
+/* Pass 2's next access is thread @k's: count it in its slice. */
+static int count_slice(struct builder *bd, uint32_t k)
+{
+	struct pm_edges *e = &bd->slices[bd->index++ / bd->slice_len];
+
+	if (e->n && e->e[e->n - 1].to == k) {
+		e->e[e->n - 1].count++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < e->n; i++) {
+		if (e->e[i].to == k) {
+			e->e[i].count++;
+			return 0;
+		}
+	}
+	return edge_add(e, k);
+}
+
 static int pass2(struct builder *bd, const struct vmt_record *r)
 {
 	struct bthread *b = thread_get(bd, r);
 	uint64_t *slot;
+	int ret;
 
 	if (!b)
 		return -ENOMEM;
+	if ((ret = count_slice(bd, (uint32_t)(b - bd->threads))))
+		return ret;
 	slot = vmt_u64_map_get(&b->insn_of, r->exact.ip);
 	if (!slot)
 		return -EIO;	/* the trace changed between the passes */
@@ -821,15 +847,6 @@ static int finish_thread(struct bthread *b)
 	return 0;
 }
 
-static int cmp_tid(const void *x, const void *y)
-{
-	const struct pm_thread *a = x, *b = y;
-
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
-}
-
 int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options *options,
 		      struct vmt_profile **profile, struct vmt_trace_error *err)
 {
@@ -874,12 +891,29 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		if (ret)
 			say(err, "out of memory");
 	}
+	if (!ret) {
+		/* Slices of the trace: PM_SLICES, or fewer so that each has 64 accesses or more. */
+		uint64_t n = bd.index / 64 < PM_SLICES ? bd.index / 64 : PM_SLICES;
+
+		bd.nslices = n ? (uint32_t)n : 1;
+		bd.slice_len = (bd.index + bd.nslices - 1) / bd.nslices;
+		bd.nslices = (uint32_t)((bd.index + bd.slice_len - 1) / bd.slice_len);
+		bd.index = 0;
+		bd.slices = calloc(bd.nslices, sizeof(*bd.slices));
+		if (!bd.slices) {
+			say(err, "out of memory");
+			ret = -ENOMEM;
+		}
+	}
 	if (!ret && bd.no_replay) {
 		ret = run_pass(&bd, trace, 2);
 	} else if (!ret) {
-		for (uint64_t k = 0; k < bd.nreplay && !ret; k++)
-			ret = pass2_access(&bd.threads[bd.replay[k].thread], bd.replay[k].insn,
-					   bd.replay[k].addr);
+		for (uint64_t k = 0; k < bd.nreplay && !ret; k++) {
+			ret = count_slice(&bd, bd.replay[k].thread);
+			if (!ret)
+				ret = pass2_access(&bd.threads[bd.replay[k].thread],
+						   bd.replay[k].insn, bd.replay[k].addr);
+		}
 		if (ret)
 			say(err, "out of memory");
 	}
@@ -899,14 +933,44 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		}
 	}
 	if (!ret) {
-		for (uint32_t k = 0; k < bd.nthreads; k++) {
-			p->threads[k] = bd.threads[k].t;
-			memset(&bd.threads[k].t, 0, sizeof(bd.threads[k].t));
+		/* The threads in (pid, tid) order, the slices' thread numbers to match. */
+		uint64_t *keys = malloc(bd.nthreads * 2 * sizeof(*keys));
+		uint32_t *rank = malloc(bd.nthreads * sizeof(*rank));
+
+		if (!keys || !rank) {
+			say(err, "out of memory");
+			ret = -ENOMEM;
+		} else {
+			for (uint32_t k = 0; k < bd.nthreads; k++) {
+				keys[2 * k] = (uint64_t)bd.threads[k].t.pid << 32 | bd.threads[k].t.tid;
+				keys[2 * k + 1] = k;
+			}
+			qsort(keys, bd.nthreads, 2 * sizeof(*keys), cmp_u64);
+			for (uint32_t j = 0; j < bd.nthreads; j++) {
+				uint32_t k = (uint32_t)keys[2 * j + 1];
+
+				p->threads[j] = bd.threads[k].t;
+				memset(&bd.threads[k].t, 0, sizeof(bd.threads[k].t));
+				rank[k] = j;
+			}
+			for (uint32_t sl = 0; sl < bd.nslices; sl++)
+				for (uint32_t i = 0; i < bd.slices[sl].n; i++)
+					bd.slices[sl].e[i].to = rank[bd.slices[sl].e[i].to];
+			p->nthreads = bd.nthreads;
+			p->slices = bd.slices;
+			p->nslices = bd.nslices;
+			p->slice_len = bd.slice_len;
+			bd.slices = NULL;
+			*profile = p;
 		}
-		p->nthreads = bd.nthreads;
-		qsort(p->threads, p->nthreads, sizeof(*p->threads), cmp_tid);
-		*profile = p;
+		free(keys);
+		free(rank);
+		if (ret)
+			vmt_profile_free(p);
 	}
+	for (uint32_t sl = 0; bd.slices && sl < bd.nslices; sl++)
+		free(bd.slices[sl].e);
+	free(bd.slices);
 	for (uint32_t k = 0; k < bd.nthreads; k++)
 		bthread_free(&bd.threads[k]);
 	free(bd.threads);

@@ -99,6 +99,9 @@ void vmt_profile_free(struct vmt_profile *p)
 	for (uint32_t i = 0; i < p->nthreads && p->threads; i++)
 		pm_thread_free(&p->threads[i]);
 	free(p->threads);
+	for (uint32_t s = 0; s < p->nslices && p->slices; s++)
+		edges_free(&p->slices[s]);
+	free(p->slices);
 	free(p);
 }
 
@@ -246,6 +249,15 @@ int vmt_profile_encode(const struct vmt_profile *p, void **data, size_t *size,
 	put(&o, p->nthreads);
 	for (uint32_t i = 0; i < p->nthreads; i++)
 		put_thread(&o, &p->threads[i]);
+	put(&o, p->slice_len);
+	put(&o, p->nslices);
+	for (uint32_t s = 0; s < p->nslices; s++) {
+		put(&o, p->slices[s].n);
+		for (uint32_t i = 0; i < p->slices[s].n; i++) {
+			put(&o, p->slices[s].e[i].to);
+			put(&o, p->slices[s].e[i].count);
+		}
+	}
 	if (o.failed) {
 		vmt_buf_free(&o.b);
 		say(err, "out of memory encoding the profile");
@@ -421,6 +433,8 @@ static void get_thread(struct in *in, struct pm_thread *t)
 	t->tid = (uint32_t)get(in);
 	t->accesses = get(in);
 	t->outside_loops = get(in);
+	if (!t->accesses)
+		in->bad = 1;
 	t->ninsns = (uint32_t)get_count(in, 16);
 	t->insns = get_array(in, t->ninsns, sizeof(*t->insns));
 	for (uint32_t i = 0; i < t->ninsns && !in->bad; i++) {
@@ -486,6 +500,47 @@ static void get_thread(struct in *in, struct pm_thread *t)
 			in->bad = 1;
 }
 
+/*
+ * The slices: each a list of (thread, count), the counts of a thread over
+ * all slices its accesses, every slice but the last slice_len accesses.
+ */
+static void get_slices(struct in *in, struct vmt_profile *p)
+{
+	uint64_t *sum = in->bad || !p->nthreads ? NULL : calloc(p->nthreads, sizeof(*sum));
+
+	if (!in->bad && !sum)
+		in->bad = p->nthreads ? 2 : 1;
+	p->slice_len = get(in);
+	p->nslices = (uint32_t)get_count(in, 1);
+	if (p->nslices > PM_SLICES || !p->nslices || !p->slice_len)
+		in->bad = in->bad ? in->bad : 1;
+	p->slices = get_array(in, p->nslices, sizeof(*p->slices));
+	for (uint32_t s = 0; s < p->nslices && !in->bad; s++) {
+		struct pm_edges *e = &p->slices[s];
+		uint64_t n = 0;
+
+		e->n = (uint32_t)get_count(in, 2);
+		e->e = get_array(in, e->n, sizeof(*e->e));
+		for (uint32_t i = 0; i < e->n && !in->bad; i++) {
+			e->e[i].to = get_index(in, p->nthreads);
+			e->e[i].count = get(in);
+			if (in->bad || !e->e[i].count || e->e[i].count > p->slice_len - n) {
+				in->bad = in->bad ? in->bad : 1;
+			} else {
+				n += e->e[i].count;
+				sum[e->e[i].to] += e->e[i].count;
+			}
+		}
+		e->visits = n;
+		if (!in->bad && (s + 1 < p->nslices ? n != p->slice_len : !n))
+			in->bad = 1;
+	}
+	for (uint32_t i = 0; i < p->nthreads && !in->bad; i++)
+		if (sum[i] != p->threads[i].accesses)
+			in->bad = 1;
+	free(sum);
+}
+
 int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size_t size,
 			    struct vmt_trace_error *err)
 {
@@ -546,6 +601,7 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 		p->threads = get_array(&in, p->nthreads, sizeof(*p->threads));
 		for (uint32_t i = 0; i < p->nthreads && !in.bad; i++)
 			get_thread(&in, &p->threads[i]);
+		get_slices(&in, p);
 		if (!p->nthreads || in.p != in.end)
 			in.bad = in.bad ? in.bad : 1;
 		/* The threads' accesses add up within the generator's sums (its round robin). */

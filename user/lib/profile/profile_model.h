@@ -124,9 +124,21 @@ struct pm_thread {
 	struct pm_region *regions;	/* in increasing address order */
 };
 
+/* At most this many slices of the trace say which threads ran when. */
+#define PM_SLICES		1024
+
 struct vmt_profile {
 	uint32_t nthreads;
 	struct pm_thread *threads;
+	/*
+	 * The trace cut into nslices slices of slice_len accesses (the last
+	 * one shorter): each slice's accesses by thread (edge to a thread, its
+	 * count; first and last unused), so that a thread that ran first, or
+	 * paused, does so in the synthetic trace too.
+	 */
+	uint64_t slice_len;
+	uint32_t nslices;
+	struct pm_edges *slices;
 };
 
 void pm_thread_free(struct pm_thread *t);

@@ -16,8 +16,9 @@
  *
  * Which edge a walk takes is set by a schedule (pick(), below) that keeps
  * each edge's count and the stretch of the run it was taken in; the
- * threads share the trace by smooth weighted round robin (nginx's). The
- * seed drives the reuse draws and the untouched lines.
+ * threads share each slice of the trace (1/1024 of it) as they shared it
+ * there, by smooth weighted round robin (nginx's). The seed drives the draws within a reuse bin and the untouched
+ * lines.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,7 +31,7 @@
 
 #define LINE_SHIFT	6
 #define NO_LINE		UINT64_MAX
-#define SPAN_LOOK	64	/* depths looked at for a line in the span */
+#define SPAN_LOOK	256	/* depths looked at either side for a line in the span */
 #define NEW_LINE_TRIES	65536	/* lines looked at for an untouched one */
 
 static void say(struct vmt_trace_error *err, const char *fmt, ...)
@@ -325,13 +326,17 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 		d = lo + splitmix(&gn->rng) % (hi - lo + 1);
 	}
 	/*
-	 * The line at that depth, or the nearest below it in the
+	 * The line at that depth, or the nearest above or below it in the
 	 * instruction's span: an access in no run falls in the span, and the
 	 * stack holds other instructions' lines too.
 	 */
-	for (uint64_t k = 0; k < SPAN_LOOK && d + k < gn->lru.lines; k++) {
-		uint64_t line = lru_at(&gn->lru, d + k);
+	for (uint64_t k = 0; d != UINT64_MAX && k < 2 * SPAN_LOOK; k++) {
+		/* d, d + 1, d - 1, d + 2 ...: the nearest depths first */
+		uint64_t at = k & 1 ? d + (k + 1) / 2 : d - k / 2, line;
 
+		if (at > d + SPAN_LOOK || (k % 2 == 0 && k / 2 > d) || at >= gn->lru.lines)
+			continue;
+		line = lru_at(&gn->lru, at);
 		if (line >= first && line - first < span)
 			return line;
 	}
@@ -441,32 +446,39 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 		      struct vmt_trace_error *err)
 {
 	uint64_t seed = options && options->seed ? options->seed : 1, total = 0, n;
-	struct pm_edges threads = { 0 };
+	double scale;
 	struct gen *gens;
 	int64_t *cur;
 	int ret = 0;
 
 	*written = 0;
 	gens = calloc(p->nthreads, sizeof(*gens));
-	threads.e = calloc(p->nthreads, sizeof(*threads.e));
-	cur = calloc(p->nthreads, sizeof(*cur));
-	if (!gens || !threads.e || !cur) {
+	cur = calloc((size_t)p->nthreads + 1, sizeof(*cur));
+	if (!gens || !cur) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (uint32_t k = 0; k < p->nthreads; k++) {
-		threads.e[threads.n++] = (struct pm_edge){ k, p->threads[k].accesses, 0, 0 };
-		total += p->threads[k].accesses;
-	}
-	n = options && options->accesses ? options->accesses : total;
 	for (uint32_t k = 0; k < p->nthreads; k++)
-		if ((ret = gen_init(&gens[k], &p->threads[k], seed,
-				    total ? (double)n / (double)total : 1.0)))
+		total += p->threads[k].accesses;
+	n = options && options->accesses ? options->accesses : total;
+	scale = total ? (double)n / (double)total : 1.0;
+	for (uint32_t k = 0; k < p->nthreads; k++)
+		if ((ret = gen_init(&gens[k], &p->threads[k], seed, scale)))
 			goto out;
-	for (uint64_t x = 0; x < n; x++) {
+	for (uint64_t x = 0, slice = UINT64_MAX; x < n; x++) {
+		/* The slice of the profiled trace this access stands for. */
+		uint64_t at = (uint64_t)(((double)x + 0.5) / scale) / p->slice_len;
 		struct vmt_record r;
-		int64_t k = swrr(&threads, cur);
+		int64_t k;
 
+		if (at >= p->nslices)
+			at = p->nslices - 1;
+		if (at != slice) {
+			/* A new slice: its threads in its proportions, a round robin afresh. */
+			slice = at;
+			memset(cur, 0, ((size_t)p->nthreads + 1) * sizeof(*cur));
+		}
+		k = swrr(&p->slices[slice], cur);
 		if ((ret = gen_next(&gens[k], &r)))
 			goto out;
 		r.hdr.time_ns = x;
@@ -484,7 +496,6 @@ out_quiet:
 		if (gens[k].t)
 			gen_free(&gens[k]);
 	free(gens);
-	free(threads.e);
 	free(cur);
 	return ret;
 }

@@ -11,8 +11,9 @@
  *                       their number), as an MPI rank stays on its core
  *   stencil N           4 sweeps of a 5-point Jacobi stencil over N x N doubles
  *   triad N             STREAM's triad, a[i] = b[i] + s c[i], over N doubles, 4 times
- *   chase N             N steps of a pointer chase through N lines linked in
- *                       one random cycle (Sattolo's shuffle of a fixed LCG)
+ *   chase N [ROUNDS]    ROUNDS (default 1) times N steps of a pointer chase
+ *                       through N lines linked in one random cycle (Sattolo's
+ *                       shuffle of a fixed LCG)
  *   nbody N [STEPS]     STEPS (default 2) steps of an all-pairs n-body
  *                       integration: N bodies, an array of structs of 7
  *                       doubles (x, y, z, vx, vy, vz, m: 56 bytes, so bodies
@@ -175,7 +176,7 @@ struct node {
 	long pad[7];
 };
 
-static double chase(long n)
+static double chase(long n, long rounds)
 {
 	struct node *nodes = (struct node *)data_map(n * sizeof(struct node)), *p;
 	unsigned int *perm = malloc(n * sizeof(*perm));
@@ -184,6 +185,10 @@ static double chase(long n)
 
 	if (!perm)
 		die("malloc");
+	if (rounds < 1 || rounds > 1000) {
+		fprintf(stderr, "vmt-loops: 1 to 1000 rounds\n");
+		exit(2);
+	}
 	for (long i = 0; i < n; i++)
 		perm[i] = (unsigned int)i;
 	for (long i = n - 1; i > 0; i--) {	/* Sattolo: one cycle through every node */
@@ -200,7 +205,7 @@ static double chase(long n)
 		nodes[i].next = &nodes[perm[i]];
 	free(perm);
 	p = nodes;
-	for (long i = 0; i < n; i++) {
+	for (long i = 0; i < n * rounds; i++) {
 		p = p->next;
 		hops += p - nodes;
 	}
@@ -265,7 +270,7 @@ int main(int argc, char **argv)
 	double r;
 
 	if (argc < 3 || n < 2 || n > 1 << 20) {
-		fprintf(stderr, "usage: vmt-loops matmul|stencil|triad|chase|nbody N [THREADS|STEPS]\n");
+		fprintf(stderr, "usage: vmt-loops matmul|stencil|triad|chase|nbody N [THREADS|ROUNDS|STEPS]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "matmul"))
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "triad"))
 		r = triad(n);
 	else if (!strcmp(argv[1], "chase"))
-		r = chase(n);
+		r = chase(n, argc > 3 ? strtol(argv[3], NULL, 0) : 1);
 	else if (!strcmp(argv[1], "nbody"))
 		r = nbody(n, argc > 3 ? strtol(argv[3], NULL, 0) : 2);
 	else {

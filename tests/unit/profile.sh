@@ -91,6 +91,11 @@ else
 	fail "compare: $(cat "$tmp/cmp")"
 fi
 
+# --plot: gnuplot's picture of both surfaces.
+"$bin" compare --plot "$tmp/s.png" "$tmp/t.vmt" "$tmp/s1.vmt" >/dev/null 2>"$tmp/err" &&
+	[ "$(head -c 4 "$tmp/s.png" | od -An -c | tr -d ' ')" = '211PNG' ] && ok ||
+	fail "compare --plot: no PNG: $(cat "$tmp/err")"
+
 # Bad input: WANT_STATUS PATTERN COMMAND ARGS...
 bad() {
 	local want=$1 pattern=$2 rc
@@ -118,6 +123,7 @@ bad 2 "--max-runs" profile --max-runs 0 "$tmp/t.vmt" -o "$tmp/x"
 bad 2 "--seed" synth --seed 0 "$tmp/p" -o "$tmp/x.vmt"
 bad 2 "no such preset" compare --preset nosuch "$tmp/t.vmt" "$tmp/s1.vmt"
 bad 2 "usage" compare "$tmp/t.vmt"
+bad 2 "neither .svg nor .png" compare --plot "$tmp/s.gif" "$tmp/t.vmt" "$tmp/s1.vmt"
 for c in profile synth compare; do
 	"$bin" $c --help | grep -q "usage: vmtrace $c" && ok || fail "$c --help"
 done

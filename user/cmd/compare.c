@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace compare A B [--preset NAME] [--loops] [--surface]
+ * vmtrace compare A B [--preset NAME] [--loops] [--surface] [--plot FILE]
  *
  * What a person asks of a synthetic trace (`vmtrace synth`) against the
  * trace it was profiled from: the hit rate of each level of each hierarchy
  * (PSnAP's ten by default) in both and the difference, the mean and worst
  * difference a level; with --loops the same per loop (A's loops, found as
  * `vmtrace profile` finds them); with --surface PSnAP's locality surfaces
- * of both, side by side.
+ * of both, side by side (--plot: drawn by gnuplot, two maps side by side).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,13 +22,13 @@
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
 
-enum { COMPARE_OPT_PRESET = 0x300, COMPARE_OPT_LOOPS, COMPARE_OPT_SURFACE };
+enum { COMPARE_OPT_PRESET = 0x300, COMPARE_OPT_LOOPS, COMPARE_OPT_SURFACE, COMPARE_OPT_PLOT };
 
 #define MAX_HIERARCHIES	32
 
 void usage_compare(FILE *out)
 {
-	fputs("usage: vmtrace compare A B [--preset NAME] [--loops] [--surface]\n"
+	fputs("usage: vmtrace compare A B [--preset NAME] [--loops] [--surface] [--plot FILE]\n"
 	      "  hit rates of A's and B's exact accesses (B: a synthetic trace of A's profile)\n"
 	      "  at each level of each hierarchy, their differences, and the mean and worst\n"
 	      "  difference a level\n"
@@ -36,7 +36,9 @@ void usage_compare(FILE *out)
 	      "                   cachesim --help` lists them)\n"
 	      "  --loops          the same per loop of A (as `vmtrace profile` finds them)\n"
 	      "  --surface        PSnAP's locality surfaces of both: the share of accesses at\n"
-	      "                   each stride and reuse distance\n", out);
+	      "                   each stride and reuse distance\n"
+	      "  --plot FILE      the two surfaces drawn side by side by gnuplot into FILE\n"
+	      "                   (.svg or .png)\n", out);
 }
 
 struct sim_result {
@@ -199,7 +201,50 @@ static void table(const struct sim_result *a, const struct sim_result *b,
 	}
 }
 
-static int show_surface(const char *a, const char *b)
+/* The two surfaces as maps side by side, the share of accesses in each cell shaded. */
+static int plot_surfaces(const struct vmt_locality_surface s[2], const char *path)
+{
+	char *data = NULL, *script = NULL;
+	size_t dlen = 0, slen = 0;
+	FILE *d = open_memstream(&data, &dlen), *g = d ? open_memstream(&script, &slen) : NULL;
+	int ret;
+
+	if (!d || !g) {
+		if (d)
+			fclose(d);
+		fprintf(stderr, "vmtrace compare: --plot: out of memory\n");
+		return 1;
+	}
+	for (unsigned int r = 0; r < VMT_PROFILE_STRIDE_BINS; r++)
+		for (unsigned int c = 0; c < VMT_SURFACE_REUSE_BINS; c++)
+			fprintf(d, "%u %u %.4f %.4f\n", c, r,
+				100.0 * (double)s[0].cell[r][c] / (double)s[0].accesses,
+				100.0 * (double)s[1].cell[r][c] / (double)s[1].accesses);
+	fclose(d);
+	fputs("set xtics (", g);
+	for (unsigned int c = 0; c < VMT_SURFACE_REUSE_BINS; c++)
+		fprintf(g, "%s'%s' %u", c ? ", " : "", vmt_surface_reuse_bin_name(c), c);
+	fputs(") rotate by -60 font ',8'\nset ytics (", g);
+	for (unsigned int r = 0; r < VMT_PROFILE_STRIDE_BINS; r++)
+		fprintf(g, "%s'%s' %u", r ? ", " : "", vmt_profile_stride_bin_name(r), r);
+	fputs(") font ',8'\nset xlabel 'reuse distance (64-byte lines)'\n"
+	      "set ylabel 'stride (bytes)'\nset cblabel '% of accesses'\n"
+	      "set logscale cb\nset cbrange [0.01:100]\nset palette rgb 21,22,23\n"
+	      "set xrange [-0.5:17.5]\nset yrange [-0.5:19.5]\n"
+	      "set multiplot layout 1,2\n"
+	      "set title 'A (the trace)'\n"
+	      "plot DATA using 1:2:($3 > 0 ? $3 : NaN) with image notitle\n"
+	      "set title 'B (the synthetic trace)'\n"
+	      "plot DATA using 1:2:($4 > 0 ? $4 : NaN) with image notitle\n"
+	      "unset multiplot\n", g);
+	fclose(g);
+	ret = plot_with_gnuplot("compare", path, script, data);
+	free(data);
+	free(script);
+	return ret;
+}
+
+static int show_surface(const char *a, const char *b, bool print, const char *plot)
 {
 	static struct vmt_locality_surface s[2];
 	const char *paths[2] = { a, b };
@@ -217,6 +262,10 @@ static int show_surface(const char *a, const char *b)
 		}
 		vmt_trace_close(t);
 	}
+	if (plot && plot_surfaces(s, plot))
+		return 1;
+	if (!print)
+		return 0;
 	printf("\n# locality surfaces: %% of accesses at each stride (rows) and reuse distance "
 	       "in lines (columns), A then B; cells under 0.01%% in both left blank\n");
 	printf("%-7s %-8s", "stride", "trace");
@@ -249,7 +298,7 @@ static int show_surface(const char *a, const char *b)
 }
 
 static int compare(const char *pa, const char *pb, const char *preset, bool per_loop,
-		   bool surface)
+		   bool surface, const char *plot)
 {
 	static struct vmt_hierarchy_config h[MAX_HIERARCHIES];
 	char names[8][VMT_CACHE_NAME_MAX + 1];
@@ -350,7 +399,7 @@ static int compare(const char *pa, const char *pb, const char *preset, bool per_
 			}
 		}
 	}
-	status = surface ? show_surface(pa, pb) : 0;
+	status = surface || plot ? show_surface(pa, pb, surface, plot) : 0;
 out:
 	free(a.rows);
 	free(b.rows);
@@ -365,10 +414,11 @@ int cmd_compare(int argc, char **argv)
 		{ "preset", required_argument, NULL, COMPARE_OPT_PRESET },
 		{ "loops", no_argument, NULL, COMPARE_OPT_LOOPS },
 		{ "surface", no_argument, NULL, COMPARE_OPT_SURFACE },
+		{ "plot", required_argument, NULL, COMPARE_OPT_PLOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *preset = "psnap";
+	const char *preset = "psnap", *plot = NULL;
 	bool per_loop = false, surface = false;
 	int opt;
 
@@ -384,6 +434,22 @@ int cmd_compare(int argc, char **argv)
 		case COMPARE_OPT_SURFACE:
 			surface = true;
 			break;
+		case COMPARE_OPT_PLOT: {
+			const char *dot = strrchr(optarg, '.');
+
+			if (!dot || (strcmp(dot, ".svg") && strcmp(dot, ".png"))) {
+				fprintf(stderr, "vmtrace compare: --plot: '%s' ends in neither .svg "
+					"nor .png\n", optarg);
+				return 2;
+			}
+			/* gnuplot gets it in single quotes. */
+			if (strchr(optarg, '\'')) {
+				fprintf(stderr, "vmtrace compare: --plot: a file name with a quote in it\n");
+				return 2;
+			}
+			plot = optarg;
+			break;
+		}
 		case 'h':
 			usage_compare(stdout);
 			return 0;
@@ -396,5 +462,5 @@ int cmd_compare(int argc, char **argv)
 		usage_compare(stderr);
 		return 2;
 	}
-	return compare(argv[optind], argv[optind + 1], preset, per_loop, surface);
+	return compare(argv[optind], argv[optind + 1], preset, per_loop, surface, plot);
 }

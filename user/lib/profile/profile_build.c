@@ -143,6 +143,8 @@ struct run_state {
 	uint64_t pending_cold;
 	uint8_t touched;	/* pass 2: pending has counts */
 	uint8_t seen;		/* pass 2: its first access is past */
+	uint32_t cell;		/* pass 2: the loop cell of its last access, + 1 (0: none) */
+	uint32_t cell_region;	/* ... in this region */
 };
 
 /* A loop's accesses in one region: PSnAP's strides and working set there. */
@@ -167,6 +169,12 @@ struct bthread {
 	struct loop_state *cells;
 	uint64_t cells_room, ncells;
 	struct vmt_u64_map loop_lines;	/* (loop << 42 | line) -> 1 */
+	/*
+	 * A line's (its stack-distance number's) last loop, + 1: a line met
+	 * again in the loop that met it last is no news to loop_lines.
+	 */
+	uint32_t *line_loop;
+	uint64_t line_loop_room;
 	int sd_ready;
 };
 
@@ -225,6 +233,7 @@ static void bthread_free(struct bthread *b)
 	vmt_u64_map_free(&b->loop_cell);
 	free(b->cells);
 	vmt_u64_map_free(&b->loop_lines);
+	free(b->line_loop);
 }
 
 static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r)
@@ -719,16 +728,25 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 	if (in->loop != PM_NONE && region != PM_NONE) {
 		struct loop_state *c;
 
-		slot = vmt_u64_map_put(&b->loop_cell, (uint64_t)in->loop << 32 | region, &added);
-		if (!slot)
-			return -ENOMEM;
-		if (added) {
-			if (vmt_grow_array((void **)&b->cells, &b->cells_room, b->ncells + 1,
-					   sizeof(*b->cells)))
+		if (rs->cell && rs->cell_region == region) {
+			/* The cell of its last access: an instruction stays in its region. */
+			c = &b->cells[rs->cell - 1];
+			added = false;
+		} else {
+			slot = vmt_u64_map_put(&b->loop_cell, (uint64_t)in->loop << 32 | region,
+					       &added);
+			if (!slot)
 				return -ENOMEM;
-			*slot = ++b->ncells;
+			if (added) {
+				if (vmt_grow_array((void **)&b->cells, &b->cells_room, b->ncells + 1,
+						   sizeof(*b->cells)))
+					return -ENOMEM;
+				*slot = ++b->ncells;
+			}
+			rs->cell = (uint32_t)*slot;
+			rs->cell_region = region;
+			c = &b->cells[*slot - 1];
 		}
-		c = &b->cells[*slot - 1];
 		if (added) {
 			c->loop = in->loop;
 			c->lr.region = region;
@@ -737,11 +755,17 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 		}
 		c->last = addr;
 		c->lr.accesses++;
-		slot = vmt_u64_map_put(&b->loop_lines,
-				       (uint64_t)in->loop << 42 | (addr >> LINE_SHIFT), &added);
-		if (!slot)
+		if (vmt_grow_array((void **)&b->line_loop, &b->line_loop_room, (uint64_t)id + 1,
+				   sizeof(*b->line_loop)))
 			return -ENOMEM;
-		c->lr.lines += added;
+		if (b->line_loop[id] != in->loop + 1) {
+			b->line_loop[id] = in->loop + 1;
+			slot = vmt_u64_map_put(&b->loop_lines,
+					       (uint64_t)in->loop << 42 | (addr >> LINE_SHIFT), &added);
+			if (!slot)
+				return -ENOMEM;
+			c->lr.lines += added;
+		}
 	}
 	if (region != PM_NONE)
 		t->regions[region].accesses++;

@@ -94,6 +94,11 @@ static int64_t pick(const struct pm_edges *e, int64_t *taken, double scale)
 
 	if (!e->n)
 		return -1;
+	if (e->n == 1) {	/* one way on: a loop's body, a straight line */
+		taken[0]++;
+		taken[1]++;
+		return e->e[0].to;
+	}
 	x = ((double)taken[e->n]++ + 0.5) / scale;
 	for (uint32_t i = 0; i < e->n; i++) {
 		const struct pm_edge *d = &e->e[i];
@@ -260,6 +265,7 @@ struct gen {
 	struct lru lru;
 	uint64_t rng, emitted;
 	double scale;		/* the synthetic trace's length over the original's */
+	bool reuse;		/* some access is drawn by reuse distance: keep the LRU stack */
 	uint32_t cur;		/* the last instruction; PM_NONE before the first */
 };
 
@@ -290,6 +296,7 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 			if (!g->tok_cur[k])
 				return -ENOMEM;
 		}
+		gn->reuse |= in->reuse.n > 0;
 		g->reuse_taken = calloc((size_t)in->reuse.n + 1, sizeof(*g->reuse_taken));
 		if (!g->reuse_taken)
 			return -ENOMEM;
@@ -413,7 +420,7 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 				  (in->first & ((1 << LINE_SHIFT) - 1));
 		}
 	}
-	if (lru_touch(&gn->lru, g->addr >> LINE_SHIFT))
+	if (gn->reuse && lru_touch(&gn->lru, g->addr >> LINE_SHIFT))
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->hdr.type = VMT_REC_EXACT;

@@ -374,12 +374,19 @@ static int make_regions(struct bthread *b)
 		lines[k++] = key;
 	qsort(lines, n, sizeof(*lines), cmp_u64);
 	b->t.regions = calloc(n ? n : 1, sizeof(*b->t.regions));
-	if (!b->t.regions) {
+	b->t.spans = calloc(n ? n : 1, sizeof(*b->t.spans));
+	if (!b->t.regions || !b->t.spans) {
 		free(lines);
 		return -ENOMEM;
 	}
 	for (size_t j = 0; j < n; j++) {
 		uint64_t lo = lines[j] << LINE_SHIFT;
+		struct pm_span *sp = b->t.nspans ? &b->t.spans[b->t.nspans - 1] : NULL;
+
+		if (sp && sp->lo + sp->n == lines[j])
+			sp->n++;
+		else
+			b->t.spans[b->t.nspans++] = (struct pm_span){ lines[j], 1 };
 
 		g = b->t.nregions ? &b->t.regions[b->t.nregions - 1] : NULL;
 		/* Within 256 bytes of the region's last line's end: the same region. */

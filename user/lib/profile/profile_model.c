@@ -89,6 +89,7 @@ void pm_thread_free(struct pm_thread *t)
 		free(t->loops[l].regions);
 	free(t->loops);
 	free(t->regions);
+	free(t->spans);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -209,6 +210,13 @@ static void put_thread(struct out *o, const struct pm_thread *t)
 		put(o, g->lines);
 		put(o, g->accesses);
 		prev = g->hi;
+	}
+	put(o, t->nspans);
+	prev = 0;
+	for (uint32_t k = 0; k < t->nspans; k++) {
+		put(o, t->spans[k].lo - prev);
+		put(o, t->spans[k].n);
+		prev = t->spans[k].lo + t->spans[k].n;
 	}
 	put(o, t->nloops);
 	for (uint32_t l = 0; l < t->nloops; l++) {
@@ -465,6 +473,20 @@ static void get_thread(struct in *in, struct pm_thread *t)
 			in->bad = 1;
 		prev = g->hi;
 	}
+	t->nspans = (uint32_t)get_count(in, 2);
+	t->spans = get_array(in, t->nspans, sizeof(*t->spans));
+	prev = 0;
+	for (uint32_t k = 0; k < t->nspans && !in->bad; k++) {
+		t->spans[k].lo = prev + get(in);
+		t->spans[k].n = get(in);
+		/* In order, apart (a gap between runs), not empty, within 64-bit addresses. */
+		if (t->spans[k].lo < prev || (k && t->spans[k].lo == prev) || !t->spans[k].n ||
+		    t->spans[k].lo > (UINT64_MAX >> 6) || t->spans[k].n > (UINT64_MAX >> 6) - t->spans[k].lo)
+			in->bad = 1;
+		prev = t->spans[k].lo + t->spans[k].n;
+	}
+	if (!t->nspans)
+		in->bad = 1;
 	t->nloops = (uint32_t)get_count(in, 5);
 	t->loops = get_array(in, t->nloops, sizeof(*t->loops));
 	for (uint32_t l = 0; l < t->nloops && !in->bad; l++) {

@@ -113,6 +113,11 @@ struct pm_region {
 	uint64_t lo, hi, lines, accesses;
 };
 
+/* Lines [lo, lo + n) (line numbers: addresses >> 6), each touched. */
+struct pm_span {
+	uint64_t lo, n;
+};
+
 struct pm_thread {
 	uint32_t pid, tid;
 	uint64_t accesses, outside_loops;
@@ -122,6 +127,12 @@ struct pm_thread {
 	struct pm_insn *insns;		/* in increasing ip order */
 	struct pm_loop *loops;		/* in increasing ip_lo order */
 	struct pm_region *regions;	/* in increasing address order */
+	/*
+	 * The lines it touched, as runs of consecutive lines in increasing
+	 * order: the synthetic trace touches no other.
+	 */
+	uint32_t nspans;
+	struct pm_span *spans;
 };
 
 /* At most this many slices of the trace say which threads ran when. */

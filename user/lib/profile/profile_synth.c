@@ -366,6 +366,32 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	return gn->lru.lines ? lru_at(&gn->lru, gn->lru.lines - 1) : first;
 }
 
+/* @addr's line, or the nearest line the thread touched (the same offset in it). */
+static uint64_t snap(const struct pm_thread *t, uint64_t addr)
+{
+	uint64_t line = addr >> LINE_SHIFT, off = addr & ((1 << LINE_SHIFT) - 1), to;
+	uint32_t lo = 0, hi = t->nspans;
+
+	/* The first span that ends past the line. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->spans[mid].lo + t->spans[mid].n <= line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nspans && t->spans[lo].lo <= line)
+		return addr;
+	if (lo == t->nspans)
+		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
+	else if (!lo || t->spans[lo].lo - line <= line - (t->spans[lo - 1].lo + t->spans[lo - 1].n - 1))
+		to = t->spans[lo].lo;
+	else
+		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
+	return to << LINE_SHIFT | off;
+}
+
 /* @addr moved by @stride, wrapped round into [lo, hi]. */
 static uint64_t step(const struct pm_insn *in, uint64_t addr, int64_t stride)
 {
@@ -420,6 +446,7 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 				  (in->first & ((1 << LINE_SHIFT) - 1));
 		}
 	}
+	g->addr = snap(t, g->addr);
 	if (gn->reuse && lru_touch(&gn->lru, g->addr >> LINE_SHIFT))
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));

@@ -10,7 +10,7 @@
  * length), the lines touched, and the backward steps of the instruction
  * stream (from instruction a to b at or below it: a loop over [b, a]).
  * Between the passes: each instruction keeps its max_tokens runs that
- * cover the most accesses (two or more, and 1/256 of the instruction's); the lines become
+ * cover the most accesses (a run must also be no chance repeat); the lines become
  * regions (a line within 256 bytes of the last joins its region, PSnAP's
  * rule); each instruction joins the narrowest loop around it that was
  * taken twice or more.
@@ -198,6 +198,7 @@ struct builder {
 	uint64_t slice_len;
 	uint32_t nslices;
 	struct pm_edges *slices;	/* which thread ran when (pass 2) */
+	uint8_t *mixed;
 	/*
 	 * Pass 1's accesses, kept for pass 2 while they fit in REPLAY_MAX
 	 * (reading the trace again costs more than the pass's work); past
@@ -433,7 +434,7 @@ static int cmp_key3_cover(const void *x, const void *y)
 	return a->c < b->c ? -1 : a->c > b->c;
 }
 
-/* Each instruction's kept runs: the max_tokens covering most accesses, two or more. */
+/* Each instruction's kept runs: the max_tokens covering most accesses (see within). */
 static int choose_tokens(struct builder *bd, struct bthread *b)
 {
 	struct key3 *all = malloc((b->tokens.n ? b->tokens.n : 1) * sizeof(*all));
@@ -457,19 +458,21 @@ static int choose_tokens(struct builder *bd, struct bthread *b)
 			return -ENOMEM;
 		}
 		/*
-		 * A run is a pattern when it covers 2 accesses or more. When
-		 * most of an instruction's runs are unlike any other (more than
-		 * 32 kinds, and more kinds than a quarter of its runs: a pointer
-		 * chase, a hash table), its strides repeat now and then by
-		 * chance, and kept they would walk it off its own lines: then a
-		 * run must cover 1/256 of its accesses too.
+		 * Every run is kept (up to max_tokens, the most accesses first):
+		 * a loop nest's one jump back between sweeps is as much its
+		 * pattern as its steps. But when most of an instruction's runs
+		 * are unlike any other (more than 32 kinds, and more kinds than
+		 * a quarter of its runs: a pointer chase, a hash table), its
+		 * strides repeat now and then by chance, and kept they would
+		 * walk it off its own lines: then a run must cover 2 accesses
+		 * and 1/256 of the instruction's.
 		 */
-		uint64_t runs = 0, floor = 2;
+		uint64_t runs = 0, floor = 1;
 
 		for (size_t k = j; k < end; k++)
 			runs += all[k].count;
-		if (end - j > 32 && (end - j) * 4 > runs && in->count / 256 > floor)
-			floor = in->count / 256;
+		if (end - j > 32 && (end - j) * 4 > runs)
+			floor = in->count / 256 > 2 ? in->count / 256 : 2;
 		for (size_t k = j; k < end && in->ntokens < bd->max_tokens; k++) {
 			if (all[k].count * all[k].c < floor)
 				break;
@@ -779,22 +782,50 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 	return 0;
 }
 
-/* Pass 2's next access is thread @k's: count it in its slice. */
+/*
+ * Pass 2's next access is thread @k's: count it in its slice, as a run of
+ * its own, up to PM_SLICE_RUNS runs; past that, the slice is mixed, and
+ * counts each thread's accesses once.
+ */
 static int count_slice(struct builder *bd, uint32_t k)
 {
-	struct pm_edges *e = &bd->slices[bd->index++ / bd->slice_len];
+	uint64_t s = bd->index++ / bd->slice_len;
+	struct pm_edges *e = &bd->slices[s];
+	struct pm_edge *grown;
 
 	if (e->n && e->e[e->n - 1].to == k) {
 		e->e[e->n - 1].count++;
 		return 0;
 	}
-	for (uint32_t i = 0; i < e->n; i++) {
+	if (!bd->mixed[s] && e->n == PM_SLICE_RUNS) {
+		/* Too many runs: each thread's sum in the place of its first run. */
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < e->n; i++) {
+			uint32_t j = 0;
+
+			while (j < n && e->e[j].to != e->e[i].to)
+				j++;
+			if (j == n)
+				e->e[n++] = e->e[i];
+			else
+				e->e[j].count += e->e[i].count;
+		}
+		e->n = n;
+		bd->mixed[s] = 1;
+	}
+	for (uint32_t i = 0; bd->mixed[s] && i < e->n; i++) {
 		if (e->e[i].to == k) {
 			e->e[i].count++;
 			return 0;
 		}
 	}
-	return edge_add(e, k);
+	grown = realloc(e->e, (e->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	e->e = grown;
+	e->e[e->n++] = (struct pm_edge){ .to = k, .count = 1 };
+	return 0;
 }
 
 static int pass2(struct builder *bd, const struct vmt_record *r)
@@ -931,7 +962,8 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		bd.nslices = (uint32_t)((bd.index + bd.slice_len - 1) / bd.slice_len);
 		bd.index = 0;
 		bd.slices = calloc(bd.nslices, sizeof(*bd.slices));
-		if (!bd.slices) {
+		bd.mixed = calloc(bd.nslices, sizeof(*bd.mixed));
+		if (!bd.slices || !bd.mixed) {
 			say(err, "out of memory");
 			ret = -ENOMEM;
 		}
@@ -989,9 +1021,11 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 					bd.slices[sl].e[i].to = rank[bd.slices[sl].e[i].to];
 			p->nthreads = bd.nthreads;
 			p->slices = bd.slices;
+			p->mixed = bd.mixed;
 			p->nslices = bd.nslices;
 			p->slice_len = bd.slice_len;
 			bd.slices = NULL;
+			bd.mixed = NULL;
 			*profile = p;
 		}
 		free(keys);
@@ -1002,6 +1036,7 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 	for (uint32_t sl = 0; bd.slices && sl < bd.nslices; sl++)
 		free(bd.slices[sl].e);
 	free(bd.slices);
+	free(bd.mixed);
 	for (uint32_t k = 0; k < bd.nthreads; k++)
 		bthread_free(&bd.threads[k]);
 	free(bd.threads);

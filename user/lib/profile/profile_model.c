@@ -103,6 +103,7 @@ void vmt_profile_free(struct vmt_profile *p)
 	for (uint32_t s = 0; s < p->nslices && p->slices; s++)
 		edges_free(&p->slices[s]);
 	free(p->slices);
+	free(p->mixed);
 	free(p);
 }
 
@@ -260,7 +261,7 @@ int vmt_profile_encode(const struct vmt_profile *p, void **data, size_t *size,
 	put(&o, p->slice_len);
 	put(&o, p->nslices);
 	for (uint32_t s = 0; s < p->nslices; s++) {
-		put(&o, p->slices[s].n);
+		put(&o, (uint64_t)p->slices[s].n << 1 | p->mixed[s]);
 		for (uint32_t i = 0; i < p->slices[s].n; i++) {
 			put(&o, p->slices[s].e[i].to);
 			put(&o, p->slices[s].e[i].count);
@@ -537,11 +538,17 @@ static void get_slices(struct in *in, struct vmt_profile *p)
 	if (p->nslices > PM_SLICES || !p->nslices || !p->slice_len)
 		in->bad = in->bad ? in->bad : 1;
 	p->slices = get_array(in, p->nslices, sizeof(*p->slices));
+	p->mixed = get_array(in, p->nslices, sizeof(*p->mixed));
 	for (uint32_t s = 0; s < p->nslices && !in->bad; s++) {
 		struct pm_edges *e = &p->slices[s];
-		uint64_t n = 0;
+		uint64_t n = 0, v = get(in);
 
-		e->n = (uint32_t)get_count(in, 2);
+		/* Runs: at most PM_SLICE_RUNS, no two alike in a row; mixed: each thread once. */
+		p->mixed[s] = v & 1;
+		e->n = (uint32_t)(v >> 1);
+		if (v >> 1 > (uint64_t)(in->end - in->p) / 2 ||
+		    (!p->mixed[s] && e->n > PM_SLICE_RUNS))
+			in->bad = in->bad ? in->bad : 1;
 		e->e = get_array(in, e->n, sizeof(*e->e));
 		for (uint32_t i = 0; i < e->n && !in->bad; i++) {
 			e->e[i].to = get_index(in, p->nthreads);
@@ -552,6 +559,11 @@ static void get_slices(struct in *in, struct vmt_profile *p)
 				n += e->e[i].count;
 				sum[e->e[i].to] += e->e[i].count;
 			}
+			for (uint32_t k = 0; k < i && !in->bad && p->mixed[s]; k++)
+				if (e->e[k].to == e->e[i].to)
+					in->bad = 1;
+			if (!in->bad && !p->mixed[s] && i && e->e[i - 1].to == e->e[i].to)
+				in->bad = 1;
 		}
 		e->visits = n;
 		if (!in->bad && (s + 1 < p->nslices ? n != p->slice_len : !n))

@@ -137,19 +137,23 @@ struct pm_thread {
 
 /* At most this many slices of the trace say which threads ran when. */
 #define PM_SLICES		1024
+#define PM_SLICE_RUNS		16
 
 struct vmt_profile {
 	uint32_t nthreads;
 	struct pm_thread *threads;
 	/*
 	 * The trace cut into nslices slices of slice_len accesses (the last
-	 * one shorter): each slice's accesses by thread (edge to a thread, its
-	 * count; first and last unused), so that a thread that ran first, or
-	 * paused, does so in the synthetic trace too.
+	 * one shorter), so that a thread that ran first, or paused, does so in
+	 * the synthetic trace too: each slice's runs of one thread's accesses,
+	 * in order (an edge to a thread, its count; first and last unused),
+	 * or, for a slice of more than PM_SLICE_RUNS runs (threads running at
+	 * once: mixed[s]), each thread's accesses in it, once each.
 	 */
 	uint64_t slice_len;
 	uint32_t nslices;
 	struct pm_edges *slices;
+	uint8_t *mixed;
 };
 
 void pm_thread_free(struct pm_thread *t);

@@ -16,11 +16,13 @@
  *
  * Which edge a walk takes is set by a schedule (pick(), below) that keeps
  * each edge's count and the stretch of the run it was taken in; the
- * threads share each slice of the trace (1/1024 of it) as they shared it
- * there, by smooth weighted round robin (nginx's). The seed drives the draws within a reuse bin and the untouched
+ * threads take each slice of the trace (1/1024 of it) in the runs they
+ * took it in, or, where more than 16 runs (threads at once), share it
+ * as they did by smooth weighted round robin (nginx's). The seed drives the draws within a reuse bin and the untouched
  * lines.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,45 +79,46 @@ static int64_t swrr(const struct pm_edges *e, int64_t *cur)
 /* ---- The schedule of a node's edges ---- */
 
 /*
- * The edge taken the v-th time a node is left: the one furthest behind its
- * schedule, an edge being due count times, spread evenly from the visit of
- * its first taking to that of its last (scaled by @scale, the synthetic
- * trace's length over the original's). @taken holds each edge's takings
- * and, at [n], the visits. An edge taken once at the end is taken at the
- * end; a choice made 63 times one way and once the other, all through,
- * comes out evenly spread, 63 to 1: a loop's trip count and a column
- * walk's period survive, and so do a run's phases, where a walk drawn at
- * random (or a round robin blind to time) would make them geometric.
+ * The edge taken the next time a node is left: the one due soonest, an
+ * edge being due count times, its takings spread evenly from the visit of
+ * its first to that of its last (at @scale, the synthetic trace's length
+ * over the original's, as many more times and visits), the rarer first
+ * when two are due at once. @taken holds each edge's takings and, at [n],
+ * the visits. So an edge taken once at the end is taken at the end; a
+ * loop's exit, taken every 64th visit, is taken every 64th visit while its
+ * body takes the rest; a sweep's jump back comes at its visit: trip
+ * counts, periods and phases survive, where a walk drawn at random (or a
+ * round robin blind to time) would make them geometric.
  */
 static int64_t pick(const struct pm_edges *e, int64_t *taken, double scale)
 {
-	double x, best_deficit = 0;
+	double best_due = 0;
 	int64_t best = -1;
 
 	if (!e->n)
 		return -1;
+	taken[e->n]++;
 	if (e->n == 1) {	/* one way on: a loop's body, a straight line */
 		taken[0]++;
-		taken[1]++;
 		return e->e[0].to;
 	}
-	x = ((double)taken[e->n]++ + 0.5) / scale;
 	for (uint32_t i = 0; i < e->n; i++) {
 		const struct pm_edge *d = &e->e[i];
-		double due, deficit;
+		/* Its next taking, in the original's units, and the visit it is due at. */
+		double j = (double)taken[i] / scale, due;
 
-		if (x < (double)d->first)
-			due = 0;
-		else if (x >= (double)d->last)
-			due = (double)d->count;
+		if (j >= (double)d->count)
+			due = HUGE_VAL;	/* all taken: only if every edge is */
+		else if (d->count == 1)
+			due = (double)d->first;
 		else
-			due = 1 + (double)(d->count - 1) * (x - (double)d->first) /
-				  (double)(d->last - d->first);
-		deficit = due * scale - (double)taken[i];
-		if (best < 0 || deficit > best_deficit ||
-		    (deficit == best_deficit && d->count > e->e[best].count)) {
+			due = (double)d->first + j * (double)(d->last - d->first) /
+					      (double)(d->count - 1);
+		due = due * scale;
+		if (best < 0 || due < best_due ||
+		    (due == best_due && d->count < e->e[best].count)) {
 			best = i;
-			best_deficit = deficit;
+			best_due = due;
 		}
 	}
 	taken[best]++;
@@ -508,11 +511,24 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 		if (at >= p->nslices)
 			at = p->nslices - 1;
 		if (at != slice) {
-			/* A new slice: its threads in its proportions, a round robin afresh. */
+			/* A new slice: its runs in turn, or its threads round robin. */
 			slice = at;
 			memset(cur, 0, ((size_t)p->nthreads + 1) * sizeof(*cur));
 		}
-		k = swrr(&p->slices[slice], cur);
+		if (p->mixed[slice]) {
+			k = swrr(&p->slices[slice], cur);
+		} else {
+			/* cur[0]: the run, cur[1]: accesses made of it. */
+			const struct pm_edges *e = &p->slices[slice];
+
+			while ((uint64_t)cur[0] + 1 < e->n &&
+			       (double)cur[1] >= (double)e->e[cur[0]].count * scale) {
+				cur[0]++;
+				cur[1] = 0;
+			}
+			k = e->e[cur[0]].to;
+			cur[1]++;
+		}
 		if ((ret = gen_next(&gens[k], &r)))
 			goto out;
 		r.hdr.time_ns = x;

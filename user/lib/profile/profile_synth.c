@@ -320,6 +320,32 @@ static void gen_free(struct gen *gn)
 	lru_free(&gn->lru);
 }
 
+/* @addr's line, or the nearest line the thread touched (the same offset in it). */
+static uint64_t snap(const struct pm_thread *t, uint64_t addr)
+{
+	uint64_t line = addr >> LINE_SHIFT, off = addr & ((1 << LINE_SHIFT) - 1), to;
+	uint32_t lo = 0, hi = t->nspans;
+
+	/* The first span that ends past the line. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->spans[mid].lo + t->spans[mid].n <= line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nspans && t->spans[lo].lo <= line)
+		return addr;
+	if (lo == t->nspans)
+		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
+	else if (!lo || t->spans[lo].lo - line <= line - (t->spans[lo - 1].lo + t->spans[lo - 1].n - 1))
+		to = t->spans[lo].lo;
+	else
+		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
+	return to << LINE_SHIFT | off;
+}
+
 /* A line for an access of @in in no kept run, by its reuse distances. */
 static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g)
 {
@@ -362,37 +388,13 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 		for (uint64_t k = 0; k < tries; k++) {
 			uint64_t line = first + (start + k) % span;
 
-			if (!vmt_u64_map_get(&gn->lru.time_of, line))
+			/* One the thread touched, which snap() keeps as it is. */
+			if (!vmt_u64_map_get(&gn->lru.time_of, line) &&
+			    snap(gn->t, line << LINE_SHIFT) == line << LINE_SHIFT)
 				return line;
 		}
 	}
 	return gn->lru.lines ? lru_at(&gn->lru, gn->lru.lines - 1) : first;
-}
-
-/* @addr's line, or the nearest line the thread touched (the same offset in it). */
-static uint64_t snap(const struct pm_thread *t, uint64_t addr)
-{
-	uint64_t line = addr >> LINE_SHIFT, off = addr & ((1 << LINE_SHIFT) - 1), to;
-	uint32_t lo = 0, hi = t->nspans;
-
-	/* The first span that ends past the line. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->spans[mid].lo + t->spans[mid].n <= line)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < t->nspans && t->spans[lo].lo <= line)
-		return addr;
-	if (lo == t->nspans)
-		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
-	else if (!lo || t->spans[lo].lo - line <= line - (t->spans[lo - 1].lo + t->spans[lo - 1].n - 1))
-		to = t->spans[lo].lo;
-	else
-		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
-	return to << LINE_SHIFT | off;
 }
 
 /* @addr moved by @stride, wrapped round into [lo, hi]. */

@@ -14,13 +14,15 @@
 #   hierarchies at most 1.0 point and the worst at most 3.5 (the issue's bar);
 # - flat: triad at 2N (2x the accesses, "triad-2x") gives a profile at most
 #   1.2x triad's at N.
-# sqlite3 falls short of both bars, and its row says by how much (the lines
-# "short:"), not as a failure; docs/BENCHMARKS.md ("Profiles") says why: a
-# short run of much code (35 accesses an instruction) has a profile of its
-# instructions that is no small share of its trace, and its string copies'
-# runs start, in the synthetic trace, at lines the real copies did not
-# touch. Its profile, synthesis and comparison must still run, and every
-# other program must hold both bars.
+# The real programs: xz (-0, of 3000 bytes, its dictionary in [heap]) is
+# held to the size bar; sqlite3 falls short of it, and both of the accuracy
+# bar at L2: their rows say by how much (the lines "short:"), not as a
+# failure, and docs/BENCHMARKS.md ("Profiles") says why (L2's hit rates are
+# over their few L1 misses: 0.3% to 1% of the accesses, most of them first
+# touches; sqlite3 is a short run of much code, 35 accesses an instruction,
+# whose profile of its instructions is no small share of its trace). Their
+# profiles, synthesis and comparison must still run, and every other check
+# hold.
 # Printed, a row each: accesses; bytes of the recorded trace, of its accesses
 # raw (64 each) and of the profile; the profile's share of raw and the trace
 # over the profile; per level the mean and worst |B - A| (points). Then the
@@ -47,10 +49,13 @@ if [ "${2:-}" = keep ]; then
 	else echo "profile: keep: /mnt/share is not a writable share; the traces are not kept"; fi
 fi
 bad=0 short=
-# bad MESSAGE: a check that did not hold, counted; the test fails at the end;
-# for a program allowed to fall short ($short), printed as "short:" instead.
+# bad KIND MESSAGE: a check of KIND (accuracy or size) that did not hold,
+# counted; the test fails at the end; for a program allowed to fall short
+# there ($short: "accuracy", or "accuracy size"), printed as "short:".
 bad() {
-	if [ -n "$short" ]; then echo "short: $*"; else broken "$*"; fi
+	local kind=$1
+	shift
+	if [[ " $short " == *" $kind "* ]]; then echo "short: $*"; else broken "$*"; fi
 }
 # broken MESSAGE: a step that did not work, counted whatever the program.
 broken() { echo "FAIL: $*" >&2; bad=$((bad + 1)); }
@@ -94,15 +99,15 @@ one() {
 		fi
 		cols+=$(printf ' %5.2f / %5.2f' "$mean" "$worst")
 		awk -v m="$mean" 'BEGIN { exit !(m <= 1.0) }' ||
-			bad "$name: $lv: mean |B - A| $mean points, more than 1.0"
+			bad accuracy "$name: $lv: mean |B - A| $mean points, more than 1.0"
 		awk -v w="$worst" 'BEGIN { exit !(w <= 3.5) }' ||
-			bad "$name: $lv: worst |B - A| $worst points $at, more than 3.5"
+			bad accuracy "$name: $lv: worst |B - A| $worst points $at, more than 3.5"
 	done
 	printf '%-10s %8d %9d %10d %8d %7s %6s%s\n' "$name" "$n" "$trace" "$raw" "$prof" "$pct" "$ratio" "$cols"
 	[ $((prof * 100)) -le "$raw" ] ||
-		bad "$name: the profile's $prof bytes are $pct% of the $raw raw, more than 1%"
+		bad size "$name: the profile's $prof bytes are $pct% of the $raw raw, more than 1%"
 	[ $((prof * 50)) -le "$trace" ] ||
-		bad "$name: the profile's $prof bytes are 1/$ratio of the trace's $trace, more than 1/50"
+		bad size "$name: the profile's $prof bytes are 1/$ratio of the trace's $trace, more than 1/50"
 }
 
 loops=/opt/vmtrace/bin/vmt-loops
@@ -120,19 +125,24 @@ insert into t(b, c) select printf('%08x', (x * 2654435761) % 4294967296), x % 7 
 create index tb on t(b);
 select count(*), min(b), max(b), sum(c) from t;
 select c, count(*), max(b) from t group by c order by 3;"
-short=1
+short="accuracy size"
 one sqlite3 '[heap]' sqlite3 :memory: "$sql"
+# xz: its match finder's and range coder's tables, malloc()ed in [heap] (a
+# threshold past them keeps glibc from mmap()ing them apart).
+head -c 3000 /opt/vmtrace/tests/vm/lib.sh >xz.in
+short=accuracy
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432 one xz '[heap]' xz -0 -c xz.in
 short=
-grep -q "^$n_rows|" sqlite3.out || { cat sqlite3.out; bad "sqlite3: wrong answer"; }
+grep -q "^$n_rows|" sqlite3.out || { cat sqlite3.out; broken "sqlite3: wrong answer"; }
 # Flat: twice the run, hardly more profile.
 one triad-2x $range $loops triad $((2 * n_triad))
 if [ -n "$flat" ] && [ -n "$prof" ]; then
 	ratio=$(awk -v a="$flat" -v b="$prof" 'BEGIN { printf "%.3f", b / a }')
 	echo "flat: triad at N = $((2 * n_triad)) (2x the accesses): a profile of $prof bytes, ${ratio}x the $flat at N = $n_triad"
 	awk -v r="$ratio" 'BEGIN { exit !(r <= 1.2) }' ||
-		bad "flat: triad's profile grew ${ratio}x with twice the accesses (more than 1.2x)"
+		broken "flat: triad's profile grew ${ratio}x with twice the accesses (more than 1.2x)"
 else
-	bad "flat: no profile of triad at N or 2N"
+	broken "flat: no profile of triad at N or 2N"
 fi
 rmmod vmtrace
 [ "$bad" -eq 0 ] || fail "$bad checks did not hold"

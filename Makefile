@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-python check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-python demo man lib install install-python install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -45,6 +45,7 @@ help:
 	@echo 'make bench-analyses the analyses'"'"' speed alone (traces recorded in the 6.1 VM and synthetic)'
 	@echo 'make bench-cachesim the cache simulator'"'"'s speed alone, against cachegrind (host only)'
 	@echo 'make bench-loops    the loop codec'"'"'s speed alone, against zstd, xz and the model codec (host only)'
+	@echo 'make bench-profile  PSnAP profiles'"'"' accuracy, size and speed alone (traces recorded in the 6.1 VM)'
 	@echo 'make bench-python   the Python package'"'"'s reading speed alone, against dump and pandas'"'"' read_csv (host only)'
 	@echo 'make fuzz           run each fuzz target long (FUZZ_SECONDS=600), then the'
 	@echo '                    interface fuzzer in VMs (IFUZZ_SECONDS=900 on IFUZZ_KERNELS)'
@@ -422,6 +423,11 @@ bench-python: tools
 # The loop codec's speed section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-loops: tools $(BUILD)/bin/vmt-loops-bench
 	@scripts/bench-loops
+
+# The profiles' section of docs/BENCHMARKS.md alone: traces recorded in the
+# 6.1 VM, profiled, synthesized and compared on the host.
+bench-profile: tools test-modules
+	@scripts/bench-profile
 
 # The analyses' section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-analyses: tools test-modules

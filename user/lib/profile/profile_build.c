@@ -10,18 +10,29 @@
  * length), the lines touched, and the backward steps of the instruction
  * stream (from instruction a to b at or below it: a loop over [b, a]).
  * Between the passes: each instruction keeps its max_tokens runs that
- * cover the most accesses (a run must also be no chance repeat); the lines become
- * regions (a line within 256 bytes of the last joins its region, PSnAP's
- * rule); each instruction joins the narrowest loop around it that was
- * taken twice or more.
+ * cover the most accesses (a run must also be no chance repeat); the lines
+ * become regions (a line within 256 bytes of the last joins its region,
+ * PSnAP's rule) and runs of consecutive lines; each instruction joins the
+ * narrowest loop around it that was taken twice or more.
  * Pass 2 replays the same runs and counts what follows what: run after run
  * (each instruction's stride ordering), instruction after instruction, and
  * the LRU reuse distance (the thread's 64-byte lines) of each access in a
- * run that was not kept; and, per loop and region, PSnAP's stride
- * histogram and working set.
+ * run that was not kept; which thread ran in each slice of the trace; and,
+ * per loop and region, PSnAP's stride histogram and working set.
+ *
+ * Outline, in order:
+ *   a hash table of (a, b, c) -> count      runs and backward steps, pass 1
+ *   edges with counts                       edge_add(): count, first, last visit
+ *   per-thread building state               struct run_state, bthread, builder
+ *   pass 1                                  pass1()
+ *   between the passes                      make_regions(), choose_tokens(),
+ *                                           sort_insns(), make_loops()
+ *   pass 2                                  end_run(), pass2_access(),
+ *                                           count_slice(), pass2()
+ *   the driver                              run_pass(), finish_thread(),
+ *                                           vmt_profile_build()
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,17 +219,6 @@ struct builder {
 	uint64_t nreplay, replay_room;
 	bool no_replay;
 };
-
-static void say(struct vmt_trace_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-}
 
 static void bthread_free(struct bthread *b)
 {
@@ -856,7 +856,7 @@ static int run_pass(struct builder *bd, struct vmt_trace *trace, int pass)
 	bd->pass = pass;
 	ret = vmt_trace_cursor_create(trace, VMT_ORDER_TIME, &cursor);
 	if (ret) {
-		say(bd->err, "%s", vmt_trace_error_message(trace));
+		pm_say(bd->err, "%s", vmt_trace_error_message(trace));
 		return ret;
 	}
 	while ((ret = vmt_trace_cursor_next(cursor, &r, &stream)) == 1) {
@@ -868,7 +868,7 @@ static int run_pass(struct builder *bd, struct vmt_trace *trace, int pass)
 			break;
 	}
 	if (ret < 0)
-		say(bd->err, "%s", ret == -ENOMEM ? "out of memory" :
+		pm_say(bd->err, "%s", ret == -ENOMEM ? "out of memory" :
 		    ret == -EIO ? "the trace changed between the profiler's two passes" :
 		    vmt_trace_error_message(trace));
 	vmt_trace_cursor_free(cursor);
@@ -918,12 +918,12 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 
 	bd.max_tokens = options && options->max_tokens ? options->max_tokens : 32;
 	if (vmt_u64_map_init(&bd.thread_of)) {
-		say(err, "out of memory");
+		pm_say(err, "out of memory");
 		return -ENOMEM;
 	}
 	ret = run_pass(&bd, trace, 1);
 	if (!ret && !bd.nthreads) {
-		say(err, "no exact accesses to profile (record with --exact)");
+		pm_say(err, "no exact accesses to profile (record with --exact)");
 		ret = -ENODATA;
 	}
 	for (uint32_t k = 0; k < bd.nthreads && !ret; k++) {
@@ -951,7 +951,7 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		free(b->back.slots);
 		b->back.slots = NULL;
 		if (ret)
-			say(err, "out of memory");
+			pm_say(err, "out of memory");
 	}
 	if (!ret) {
 		/* Slices of the trace: PM_SLICES, or fewer so that each has 64 accesses or more. */
@@ -964,7 +964,7 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		bd.slices = calloc(bd.nslices, sizeof(*bd.slices));
 		bd.mixed = calloc(bd.nslices, sizeof(*bd.mixed));
 		if (!bd.slices || !bd.mixed) {
-			say(err, "out of memory");
+			pm_say(err, "out of memory");
 			ret = -ENOMEM;
 		}
 	}
@@ -978,12 +978,12 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 						   bd.replay[k].insn, bd.replay[k].addr);
 		}
 		if (ret)
-			say(err, "out of memory");
+			pm_say(err, "out of memory");
 	}
 	free(bd.replay);
 	for (uint32_t k = 0; k < bd.nthreads && !ret; k++)
 		if ((ret = finish_thread(&bd.threads[k])))
-			say(err, "out of memory");
+			pm_say(err, "out of memory");
 	if (!ret) {
 		p = calloc(1, sizeof(*p));
 		if (p)
@@ -991,7 +991,7 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		if (!p || !p->threads) {
 			free(p);
 			p = NULL;
-			say(err, "out of memory");
+			pm_say(err, "out of memory");
 			ret = -ENOMEM;
 		}
 	}
@@ -1001,7 +1001,7 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		uint32_t *rank = malloc(bd.nthreads * sizeof(*rank));
 
 		if (!keys || !rank) {
-			say(err, "out of memory");
+			pm_say(err, "out of memory");
 			ret = -ENOMEM;
 		} else {
 			for (uint32_t k = 0; k < bd.nthreads; k++) {

@@ -53,7 +53,7 @@ const char *vmt_profile_stride_bin_name(unsigned int bin)
 	return bin < VMT_PROFILE_STRIDE_BINS ? bin_names[bin] : NULL;
 }
 
-static void say(struct vmt_trace_error *err, const char *fmt, ...)
+void pm_say(struct vmt_trace_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -269,19 +269,19 @@ int vmt_profile_encode(const struct vmt_profile *p, void **data, size_t *size,
 	}
 	if (o.failed) {
 		vmt_buf_free(&o.b);
-		say(err, "out of memory encoding the profile");
+		pm_say(err, "out of memory encoding the profile");
 		return -ENOMEM;
 	}
 	bound = ZSTD_compressBound(o.b.size);
 	file = malloc(PM_HEADER + bound);
 	if (!file) {
 		vmt_buf_free(&o.b);
-		say(err, "out of memory encoding the profile");
+		pm_say(err, "out of memory encoding the profile");
 		return -ENOMEM;
 	}
 	z = ZSTD_compress(file + PM_HEADER, bound, o.b.data, o.b.size, PM_ZSTD_LEVEL);
 	if (ZSTD_isError(z)) {
-		say(err, "zstd: %s", ZSTD_getErrorName(z));
+		pm_say(err, "zstd: %s", ZSTD_getErrorName(z));
 		vmt_buf_free(&o.b);
 		free(file);
 		return -EIO;
@@ -311,17 +311,17 @@ int vmt_profile_write(const struct vmt_profile *p, const char *path, struct vmt_
 	f = fopen(path, "wb");
 	if (!f) {
 		ret = -errno;
-		say(err, "%s: %s", path, strerror(errno));
+		pm_say(err, "%s: %s", path, strerror(errno));
 		free(data);
 		return ret;
 	}
 	if (fwrite(data, 1, size, f) != size || fflush(f)) {
 		ret = -errno;
-		say(err, "%s: %s", path, strerror(errno));
+		pm_say(err, "%s: %s", path, strerror(errno));
 	}
 	if (fclose(f) && !ret) {
 		ret = -errno;
-		say(err, "%s: %s", path, strerror(errno));
+		pm_say(err, "%s: %s", path, strerror(errno));
 	}
 	free(data);
 	return ret;
@@ -586,43 +586,43 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 	size_t got;
 
 	if (size < PM_HEADER || memcmp(file, PM_MAGIC, 8)) {
-		say(err, "not a vmtrace profile (no VMTPROF header)");
+		pm_say(err, "not a vmtrace profile (no VMTPROF header)");
 		return -EBADMSG;
 	}
 	if (vmt_get32(file + 8) != VMT_PROFILE_VERSION) {
-		say(err, "profile format version %u; this vmtrace reads version %u",
+		pm_say(err, "profile format version %u; this vmtrace reads version %u",
 		    vmt_get32(file + 8), VMT_PROFILE_VERSION);
 		return -EPROTO;
 	}
 	raw = vmt_get64(file + 16);
 	z = vmt_get64(file + 24);
 	if (z != size - PM_HEADER) {
-		say(err, "damaged profile: %llu bytes of body, the header says %llu",
+		pm_say(err, "damaged profile: %llu bytes of body, the header says %llu",
 		    (unsigned long long)(size - PM_HEADER), (unsigned long long)z);
 		return -EBADMSG;
 	}
 	if (!vmt_checksum_matches(vmt_get32(file + 32), vmt_crc32(file + PM_HEADER, z))) {
-		say(err, "damaged profile: checksum mismatch");
+		pm_say(err, "damaged profile: checksum mismatch");
 		return -EBADMSG;
 	}
 	if (!raw || raw > PM_MAX_BODY) {
-		say(err, "damaged profile: a body of %llu bytes", (unsigned long long)raw);
+		pm_say(err, "damaged profile: a body of %llu bytes", (unsigned long long)raw);
 		return -EBADMSG;
 	}
 	/* The frame says its size (the encoder's ZSTD_compress() writes it): no allocation on trust. */
 	if (ZSTD_getFrameContentSize(file + PM_HEADER, z) != raw) {
-		say(err, "damaged profile: its body is not the %llu bytes the header says",
+		pm_say(err, "damaged profile: its body is not the %llu bytes the header says",
 		    (unsigned long long)raw);
 		return -EBADMSG;
 	}
 	body = malloc(raw);
 	if (!body) {
-		say(err, "out of memory reading the profile");
+		pm_say(err, "out of memory reading the profile");
 		return -ENOMEM;
 	}
 	got = ZSTD_decompress(body, raw, file + PM_HEADER, z);
 	if (ZSTD_isError(got) || got != raw) {
-		say(err, "damaged profile: its body does not decompress (%s)",
+		pm_say(err, "damaged profile: its body does not decompress (%s)",
 		    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
 		free(body);
 		return -EBADMSG;
@@ -649,12 +649,12 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 	free(body);
 	if (!p || in.bad == 2) {
 		vmt_profile_free(p);
-		say(err, "out of memory reading the profile");
+		pm_say(err, "out of memory reading the profile");
 		return -ENOMEM;
 	}
 	if (in.bad) {
 		vmt_profile_free(p);
-		say(err, "damaged profile: a count or index out of range");
+		pm_say(err, "damaged profile: a count or index out of range");
 		return -EBADMSG;
 	}
 	*profile = p;
@@ -670,7 +670,7 @@ int vmt_profile_read(struct vmt_profile **profile, const char *path, struct vmt_
 
 	if (!f) {
 		ret = -errno;
-		say(err, "%s: %s", path, strerror(errno));
+		pm_say(err, "%s: %s", path, strerror(errno));
 		return ret;
 	}
 	do {
@@ -680,7 +680,7 @@ int vmt_profile_read(struct vmt_profile **profile, const char *path, struct vmt_
 			if (!bigger) {
 				free(data);
 				fclose(f);
-				say(err, "out of memory reading %s", path);
+				pm_say(err, "out of memory reading %s", path);
 				return -ENOMEM;
 			}
 			data = bigger;
@@ -690,14 +690,14 @@ int vmt_profile_read(struct vmt_profile **profile, const char *path, struct vmt_
 	} while (n);
 	if (ferror(f)) {
 		ret = -EIO;
-		say(err, "%s: read error", path);
+		pm_say(err, "%s: read error", path);
 	} else {
 		ret = vmt_profile_read_memory(profile, data, size, err);
 		if (ret && err) {
 			char msg[sizeof(err->message)];
 
 			snprintf(msg, sizeof(msg), "%s", err->message);
-			say(err, "%s: %s", path, msg);
+			pm_say(err, "%s: %s", path, msg);
 		}
 	}
 	fclose(f);

@@ -157,6 +157,9 @@ struct vmt_profile {
 };
 
 void pm_thread_free(struct pm_thread *t);
+/* What went wrong, printf-style, into @err (nothing when @err is NULL). */
+void pm_say(struct vmt_trace_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The index of @ip among @t's instructions, or PM_NONE. */
 uint32_t pm_insn_find(const struct pm_thread *t, uint64_t ip);
 

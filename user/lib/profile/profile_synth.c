@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +34,6 @@
 #define NO_LINE		UINT64_MAX
 #define SPAN_LOOK	256	/* depths looked at either side for a line in the span */
 #define NEW_LINE_TRIES	65536	/* lines looked at for an untouched one */
-
-static void say(struct vmt_trace_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -535,14 +523,14 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 			goto out;
 		r.hdr.time_ns = x;
 		if ((ret = vmt_trace_writer_append_record(writer, &r))) {
-			say(err, "%s", vmt_trace_writer_error_message(writer));
+			pm_say(err, "%s", vmt_trace_writer_error_message(writer));
 			goto out_quiet;
 		}
 		++*written;
 	}
 out:
 	if (ret)
-		say(err, "out of memory");
+		pm_say(err, "out of memory");
 out_quiet:
 	for (uint32_t k = 0; gens && k < p->nthreads; k++)
 		if (gens[k].t)

@@ -282,7 +282,7 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
 # (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
-# hmtt.sh, report.sh), cachesim against a brute-force model (cachesim.sh) and
+# hmtt.sh, report.sh), every reading command's output the same whatever -j (jobs.sh), cachesim against a brute-force model (cachesim.sh) and
 # its threads against one (cachesim-threads.sh), profiles and their
 # synthetic traces against the trace they came from (profile.sh),
 # export's formats read back by python3 (export.sh), raw
@@ -307,6 +307,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/rewrite.sh $(BUILD)/bin/vmtrace
 	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
+	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace
 	@tests/unit/profile.sh $(BUILD)/bin/vmtrace
 	@tests/unit/cachesim-threads.sh $(BUILD)/bin/vmtrace

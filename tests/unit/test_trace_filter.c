@@ -207,32 +207,41 @@ static void test_filter_time_range(void **state)
  * One record stream of 60 frames, 50 records each. Records 500..1499 are
  * frames 10..29: seeking their start decodes frame 10, seeking the first
  * record after them frame 30, and reading them frames 10..29 again: 22
- * frames. In written order, the order stream's one frame besides.
+ * frames. In written order, the order stream's one frame besides. The
+ * same with frames decoded ahead on threads (vmt_trace_set_threads()):
+ * none ahead of a seek, and none past the range.
  */
 static void test_time_range_decodes_its_frames(void **state)
 {
-	struct vmt_trace_filter f = { .time_range = 1, .from_time = 6000, .to_time = 15990 };
-	struct vmt_trace *t;
+	static const unsigned int threads[] = { 1, 2, 3 };
 
 	(void)state;
 	write_trace(true);
-	t = open_trace();
-	assert_int_equal(vmt_trace_nr_frames(t), 61);
-	assert_int_equal(check_filtered(t, &f, VMT_ORDER_TIME, true), 1000);
-	assert_int_equal(vmt_trace_frames_decoded(t), 22);
-	vmt_trace_close(t);
+	for (unsigned int i = 0; i < 3; i++) {
+		struct vmt_trace_filter f = { .time_range = 1, .from_time = 6000, .to_time = 15990 };
+		struct vmt_trace *t;
 
-	t = open_trace();
-	assert_int_equal(check_filtered(t, &f, VMT_ORDER_WRITTEN, true), 1000);
-	assert_int_equal(vmt_trace_frames_decoded(t), 23);
-	vmt_trace_close(t);
+		t = open_trace();
+		assert_int_equal(vmt_trace_set_threads(t, threads[i]), 0);
+		assert_int_equal(vmt_trace_nr_frames(t), 61);
+		assert_int_equal(check_filtered(t, &f, VMT_ORDER_TIME, true), 1000);
+		assert_int_equal(vmt_trace_frames_decoded(t), 22);
+		vmt_trace_close(t);
 
-	/* Without a filter: every frame. */
-	t = open_trace();
-	f = (struct vmt_trace_filter){ 0 };
-	assert_int_equal(check_filtered(t, &f, VMT_ORDER_TIME, true), NR_RECORDS);
-	assert_int_equal(vmt_trace_frames_decoded(t), 60);
-	vmt_trace_close(t);
+		t = open_trace();
+		assert_int_equal(vmt_trace_set_threads(t, threads[i]), 0);
+		assert_int_equal(check_filtered(t, &f, VMT_ORDER_WRITTEN, true), 1000);
+		assert_int_equal(vmt_trace_frames_decoded(t), 23);
+		vmt_trace_close(t);
+
+		/* Without a filter: every frame. */
+		t = open_trace();
+		assert_int_equal(vmt_trace_set_threads(t, threads[i]), 0);
+		f = (struct vmt_trace_filter){ 0 };
+		assert_int_equal(check_filtered(t, &f, VMT_ORDER_TIME, true), NR_RECORDS);
+		assert_int_equal(vmt_trace_frames_decoded(t), 60);
+		vmt_trace_close(t);
+	}
 }
 
 /*

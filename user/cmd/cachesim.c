@@ -248,7 +248,8 @@ static int parse_cs_option(void *ctx, int opt, const char *arg)
 		v = parse_number("cachesim", "--threads", arg, 1, 256);
 		if (v < 0)
 			return -1;
-		run->so.threads = (unsigned int)v;
+		/* The same threads decode the trace (the filter's -j). */
+		run->so.threads = run->o.filter.threads = (unsigned int)v;
 		return 1;
 	}
 	return 0;

@@ -87,7 +87,7 @@ int cmd_dump(int argc, char **argv)
 	bool diff = false;
 	int opt, n;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "h" FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
 		if (opt == 'O' && !strcmp(optarg, "written")) {
 			order = VMT_ORDER_WRITTEN;
 		} else if (opt == 'O' && !strcmp(optarg, "time")) {

@@ -222,7 +222,7 @@ int cmd_export(int argc, char **argv)
 	int64_t ret;
 	int opt, n;
 
-	while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:h" FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
 		switch (opt) {
 		case 'F':
 			format_name = optarg;

@@ -63,7 +63,7 @@ int cmd_stats(int argc, char **argv)
 	struct vmt_trace *t;
 	int opt, taken;
 
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
 		taken = parse_filter_option("stats", opt, optarg, &filter);
 		if (taken < 0)
 			return 2;

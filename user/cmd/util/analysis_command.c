@@ -80,9 +80,13 @@ int parse_analysis_option(const char *cmd, int opt, const char *arg, struct anal
 int parse_analysis_command_line(const struct analysis_command_line *l, int argc, char **argv,
 				struct analysis_options *o, const char **path)
 {
+	char short_options[32];
 	int opt, taken;
 
-	while ((opt = getopt_long(argc, argv, l->short_options, l->options, NULL)) != -1) {
+	/* The filter's -j, unless the command's own options have it. */
+	snprintf(short_options, sizeof(short_options), "%s%s", l->short_options,
+		 strchr(l->short_options, 'j') ? "" : FILTER_SHORT_OPTIONS);
+	while ((opt = getopt_long(argc, argv, short_options, l->options, NULL)) != -1) {
 		if (opt == 'h') {
 			l->usage(stdout);
 			return 0;

@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_util.h"
 #include "filter_options.h"
@@ -20,7 +21,9 @@ const char filter_options_usage[] =
 	"                   evict, lost, marker, switch, fork, exec, exit, vma, ...) or numbered\n"
 	"  --from NS        only records at or after this time (ns, as dump prints it)\n"
 	"  --to NS          only records at or before this time; --from and --to seek\n"
-	"                   through the trace's directory, reading no frame before --from\n";
+	"                   through the trace's directory, reading no frame before --from\n"
+	"  -j, --jobs N     decode the trace's frames on N threads (default: one a CPU);\n"
+	"                   the output is the same whatever N\n";
 
 const char filter_range_options_usage[] =
 	"  --addr START-END[,START-END]  only references, evictions and exact accesses\n"
@@ -112,6 +115,12 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
 	long long t;
 
 	switch (opt) {
+	case FILTER_OPT_JOBS:
+		t = parse_number(cmd, "-j", arg, 1, VMT_TRACE_MAX_THREADS);
+		if (t < 0)
+			return -1;
+		o->threads = (unsigned int)t;
+		return 1;
 	case FILTER_OPT_PID:
 		o->used = true;
 		return parse_list(cmd, "pid", arg, o->pids, &f->nr_pids, UINT32_MAX) ? -1 : 1;
@@ -156,6 +165,15 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
 
 int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int threads = o->threads ? o->threads :
+			       cpus < 1 ? 1 : cpus > VMT_TRACE_MAX_THREADS ? VMT_TRACE_MAX_THREADS :
+			       (unsigned int)cpus;
+
+	if (vmt_trace_set_threads(t, threads)) {
+		fprintf(stderr, "vmtrace %s: %s\n", cmd, vmt_trace_error_message(t));
+		return -1;
+	}
 	if (!o->used)
 		return 0;
 	o->filter.pids = o->pids;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * filter_options.c: the commands' --pid, --cpu, --type, --from, --to; and
- * dump's, stats's and export's --addr and --ip (the analyses' --addr is
- * their own: analysis_command.h).
+ * filter_options.c: the commands' --pid, --cpu, --type, --from, --to, and
+ * -j (the threads that decode); and dump's, stats's and export's --addr and
+ * --ip (the analyses' --addr is their own: analysis_command.h).
  */
 #ifndef VMTRACE_CMD_FILTER_OPTIONS_H
 #define VMTRACE_CMD_FILTER_OPTIONS_H
@@ -23,13 +23,17 @@ enum {
 	FILTER_OPT_TO,
 	FILTER_OPT_ADDR,
 	FILTER_OPT_IP,
+	FILTER_OPT_JOBS = 'j',
 };
+/* getopt's short options of FILTER_LONG_OPTIONS. */
+#define FILTER_SHORT_OPTIONS "j:"
 #define FILTER_LONG_OPTIONS \
 	{ "pid", required_argument, NULL, FILTER_OPT_PID }, \
 	{ "cpu", required_argument, NULL, FILTER_OPT_CPU }, \
 	{ "type", required_argument, NULL, FILTER_OPT_TYPE }, \
 	{ "from", required_argument, NULL, FILTER_OPT_FROM }, \
-	{ "to", required_argument, NULL, FILTER_OPT_TO }
+	{ "to", required_argument, NULL, FILTER_OPT_TO }, \
+	{ "jobs", required_argument, NULL, FILTER_OPT_JOBS }
 #define FILTER_RANGE_LONG_OPTIONS \
 	{ "addr", required_argument, NULL, FILTER_OPT_ADDR }, \
 	{ "ip", required_argument, NULL, FILTER_OPT_IP }
@@ -41,11 +45,15 @@ struct filter_options {
 	uint32_t cpus[FILTER_MAX_IDS];
 	struct vmt_trace_range addrs[FILTER_MAX_RANGES];
 	struct vmt_trace_range ips[FILTER_MAX_RANGES];
-	bool used;		/* any of the options given */
+	bool used;		/* any of the filter's options given */
+	unsigned int threads;	/* -j: threads that decode; 0: one a CPU */
 };
 /* 1: @opt was a filter option, taken; 0: not one; -1: a bad value (said). */
 int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter_options *o);
-/* Make the options @t's filter; 0, or -1 having said why not. */
+/*
+ * Make the options @t's filter, and decode on -j threads (one a CPU when
+ * not given); 0, or -1 having said why not.
+ */
 int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o);
 
 #endif

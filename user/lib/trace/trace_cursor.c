@@ -215,10 +215,13 @@ static int init_stream(struct vmt_trace_cursor *c, uint32_t id)
 		return 0;
 	s->records = true;
 	if (c->filter.time_range && st.time_sorted && st.entries) {
+		/* Seeking decodes a frame or two: none ahead of them. */
+		vmt_trace_read_ahead_limit(c->trace, id, 0);
 		err = bound_by_time(c, id, s, &st);
 		if (err)
 			return err;
 	}
+	vmt_trace_read_ahead_limit(c->trace, id, s->end);
 	c->remaining += s->end - s->start;
 	return 0;
 }

@@ -18,8 +18,11 @@
  *     allocation, vmt_trace_filter_copy(), which cursors take too),
  *     statistics and a frame's span (vmt_trace_frame_span(), for
  *     trace_cursor.c);
- *   - reading: a frame read, checked and decompressed into its stream's
- *     cache (load_frame()), entry i (vmt_trace_read(): the frame by binary
+ *   - reading: a frame read, checked and decompressed (decode_frame(),
+ *     which changes nothing in the trace) into its stream's cache
+ *     (load_frame()), or taken from the frames decoded ahead on threads
+ *     (frame_readahead.c, vmt_trace_set_threads(): each stream's next
+ *     frames are queued as one is loaded), entry i (vmt_trace_read(): the frame by binary
  *     search of the stream's first entries), and frame seeking
  *     (vmt_trace_seek_time(): the first frame whose last time is at or
  *     after t, by binary search of the directory when the stream is sorted,
@@ -37,6 +40,7 @@
 #include <unistd.h>
 
 #include "codec/codec.h"
+#include "trace/frame_readahead.h"
 #include "trace/trace_reader.h"
 
 struct reader_stream {
@@ -46,8 +50,8 @@ struct reader_stream {
 	uint64_t entries;
 	bool time_sorted;
 	uint64_t cached_frame;		/* index into trace->frames, or UINT64_MAX */
-	uint8_t *cache;
-	size_t cache_capacity;
+	struct vmt_frame_buf cache;	/* frame cached_frame, decoded */
+	uint64_t ahead_limit;		/* read no frame ahead from this entry on */
 };
 
 struct vmt_trace {
@@ -60,7 +64,9 @@ struct vmt_trace {
 	uint32_t nr_streams;
 	struct vmt_frame_ref *frames;	/* in file order */
 	uint64_t nr_frames, frames_capacity;
-	uint64_t frames_decoded;
+	uint64_t frames_decoded;	/* here, not counting the read-ahead's */
+	struct vmt_readahead *readahead;	/* NULL: one thread */
+	uint32_t ahead;			/* frames a stream queues ahead */
 	struct vmt_buf payload;
 	struct vmt_trace_filter *filter;	/* vmt_trace_filter_copy()'s */
 	char error[256];
@@ -82,14 +88,20 @@ const char *vmt_trace_error_message(const struct vmt_trace *trace)
 }
 
 /* Reads exactly @len bytes at @offset; a short read is a truncated file. */
-static int trace_pread(struct vmt_trace *t, uint64_t offset, void *buf, size_t len,
-		       const char *what)
+/*
+ * Reads @len bytes at @offset, or says why not in @why. It changes nothing
+ * in @t, so that frames may be read on several threads (frame_readahead.c).
+ */
+static int pread_exact(const struct vmt_trace *t, uint64_t offset, void *buf, size_t len,
+		       const char *what, char *why, size_t why_len)
 {
 	uint8_t *p = buf;
 
-	if (offset > t->size || len > t->size - offset)
-		return vmt_trace_fail(t, -EIO, "%s at byte %llu: file truncated (%llu bytes)", what,
-				      (unsigned long long)offset, (unsigned long long)t->size);
+	if (offset > t->size || len > t->size - offset) {
+		snprintf(why, why_len, "%s at byte %llu: file truncated (%llu bytes)", what,
+			 (unsigned long long)offset, (unsigned long long)t->size);
+		return -EIO;
+	}
 	if (t->fd < 0) {
 		memcpy(buf, t->mem + offset, len);
 		return 0;
@@ -99,15 +111,27 @@ static int trace_pread(struct vmt_trace *t, uint64_t offset, void *buf, size_t l
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return vmt_trace_fail(t, n < 0 ? -errno : -EIO, "%s at byte %llu: %s", what,
-					      (unsigned long long)offset,
-					      n < 0 ? strerror(errno) : "file truncated");
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+
+			snprintf(why, why_len, "%s at byte %llu: %s", what, (unsigned long long)offset,
+				 n < 0 ? strerror(-err) : "file truncated");
+			return err;
+		}
 		p += n;
 		len -= (size_t)n;
 		offset += (uint64_t)n;
 	}
 	return 0;
+}
+
+static int trace_pread(struct vmt_trace *t, uint64_t offset, void *buf, size_t len,
+		       const char *what)
+{
+	char why[sizeof(t->error)];
+	int err = pread_exact(t, offset, buf, len, what, why, sizeof(why));
+
+	return err ? vmt_trace_fail(t, err, "%s", why) : 0;
 }
 
 static int add_stream(struct vmt_trace *t, const struct vmt_trace_stream_info *info)
@@ -121,6 +145,7 @@ static int add_stream(struct vmt_trace *t, const struct vmt_trace_stream_info *i
 	memset(&streams[t->nr_streams], 0, sizeof(*streams));
 	streams[t->nr_streams].info = *info;
 	streams[t->nr_streams].cached_frame = UINT64_MAX;
+	streams[t->nr_streams].ahead_limit = UINT64_MAX;
 	streams[t->nr_streams].time_sorted = info->time_offset != VMT_TRACE_NO_TIME;
 	t->nr_streams++;
 	return 0;
@@ -265,46 +290,56 @@ out:
 }
 
 /*
- * Reads and checks frame header @ref->offset and its payload checksum,
- * leaving the payload in t->payload.
+ * Reads and checks the header of frame @frame_no at @offset and its
+ * payload's checksum, leaving the payload in @payload; or says why not in
+ * @why. Like pread_exact(), it changes nothing in @t.
  */
-static int read_frame_payload(struct vmt_trace *t, uint64_t frame_no, uint64_t offset,
-			      struct vmt_frame_header *h)
+static int read_payload(const struct vmt_trace *t, uint64_t frame_no, uint64_t offset,
+			struct vmt_frame_header *h, struct vmt_buf *payload, char *why,
+			size_t why_len)
 {
 	uint8_t raw[VMT_FRAME_HEADER_SIZE];
-	char why[160];
+	char reason[160];
 	int err;
 
-	err = trace_pread(t, offset, raw, sizeof(raw), "frame header");
+	err = pread_exact(t, offset, raw, sizeof(raw), "frame header", reason, sizeof(reason));
 	if (err)
-		return vmt_trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no,
-				      t->error);
-	err = vmt_frame_header_decode(raw, h, why, sizeof(why));
+		goto fail;
+	err = vmt_frame_header_decode(raw, h, reason, sizeof(reason));
 	if (!err && h->stream_id >= t->nr_streams)
-		err = -EBADMSG, snprintf(why, sizeof(why), "no stream %u", h->stream_id);
+		err = -EBADMSG, snprintf(reason, sizeof(reason), "no stream %u", h->stream_id);
 	if (!err)
 		err = vmt_frame_header_check_sizes(h, t->streams[h->stream_id].info.entry_size,
-						   why, sizeof(why));
+						   reason, sizeof(reason));
 	if (!err && h->comp_size > t->data_end - offset - VMT_FRAME_HEADER_SIZE)
-		err = -EIO, snprintf(why, sizeof(why), "%u-byte payload runs past byte %llu (truncated?)",
+		err = -EIO, snprintf(reason, sizeof(reason),
+				     "%u-byte payload runs past byte %llu (truncated?)",
 				     h->comp_size, (unsigned long long)t->data_end);
+	if (err) {
+		snprintf(why, why_len, "frame %llu at byte %llu: %s", (unsigned long long)frame_no,
+			 (unsigned long long)offset, reason);
+		return err;
+	}
+	if (vmt_buf_reserve(payload, h->comp_size ? h->comp_size : 1)) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	err = pread_exact(t, offset + VMT_FRAME_HEADER_SIZE, payload->data, h->comp_size,
+			  "frame payload", reason, sizeof(reason));
 	if (err)
-		return vmt_trace_fail(t, err, "frame %llu at byte %llu: %s", (unsigned long long)frame_no,
-				      (unsigned long long)offset, why);
-	err = vmt_buf_reserve(&t->payload, h->comp_size ? h->comp_size : 1);
-	if (err)
-		return vmt_trace_fail(t, err, "out of memory");
-	err = trace_pread(t, offset + VMT_FRAME_HEADER_SIZE, t->payload.data, h->comp_size,
-			  "frame payload");
-	if (err)
-		return vmt_trace_fail(t, err, "frame %llu: %s", (unsigned long long)frame_no, t->error);
-	t->payload.size = h->comp_size;
-	if (!vmt_checksum_matches(h->payload_crc, vmt_crc32(t->payload.data, h->comp_size)))
-		return vmt_trace_fail(t, -EBADMSG,
-				      "frame %llu at byte %llu: payload checksum mismatch (stored 0x%08x, computed 0x%08x)",
-				      (unsigned long long)frame_no, (unsigned long long)offset,
-				      h->payload_crc, vmt_crc32(t->payload.data, h->comp_size));
+		goto fail;
+	payload->size = h->comp_size;
+	if (!vmt_checksum_matches(h->payload_crc, vmt_crc32(payload->data, h->comp_size))) {
+		snprintf(why, why_len,
+			 "frame %llu at byte %llu: payload checksum mismatch (stored 0x%08x, computed 0x%08x)",
+			 (unsigned long long)frame_no, (unsigned long long)offset, h->payload_crc,
+			 vmt_crc32(payload->data, h->comp_size));
+		return -EBADMSG;
+	}
 	return 0;
+fail:
+	snprintf(why, why_len, "frame %llu: %s", (unsigned long long)frame_no, reason);
+	return err;
 }
 
 /*
@@ -373,7 +408,8 @@ static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repa
 			break;
 		}
 		t->data_end = t->size;
-		err = read_frame_payload(t, t->nr_frames, offset, &h);
+		err = read_payload(t, t->nr_frames, offset, &h, &t->payload, t->error,
+				   sizeof(t->error));
 		if (!err) {
 			ref = (struct vmt_frame_ref){
 				.offset = offset, .first_entry = h.first_entry,
@@ -405,9 +441,11 @@ static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repa
 
 static void trace_free(struct vmt_trace *t)
 {
+	/* First the workers, which read the streams and frames. */
+	vmt_readahead_destroy(t->readahead);
 	for (uint32_t i = 0; i < t->nr_streams; i++) {
 		free(t->streams[i].frames);
-		free(t->streams[i].cache);
+		vmt_frame_buf_free(&t->streams[i].cache);
 	}
 	free(t->streams);
 	free(t->frames);
@@ -636,7 +674,8 @@ uint64_t vmt_trace_nr_frames(const struct vmt_trace *trace)
 
 uint64_t vmt_trace_frames_decoded(const struct vmt_trace *trace)
 {
-	return trace->frames_decoded;
+	return trace->frames_decoded +
+	       (trace->readahead ? vmt_readahead_decoded(trace->readahead) : 0);
 }
 
 int vmt_trace_stream_stats(const struct vmt_trace *trace, uint32_t stream_id,
@@ -682,47 +721,57 @@ int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t
 }
 
 /* Decodes frame @frame_no (file order) into its stream's cache. */
-static int load_frame(struct vmt_trace *t, uint64_t frame_no)
+/*
+ * Decodes frame @frame_no into @buf and checks it against the directory;
+ * or says why not in buf->why. It changes nothing in @t: the read-ahead's
+ * workers call it (on the trace as decode_job()'s @ctx) as well as
+ * load_frame().
+ */
+static int decode_frame(const struct vmt_trace *t, uint64_t frame_no, struct vmt_frame_buf *buf)
 {
 	const struct vmt_frame_ref *ref = &t->frames[frame_no];
-	struct reader_stream *s = &t->streams[ref->stream_id];
+	const struct reader_stream *s = &t->streams[ref->stream_id];
+	const char *why = NULL;
 	struct vmt_frame_header h;
 	int err;
 
-	if (s->cached_frame == frame_no)
-		return 0;
-	err = read_frame_payload(t, frame_no, ref->offset, &h);
+	err = read_payload(t, frame_no, ref->offset, &h, &buf->payload, buf->why, sizeof(buf->why));
 	if (err)
 		return err;
 	if (h.stream_id != ref->stream_id || h.first_entry != ref->first_entry ||
 	    h.entry_count != ref->entry_count || h.first_time != ref->first_time ||
-	    h.last_time != ref->last_time || h.flags != ref->flags)
-		return vmt_trace_fail(t, -EBADMSG,
-				      "frame %llu at byte %llu: header disagrees with the directory",
-				      (unsigned long long)frame_no, (unsigned long long)ref->offset);
-	if (s->cache_capacity < h.raw_size) {
-		uint8_t *cache = realloc(s->cache, h.raw_size);
-
-		if (!cache)
-			return vmt_trace_fail(t, -ENOMEM, "out of memory");
-		s->cache = cache;
-		s->cache_capacity = h.raw_size;
+	    h.last_time != ref->last_time || h.flags != ref->flags) {
+		why = "header disagrees with the directory";
+		err = -EBADMSG;
+		goto fail;
 	}
-	s->cached_frame = UINT64_MAX;
+	if (buf->capacity < h.raw_size) {
+		uint8_t *data = realloc(buf->data, h.raw_size);
+
+		if (!data) {
+			snprintf(buf->why, sizeof(buf->why), "out of memory");
+			return -ENOMEM;
+		}
+		buf->data = data;
+		buf->capacity = h.raw_size;
+	}
 	err = vmt_codec_decompress(h.codec & 0xff, h.codec >> 8, s->info.entry_size,
-				   t->payload.data, t->payload.size, s->cache, h.raw_size);
-	if (err)
-		return vmt_trace_fail(t, err, "frame %llu at byte %llu: %s payload does not decode to %u bytes",
-				      (unsigned long long)frame_no, (unsigned long long)ref->offset,
-				      vmt_codec_name(h.codec & 0xff), h.raw_size);
+				   buf->payload.data, buf->payload.size, buf->data, h.raw_size);
+	if (err) {
+		snprintf(buf->why, sizeof(buf->why),
+			 "frame %llu at byte %llu: %s payload does not decode to %u bytes",
+			 (unsigned long long)frame_no, (unsigned long long)ref->offset,
+			 vmt_codec_name(h.codec & 0xff), h.raw_size);
+		return err;
+	}
 	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
 		uint64_t first, last, least, greatest, prev, time;
 		bool sorted = true;
 
 		/* The header's times: the first and last entry's, or (TIME_RANGE) the bounds. */
-		first = last = least = greatest = prev = vmt_get64(s->cache + s->info.time_offset);
+		first = last = least = greatest = prev = vmt_get64(buf->data + s->info.time_offset);
 		for (uint32_t i = 1; i < h.entry_count; i++) {
-			time = vmt_get64(s->cache + (size_t)i * s->info.entry_size +
+			time = vmt_get64(buf->data + (size_t)i * s->info.entry_size +
 					 s->info.time_offset);
 			sorted &= time >= prev;
 			least = time < least ? time : least;
@@ -734,14 +783,97 @@ static int load_frame(struct vmt_trace *t, uint64_t frame_no)
 			last = greatest;
 		}
 		if ((!sorted && (h.flags & VMT_FRAME_TIME_SORTED)) || first != h.first_time ||
-		    last != h.last_time)
-			return vmt_trace_fail(t, -EBADMSG,
-					      "frame %llu at byte %llu: entry times disagree with the header",
-					      (unsigned long long)frame_no, (unsigned long long)ref->offset);
+		    last != h.last_time) {
+			why = "entry times disagree with the header";
+			err = -EBADMSG;
+			goto fail;
+		}
 	}
-	s->cached_frame = frame_no;
-	t->frames_decoded++;
 	return 0;
+fail:
+	snprintf(buf->why, sizeof(buf->why), "frame %llu at byte %llu: %s",
+		 (unsigned long long)frame_no, (unsigned long long)ref->offset, why);
+	return err;
+}
+
+static int decode_job(void *ctx, uint64_t frame_no, struct vmt_frame_buf *buf)
+{
+	return decode_frame(ctx, frame_no, buf);
+}
+
+static uint64_t frame_of_entry(const struct vmt_trace *t, const struct reader_stream *s,
+			       uint64_t index);
+
+/*
+ * Queues for the read-ahead the frames of @s after frame @frame_no, up to
+ * t->ahead of them, none past the stream's read-ahead limit.
+ */
+static void queue_ahead(struct vmt_trace *t, struct reader_stream *s, uint64_t frame_no)
+{
+	uint64_t k = frame_of_entry(t, s, t->frames[frame_no].first_entry);
+
+	for (uint64_t end = k + 1 + t->ahead; ++k < end && k < s->nr_frames;) {
+		if (t->frames[s->frames[k]].first_entry >= s->ahead_limit)
+			break;
+		vmt_readahead_queue(t->readahead, s->frames[k]);
+	}
+}
+
+/* Frame @frame_no into its stream's cache: decoded ahead, or here. */
+static int load_frame(struct vmt_trace *t, uint64_t frame_no)
+{
+	struct reader_stream *s = &t->streams[t->frames[frame_no].stream_id];
+	int err;
+
+	if (s->cached_frame == frame_no)
+		return 0;
+	s->cached_frame = UINT64_MAX;
+	if (t->readahead && vmt_readahead_take(t->readahead, frame_no, &s->cache)) {
+		err = s->cache.err;
+	} else {
+		err = decode_frame(t, frame_no, &s->cache);
+		t->frames_decoded += !err;
+	}
+	if (err)
+		return vmt_trace_fail(t, err, "%s", s->cache.why);
+	s->cached_frame = frame_no;
+	if (t->readahead)
+		queue_ahead(t, s, frame_no);
+	return 0;
+}
+
+int vmt_trace_set_threads(struct vmt_trace *t, unsigned int threads)
+{
+	struct vmt_readahead *ra = NULL;
+	int err;
+
+	if (threads < 1 || threads > VMT_TRACE_MAX_THREADS)
+		return vmt_trace_fail(t, -EINVAL, "%u threads: from 1 to %u", threads,
+				      VMT_TRACE_MAX_THREADS);
+	if (t->readahead)
+		t->frames_decoded += vmt_readahead_decoded(t->readahead);
+	vmt_readahead_destroy(t->readahead);
+	t->readahead = NULL;
+	if (threads == 1)
+		return 0;
+	/*
+	 * The reader decodes too (a queued frame it needs and no worker has
+	 * begun), so threads - 1 workers; each stream queues twice as many
+	 * frames ahead as there are threads, in twice as many slots.
+	 */
+	t->ahead = 2 * threads;
+	err = vmt_readahead_create(&ra, threads - 1, 4 * threads, decode_job, t);
+	if (err)
+		return vmt_trace_fail(t, err, "cannot start %u decoding threads: %s", threads,
+				      strerror(-err));
+	t->readahead = ra;
+	return 0;
+}
+
+void vmt_trace_read_ahead_limit(struct vmt_trace *t, uint32_t stream_id, uint64_t end)
+{
+	if (stream_id < t->nr_streams)
+		t->streams[stream_id].ahead_limit = end;
 }
 
 /* The position in the stream's frame list of the frame holding entry @index. */
@@ -776,7 +908,7 @@ static const uint8_t *entry_at(struct vmt_trace *t, uint32_t stream_id, uint64_t
 		const struct vmt_frame_ref *ref = &t->frames[s->cached_frame];
 
 		if (index >= ref->first_entry && index - ref->first_entry < ref->entry_count)
-			return s->cache + (index - ref->first_entry) * s->info.entry_size;
+			return s->cache.data + (index - ref->first_entry) * s->info.entry_size;
 	}
 	if (index >= s->entries) {
 		*err = vmt_trace_fail(t, -ERANGE, "stream %u has %llu entries, not %llu", stream_id,
@@ -787,7 +919,7 @@ static const uint8_t *entry_at(struct vmt_trace *t, uint32_t stream_id, uint64_t
 	*err = load_frame(t, frame_no);
 	if (*err)
 		return NULL;
-	return s->cache + (index - t->frames[frame_no].first_entry) * s->info.entry_size;
+	return s->cache.data + (index - t->frames[frame_no].first_entry) * s->info.entry_size;
 }
 
 int vmt_trace_read(struct vmt_trace *trace, uint32_t stream_id, uint64_t index, void *entry)
@@ -810,14 +942,14 @@ static uint32_t search_frame(const struct reader_stream *s, uint32_t count, uint
 
 	if (!sorted) {
 		while (lo < count &&
-		       vmt_get64(s->cache + (size_t)lo * s->info.entry_size + s->info.time_offset) < time)
+		       vmt_get64(s->cache.data + (size_t)lo * s->info.entry_size + s->info.time_offset) < time)
 			lo++;
 		return lo;
 	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (vmt_get64(s->cache + (size_t)mid * s->info.entry_size + s->info.time_offset) < time)
+		if (vmt_get64(s->cache.data + (size_t)mid * s->info.entry_size + s->info.time_offset) < time)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -41,6 +41,12 @@ int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t
  * within), or NULL when out of memory.
  */
 struct vmt_trace_filter *vmt_trace_filter_copy(const struct vmt_trace_filter *filter);
+/*
+ * Decode no frame of stream @stream_id ahead (vmt_trace_set_threads())
+ * from entry @end on: a cursor's end, so that a range read decodes no
+ * frame past it.
+ */
+void vmt_trace_read_ahead_limit(struct vmt_trace *t, uint32_t stream_id, uint64_t end);
 /* The filter vmt_trace_set_filter() gave (a copy), or NULL. */
 const struct vmt_trace_filter *vmt_trace_filter(const struct vmt_trace *t);
 

@@ -285,8 +285,21 @@ struct vmt_trace_stream_stats {
 int vmt_trace_stream_stats(const struct vmt_trace *trace, uint32_t stream_id,
 			   struct vmt_trace_stream_stats *stats);
 uint64_t vmt_trace_nr_frames(const struct vmt_trace *trace);
-/* Frames read and decompressed since the trace was opened. */
+/*
+ * Frames read and decompressed since the trace was opened, those decoded
+ * ahead (vmt_trace_set_threads()) included.
+ */
 uint64_t vmt_trace_frames_decoded(const struct vmt_trace *trace);
+/*
+ * Decode frames on @threads threads (1 to VMT_TRACE_MAX_THREADS; 1, the
+ * default, decodes each frame when it is first read): workers decode each
+ * stream's next frames while the caller reads, and the caller decodes a
+ * frame itself rather than wait for one no worker has begun. What is read
+ * is the same whatever the count. 0 or -errno (the reason in the trace's
+ * error message).
+ */
+#define VMT_TRACE_MAX_THREADS	256
+int vmt_trace_set_threads(struct vmt_trace *trace, unsigned int threads);
 
 /* Copy entry @index of a stream to @entry (entry_size bytes). -ERANGE past the end. */
 int vmt_trace_read(struct vmt_trace *trace, uint32_t stream_id, uint64_t index, void *entry);

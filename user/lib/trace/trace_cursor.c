@@ -236,7 +236,7 @@ static int open_view(struct vmt_trace_cursor *c, uint32_t id)
 	struct cursor_stream *s = &c->streams[id];
 	struct vmt_trace_stream_stats st;
 	struct time_view *v;
-	uint64_t first;
+	uint64_t first, greatest;
 	uint32_t count;
 
 	vmt_trace_stream_stats(c->trace, id, &st);
@@ -252,7 +252,7 @@ static int open_view(struct vmt_trace_cursor *c, uint32_t id)
 	for (uint64_t k = st.frames; k--;) {
 		uint64_t least;
 
-		if (vmt_trace_frame_span(c->trace, id, k, &first, &count, &least)) {
+		if (vmt_trace_frame_span(c->trace, id, k, &first, &count, &least, &greatest)) {
 			free(v->least_after);
 			free(v);
 			return 0;
@@ -327,11 +327,25 @@ static int view_fill(struct vmt_trace_cursor *c, uint32_t id)
 
 	while (v->next_frame < v->nr_frames &&
 	       (!v->len || v->heap[0].record.hdr.time_ns > v->least_after[v->next_frame])) {
-		uint64_t first, least;
+		const struct vmt_trace_filter *f = &c->filter;
+		uint64_t first, least, greatest;
 		uint32_t count;
 		int err;
 
-		vmt_trace_frame_span(c->trace, id, v->next_frame++, &first, &count, &least);
+		/* A time range: no frame after it is read, none before it decoded. */
+		if (f->time_range && v->least_after[v->next_frame] > f->to_time) {
+			c->remaining -= c->streams[id].end - c->streams[id].next - v->len;
+			c->streams[id].next = c->streams[id].end - v->len;
+			v->next_frame = v->nr_frames;
+			break;
+		}
+		vmt_trace_frame_span(c->trace, id, v->next_frame++, &first, &count, &least,
+				     &greatest);
+		if (f->time_range && greatest < f->from_time) {
+			c->streams[id].next += count;
+			c->remaining -= count;
+			continue;
+		}
 		for (uint32_t i = 0; i < count; i++) {
 			err = view_push(c, v, id, first + i);
 			if (err)

@@ -707,7 +707,8 @@ int vmt_trace_stream_stats(const struct vmt_trace *trace, uint32_t stream_id,
 }
 
 int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t k,
-			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time)
+			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time,
+			 uint64_t *greatest_time)
 {
 	const struct vmt_frame_ref *ref;
 
@@ -717,10 +718,10 @@ int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t
 	*first_entry = ref->first_entry;
 	*count = ref->entry_count;
 	*least_time = ref->first_time;
+	*greatest_time = ref->last_time;
 	return ref->flags & VMT_FRAME_FLAGS ? 0 : -ENOENT;
 }
 
-/* Decodes frame @frame_no (file order) into its stream's cache. */
 /*
  * Decodes frame @frame_no into @buf and checks it against the directory;
  * or says why not in buf->why. It changes nothing in @t: the read-ahead's

@@ -30,12 +30,14 @@ int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
  * Frame @k of stream @stream_id, in entry order: its first entry, its
- * count and its least entry time. 0; -ENOENT when the frame does not say
- * its least time (an unsorted frame before version 3: the time is then
- * its first entry's); -EINVAL when there is no such frame.
+ * count and its least and greatest entry times. 0; -ENOENT when the frame
+ * does not say its least and greatest times (an unsorted frame before
+ * version 3: they are then its first and last entry's); -EINVAL when there
+ * is no such frame.
  */
 int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t k,
-			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time);
+			 uint64_t *first_entry, uint32_t *count, uint64_t *least_time,
+			 uint64_t *greatest_time);
 /*
  * A copy of @filter in one allocation (free() frees it all, its lists
  * within), or NULL when out of memory.

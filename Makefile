@@ -108,13 +108,26 @@ $(BUILD)/lib/libvmtrace.so.$(VERSION): $(patsubst %.c,$(BUILD)/pic/%.o,$(LIB_SRC
 
 lib: $(BUILD)/lib/libvmtrace.a $(BUILD)/lib/libvmtrace.so.$(VERSION)
 
-CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard user/cmd/*.c user/cmd/util/*.c))
+CMD_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out user/cmd/mpi_main.c,\
+	$(wildcard user/cmd/*.c user/cmd/util/*.c)))
 $(CMD_OBJS): CPPFLAGS += -I$(BUILD)/bpf
 $(CMD_OBJS): $(wildcard user/cmd/*.h user/cmd/util/*.h) $(patsubst %,$(BUILD)/bpf/%.skel.h,$(BPF_PROGS))
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
 	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+
+# vmtrace-mpi: the same commands with MPI's main() (user/cmd/mpi_main.c), which
+# vmtrace becomes when mpirun starts it; built where Open MPI's mpicc is.
+MPICC := $(shell command -v mpicc 2>/dev/null)
+MPI_BIN := $(if $(MPICC),$(BUILD)/bin/vmtrace-mpi)
+$(BUILD)/obj/mpi/mpi_main.o: user/cmd/mpi_main.c user/cmd/commands.h user/cmd/util/ranks.h $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+$(BUILD)/bin/vmtrace-mpi: $(BUILD)/obj/mpi/mpi_main.o $(filter-out %/user/cmd/main.o,$(CMD_OBJS)) \
+		$(BUILD)/lib/libvmtrace.a
+	@mkdir -p $(dir $@)
+	$(MPICC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
@@ -164,7 +177,7 @@ $(BUILD)/man/vmtrace.1: $(BUILD)/bin/vmtrace
 
 man: $(BUILD)/man/vmtrace.1
 
-tools: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(TEST_PROGS) $(BENCH_PROGS)
+tools: $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(TEST_PROGS) $(BENCH_PROGS)
 
 # The command, its man page, the marker header with the uapi header it
 # includes (<linux/vmtrace.h>); libvmtrace: static, shared, its public
@@ -178,8 +191,9 @@ LIBDIR ?= $(PREFIX)/lib
 INSTALL_LIB := $(DESTDIR)$(LIBDIR)
 BT2_PLUGINDIR ?= $(shell pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
-install: $(BUILD)/bin/vmtrace $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(if $(PYTHONDIR),install-python)
+install: $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/man/vmtrace.1 lib $(BT2_PLUGIN) $(if $(PYTHONDIR),install-python)
 	install -D -m 755 $(BUILD)/bin/vmtrace $(DESTDIR)$(PREFIX)/bin/vmtrace
+	$(if $(MPI_BIN),install -D -m 755 $(MPI_BIN) $(DESTDIR)$(PREFIX)/bin/vmtrace-mpi)
 	install -D -m 644 $(BUILD)/man/vmtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/vmtrace.1
 	install -D -m 644 include/vmtrace_marker.h $(DESTDIR)$(PREFIX)/include/vmtrace_marker.h
 	install -D -m 644 include/uapi/linux/vmtrace.h $(DESTDIR)$(PREFIX)/include/linux/vmtrace.h
@@ -282,7 +296,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
 # (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
-# hmtt.sh, report.sh), every reading command's output the same whatever -j (jobs.sh), cachesim against a brute-force model (cachesim.sh) and
+# hmtt.sh, report.sh), every reading command's output the same whatever -j (jobs.sh)
+# and under 2 and 3 MPI processes for those that split their work (mpi.sh), cachesim against a brute-force model (cachesim.sh) and
 # its threads against one (cachesim-threads.sh), profiles and their
 # synthetic traces against the trace they came from (profile.sh),
 # export's formats read back by python3 (export.sh), raw
@@ -296,7 +311,7 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # the Python package over libvmtrace.so against dump and export (python.sh),
 # its worked example examples/explore.ipynb executed headless (notebook.sh)
 # and `make install` into a scratch root (install.sh).
-check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth \
+check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/bin/vmt-synth \
 		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle $(BUILD)/lib/libvmtrace.so.$(VERSION)
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/exact-insn-lackey.sh $(BUILD)/oracle/exact-insn-oracle
@@ -308,6 +323,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace
 	@tests/unit/profile.sh $(BUILD)/bin/vmtrace
 	@tests/unit/cachesim-threads.sh $(BUILD)/bin/vmtrace

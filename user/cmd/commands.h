@@ -19,6 +19,9 @@ struct vmt_command {
 	int (*run)(int argc, char **argv);
 };
 
+/* The command line's command run (vmtrace.c); main() is main.c's, or mpi_main.c's. */
+int vmtrace_main(int argc, char **argv);
+
 #define VMT_COMMAND(name)			\
 	int cmd_##name(int argc, char **argv);	\
 	void usage_##name(FILE *out)

@@ -184,6 +184,7 @@ int cmd_report(int argc, char **argv)
 	const char *html = NULL;
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
+	bool elsewhere;
 	long long n;
 	int opt, status;
 
@@ -209,7 +210,7 @@ int cmd_report(int argc, char **argv)
 		usage_report(stderr);
 		return 2;
 	}
-	s = report_summarize("report", argv[optind], &o, NULL, &t);
+	s = report_summarize("report", argv[optind], &o, NULL, &t, &elsewhere);
 	if (!s)
 		return 1;
 	if (html) {

@@ -61,6 +61,7 @@ int cmd_stats(int argc, char **argv)
 	struct filter_options filter = { 0 };
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
+	bool elsewhere;
 	int opt, taken;
 
 	while ((opt = getopt_long(argc, argv, FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
@@ -76,9 +77,10 @@ int cmd_stats(int argc, char **argv)
 		usage_stats(stderr);
 		return 2;
 	}
-	s = report_summarize("stats", argv[optind], NULL, &filter, &t);
+	/* Under MPI, each process counts its part, and rank 0 prints them all. */
+	s = report_summarize("stats", argv[optind], NULL, &filter, &t, &elsewhere);
 	if (!s)
-		return 1;
+		return elsewhere ? 0 : 1;
 	printf("records: %llu\n", (unsigned long long)s->records);
 	print_time_span(s, filter.used);
 	printf("lost: %llu\n", (unsigned long long)s->lost);

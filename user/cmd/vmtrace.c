@@ -19,6 +19,7 @@
 
 #include "vmtrace/vmtrace.h"
 #include "commands.h"
+#include "util/ranks.h"
 
 static const char about[] =
 	"trace the memory references of Linux processes into compressed trace files, and read them";
@@ -169,12 +170,23 @@ static int put_man(FILE *out)
 	return fflush(out) ? -1 : 0;
 }
 
+/* The commands that split their work among processes under MPI (util/ranks.h). */
+static bool splits(const char *name)
+{
+	static const char *const splitting[] = { "stats" };
+
+	for (size_t i = 0; i < sizeof(splitting) / sizeof(splitting[0]); i++)
+		if (!strcmp(name, splitting[i]))
+			return true;
+	return false;
+}
+
 static bool is_help(const char *arg)
 {
 	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
-int main(int argc, char **argv)
+int vmtrace_main(int argc, char **argv)
 {
 	size_t i;
 
@@ -204,6 +216,8 @@ int main(int argc, char **argv)
 			commands[i].usage(stdout);
 			return 0;
 		}
+		if (!splits(commands[i].name) && ranks_alone(commands[i].name))
+			return 2;
 		return commands[i].run(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "vmtrace: unknown command '%s'\n\n", argv[1]);

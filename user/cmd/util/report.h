@@ -16,11 +16,13 @@
 /*
  * @path opened and summarized with @o, through @filter when not NULL: the
  * summary with the trace in *@trace, or NULL having said why not as @cmd.
+ * As one of several processes (ranks.h), each summarizes its part and
+ * rank 0 gets the whole; the others get NULL with *@elsewhere set.
  */
 struct vmt_trace_summary *report_summarize(const char *cmd, const char *path,
 					    const struct vmt_trace_summary_options *o,
 					    struct filter_options *filter,
-					    struct vmt_trace **trace);
+					    struct vmt_trace **trace, bool *elsewhere);
 
 /* The memory sizes report gives LRU's fault counts at, in pages. */
 #define REPORT_NR_SIZES	4

@@ -4,12 +4,20 @@
  * in written order, counting by type, CPU and process, references by time
  * slice, and references by (pid, page) in an open-addressing hash table,
  * which gives the footprints and the top pages.
+ *
+ * In parts (vmt_trace_summarizer_*(): the commands' parallel runs), each
+ * part counts its records so, and a later part merges into an earlier:
+ * counts add up, a process's times widen and its name is the later part's
+ * when it has one (the last record's, as one pass has it), and the page
+ * tables join, a page new to the earlier part adding to the footprints.
+ * Packed, a part is its counts, its processes and its page table's pages.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmtrace/trace.h"
+#include "base/pack.h"
 
 #define PAGE_SHIFT	12
 #define DEFAULT_BUCKETS	10
@@ -26,13 +34,15 @@ struct page_table {
 	uint64_t mask, used;
 };
 
-struct summarizer {
+struct vmt_trace_summarizer {
 	struct vmt_trace *trace;
 	struct vmt_trace_summary *s;
 	struct page_table pages;
 	uint32_t processes_capacity;
 	uint32_t last_process;		/* the index of the last pid looked up */
+	uint32_t top;			/* top pages to keep */
 };
+
 
 static uint64_t hash_page(uint32_t pid, uint64_t address)
 {
@@ -90,7 +100,7 @@ static struct page_slot *table_find(struct page_table *t, uint32_t pid, uint64_t
 	return &t->slots[i];
 }
 
-static struct vmt_trace_process *find_process(struct summarizer *z, uint32_t pid, uint64_t time)
+static struct vmt_trace_process *find_process(struct vmt_trace_summarizer *z, uint32_t pid, uint64_t time)
 {
 	struct vmt_trace_summary *s = z->s;
 	struct vmt_trace_process *p;
@@ -141,7 +151,7 @@ static int grow_cpus(struct vmt_trace_summary *s, uint32_t cpu)
  * dump's TASK record or a COMM record) and executable (TASK's and EXEC's
  * data). Data that cannot be read leaves the name as it was.
  */
-static int name_process(struct summarizer *z, struct vmt_trace_process *p,
+static int name_process(struct vmt_trace_summarizer *z, struct vmt_trace_process *p,
 			const struct vmt_record *rec)
 {
 	const char *comm = NULL;
@@ -171,7 +181,7 @@ static int name_process(struct summarizer *z, struct vmt_trace_process *p,
 	return 0;
 }
 
-static int count_record(struct summarizer *z, const struct vmt_record *rec)
+static int count_record(struct vmt_trace_summarizer *z, const struct vmt_record *rec)
 {
 	struct vmt_trace_summary *s = z->s;
 	struct vmt_trace_process *p;
@@ -268,7 +278,7 @@ static int page_by_references(const void *a, const void *b)
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
-static int keep_top_pages(struct summarizer *z, uint32_t top)
+static int keep_top_pages(struct vmt_trace_summarizer *z, uint32_t top)
 {
 	struct vmt_trace_summary *s = z->s;
 	struct page_table *t = &z->pages;
@@ -292,46 +302,343 @@ static int keep_top_pages(struct summarizer *z, uint32_t top)
 	return 0;
 }
 
-int vmt_trace_summarize(struct vmt_trace *trace, const struct vmt_trace_summary_options *options,
-			struct vmt_trace_summary **summary)
+int vmt_trace_summarizer_create(struct vmt_trace *trace,
+				const struct vmt_trace_summary_options *options,
+				struct vmt_trace_summarizer **out)
 {
 	uint32_t buckets = options && options->time_buckets ? options->time_buckets
 							     : DEFAULT_BUCKETS;
-	uint32_t top = options && options->top_pages ? options->top_pages : DEFAULT_TOP;
-	struct summarizer z = { .trace = trace };
+	struct vmt_trace_summarizer *z = calloc(1, sizeof(*z));
+	uint64_t span;
+
+	*out = NULL;
+	if (!z)
+		return -ENOMEM;
+	z->trace = trace;
+	z->top = options && options->top_pages ? options->top_pages : DEFAULT_TOP;
+	z->s = calloc(1, sizeof(*z->s));
+	if (!z->s) {
+		free(z);
+		return -ENOMEM;
+	}
+	time_span(trace, z->s);
+	span = z->s->last_time - z->s->first_time + 1;
+	z->s->nr_buckets = buckets;
+	z->s->bucket_ns = span / buckets + (span % buckets != 0);
+	z->s->bucket_references = calloc(buckets, sizeof(uint64_t));
+	if (!z->s->bucket_references) {
+		vmt_trace_summarizer_free(z);
+		return -ENOMEM;
+	}
+	*out = z;
+	return 0;
+}
+
+int vmt_trace_summarizer_read(struct vmt_trace_summarizer *z)
+{
 	struct vmt_trace_cursor *cursor = NULL;
 	const struct vmt_record *rec;
 	uint32_t stream;
-	uint64_t span;
+	int ret;
+
+	ret = vmt_trace_cursor_create(z->trace, VMT_ORDER_WRITTEN, &cursor);
+	while (!ret && (ret = vmt_trace_cursor_next(cursor, &rec, &stream)) == 1)
+		ret = count_record(z, rec);
+	vmt_trace_cursor_free(cursor);
+	return ret;
+}
+
+/* @later's process @q into @z's processes. */
+static int merge_process(struct vmt_trace_summarizer *z, const struct vmt_trace_process *q)
+{
+	struct vmt_trace_process *p = find_process(z, q->pid, q->first_time);
+
+	if (!p)
+		return -ENOMEM;
+	p->records += q->records;
+	p->references += q->references;
+	p->writes += q->writes;
+	p->evictions += q->evictions;
+	p->first_time = q->first_time < p->first_time ? q->first_time : p->first_time;
+	p->last_time = q->last_time > p->last_time ? q->last_time : p->last_time;
+	if (q->comm[0])
+		memcpy(p->comm, q->comm, sizeof(p->comm));
+	if (q->exe) {
+		char *exe = strdup(q->exe);
+
+		if (!exe)
+			return -ENOMEM;
+		free(p->exe);
+		p->exe = exe;
+	}
+	return 0;
+}
+
+/* A page of a later part: its counts added, and the footprints if new here. */
+static int merge_page(struct vmt_trace_summarizer *z, const struct page_slot *q)
+{
+	struct vmt_trace_process *p;
+	struct page_slot *slot;
+	int is_new;
+
+	slot = table_find(&z->pages, q->pid, q->address - 1, &is_new);
+	if (!slot)
+		return -ENOMEM;
+	slot->references += q->references;
+	slot->writes += q->writes;
+	if (is_new) {
+		p = find_process(z, q->pid, 0);
+		if (!p)
+			return -ENOMEM;
+		p->pages++;
+		z->s->pages++;
+	}
+	return 0;
+}
+
+int vmt_trace_summarizer_merge(struct vmt_trace_summarizer *z,
+			       const struct vmt_trace_summarizer *later)
+{
+	struct vmt_trace_summary *s = z->s;
+	const struct vmt_trace_summary *l = later->s;
+	int err;
+
+	if (l->nr_buckets != s->nr_buckets || l->bucket_ns != s->bucket_ns ||
+	    l->first_time != s->first_time)
+		return -EINVAL;
+	s->records += l->records;
+	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
+		s->by_type[i] += l->by_type[i];
+	s->other_types += l->other_types;
+	if (l->nr_cpus > s->nr_cpus && grow_cpus(s, l->nr_cpus - 1))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->nr_cpus; i++) {
+		s->by_cpu[i] += l->by_cpu[i];
+		s->lost_by_cpu[i] += l->lost_by_cpu[i];
+	}
+	s->lost += l->lost;
+	/* Processes first: a page's process is then found, not made. */
+	for (uint32_t i = 0; i < l->nr_processes; i++) {
+		err = merge_process(z, &l->processes[i]);
+		if (err)
+			return err;
+	}
+	for (uint32_t i = 0; i < s->nr_buckets; i++)
+		s->bucket_references[i] += l->bucket_references[i];
+	for (unsigned int i = 0; i < 8; i++)
+		s->exact_by_access[i] += l->exact_by_access[i];
+	s->exact_kernel += l->exact_kernel;
+	for (uint64_t i = 0; later->pages.slots && i <= later->pages.mask; i++) {
+		if (!later->pages.slots[i].address)
+			continue;
+		err = merge_page(z, &later->pages.slots[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int vmt_trace_summarizer_pack(const struct vmt_trace_summarizer *z, void **data, size_t *size)
+{
+	const struct vmt_trace_summary *s = z->s;
+	struct vmt_packer p = { 0 };
+
+	vmt_pack_u64(&p, s->records);
+	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
+		vmt_pack_u64(&p, s->by_type[i]);
+	vmt_pack_u64(&p, s->other_types);
+	vmt_pack_u64(&p, s->nr_cpus);
+	for (uint32_t i = 0; i < s->nr_cpus; i++) {
+		vmt_pack_u64(&p, s->by_cpu[i]);
+		vmt_pack_u64(&p, s->lost_by_cpu[i]);
+	}
+	vmt_pack_u64(&p, s->lost);
+	vmt_pack_u64(&p, s->nr_processes);
+	for (uint32_t i = 0; i < s->nr_processes; i++) {
+		const struct vmt_trace_process *q = &s->processes[i];
+
+		vmt_pack_u64(&p, q->pid);
+		vmt_pack_u64(&p, q->records);
+		vmt_pack_u64(&p, q->references);
+		vmt_pack_u64(&p, q->writes);
+		vmt_pack_u64(&p, q->evictions);
+		vmt_pack_u64(&p, q->first_time);
+		vmt_pack_u64(&p, q->last_time);
+		vmt_pack_bytes(&p, q->comm, sizeof(q->comm));
+		vmt_pack_bytes(&p, q->exe ? q->exe : "", q->exe ? strlen(q->exe) + 1 : 0);
+	}
+	vmt_pack_u64(&p, s->nr_buckets);
+	for (uint32_t i = 0; i < s->nr_buckets; i++)
+		vmt_pack_u64(&p, s->bucket_references[i]);
+	for (unsigned int i = 0; i < 8; i++)
+		vmt_pack_u64(&p, s->exact_by_access[i]);
+	vmt_pack_u64(&p, s->exact_kernel);
+	vmt_pack_u64(&p, z->pages.used);
+	for (uint64_t i = 0; z->pages.slots && i <= z->pages.mask; i++) {
+		const struct page_slot *q = &z->pages.slots[i];
+
+		if (!q->address)
+			continue;
+		vmt_pack_u64(&p, q->pid);
+		vmt_pack_u64(&p, q->address - 1);
+		vmt_pack_u64(&p, q->references);
+		vmt_pack_u64(&p, q->writes);
+	}
+	if (p.err) {
+		vmt_buf_free(&p.buf);
+		return p.err;
+	}
+	*data = p.buf.data;
+	*size = p.buf.size;
+	return 0;
+}
+
+/* The counts of a packed part into @l, a summary of no records with @z's buckets. */
+static int unpack_summary(struct vmt_unpacker *u, struct vmt_trace_summarizer *l)
+{
+	struct vmt_trace_summary *s = l->s;
+	uint64_t n;
+	int err;
+
+	s->records = vmt_unpack_u64(u);
+	for (unsigned int i = 0; i < VMT_SUMMARY_TYPES; i++)
+		s->by_type[i] = vmt_unpack_u64(u);
+	s->other_types = vmt_unpack_u64(u);
+	n = vmt_unpack_max(u, UINT16_MAX + 1);
+	if (n && !u->err && grow_cpus(s, (uint32_t)n - 1))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n && !u->err; i++) {
+		s->by_cpu[i] = vmt_unpack_u64(u);
+		s->lost_by_cpu[i] = vmt_unpack_u64(u);
+	}
+	s->lost = vmt_unpack_u64(u);
+	n = vmt_unpack_max(u, UINT32_MAX);
+	for (uint64_t i = 0; i < n && !u->err; i++) {
+		struct vmt_trace_process *q;
+		const char *exe;
+		size_t len;
+
+		q = find_process(l, (uint32_t)vmt_unpack_max(u, UINT32_MAX), 0);
+		if (!q)
+			return -ENOMEM;
+		q->records = vmt_unpack_u64(u);
+		q->references = vmt_unpack_u64(u);
+		q->writes = vmt_unpack_u64(u);
+		q->evictions = vmt_unpack_u64(u);
+		q->first_time = vmt_unpack_u64(u);
+		q->last_time = vmt_unpack_u64(u);
+		vmt_unpack_bytes(u, q->comm, sizeof(q->comm));
+		exe = vmt_unpack_span(u, &len);
+		if (exe && len) {
+			if (exe[len - 1] != '\0')
+				return -EBADMSG;
+			q->exe = strdup(exe);
+			if (!q->exe)
+				return -ENOMEM;
+		}
+	}
+	if (vmt_unpack_u64(u) != s->nr_buckets)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < s->nr_buckets; i++)
+		s->bucket_references[i] = vmt_unpack_u64(u);
+	for (unsigned int i = 0; i < 8; i++)
+		s->exact_by_access[i] = vmt_unpack_u64(u);
+	s->exact_kernel = vmt_unpack_u64(u);
+	n = vmt_unpack_u64(u);
+	for (uint64_t i = 0; i < n && !u->err; i++) {
+		struct page_slot q;
+		struct page_slot *slot;
+		int is_new;
+
+		q.pid = (uint32_t)vmt_unpack_max(u, UINT32_MAX);
+		q.address = vmt_unpack_max(u, UINT64_MAX - 1);
+		slot = u->err ? NULL : table_find(&l->pages, q.pid, q.address, &is_new);
+		if (!u->err && !slot)
+			return -ENOMEM;
+		if (slot && !is_new)
+			return -EBADMSG;
+		if (slot) {
+			slot->references = vmt_unpack_u64(u);
+			slot->writes = vmt_unpack_u64(u);
+		}
+	}
+	err = u->err;
+	if (!err && u->p != u->end)
+		err = -EBADMSG;
+	return err;
+}
+
+int vmt_trace_summarizer_unpack_merge(struct vmt_trace_summarizer *z, const void *data,
+				      size_t size)
+{
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	struct vmt_trace_summarizer *l = calloc(1, sizeof(*l));
+	int err = -ENOMEM;
+
+	if (!l)
+		return -ENOMEM;
+	l->s = calloc(1, sizeof(*l->s));
+	if (l->s) {
+		*l->s = (struct vmt_trace_summary){
+			.first_time = z->s->first_time, .last_time = z->s->last_time,
+			.nr_buckets = z->s->nr_buckets, .bucket_ns = z->s->bucket_ns,
+		};
+		l->s->bucket_references = calloc(z->s->nr_buckets, sizeof(uint64_t));
+	}
+	if (l->s && l->s->bucket_references)
+		err = unpack_summary(&u, l);
+	if (!err)
+		err = vmt_trace_summarizer_merge(z, l);
+	vmt_trace_summarizer_free(l);
+	return err;
+}
+
+int vmt_trace_summarizer_finish(struct vmt_trace_summarizer *z,
+				struct vmt_trace_summary **summary)
+{
+	int ret = keep_top_pages(z, z->top);
+
+	*summary = NULL;
+	if (ret) {
+		vmt_trace_summarizer_free(z);
+		return ret;
+	}
+	if (z->s->nr_processes)
+		qsort(z->s->processes, z->s->nr_processes, sizeof(*z->s->processes),
+		      by_references);
+	if (!z->s->records)
+		z->s->first_time = z->s->last_time = 0;
+	*summary = z->s;
+	z->s = NULL;
+	vmt_trace_summarizer_free(z);
+	return 0;
+}
+
+void vmt_trace_summarizer_free(struct vmt_trace_summarizer *z)
+{
+	if (!z)
+		return;
+	vmt_trace_summary_free(z->s);
+	free(z->pages.slots);
+	free(z);
+}
+
+int vmt_trace_summarize(struct vmt_trace *trace, const struct vmt_trace_summary_options *options,
+			struct vmt_trace_summary **summary)
+{
+	struct vmt_trace_summarizer *z;
 	int ret;
 
 	*summary = NULL;
-	z.s = calloc(1, sizeof(*z.s));
-	if (!z.s)
-		return -ENOMEM;
-	time_span(trace, z.s);
-	span = z.s->last_time - z.s->first_time + 1;
-	z.s->nr_buckets = buckets;
-	z.s->bucket_ns = span / buckets + (span % buckets != 0);
-	z.s->bucket_references = calloc(buckets, sizeof(uint64_t));
-	ret = z.s->bucket_references ? vmt_trace_cursor_create(trace, VMT_ORDER_WRITTEN, &cursor)
-				     : -ENOMEM;
-	while (!ret && (ret = vmt_trace_cursor_next(cursor, &rec, &stream)) == 1)
-		ret = count_record(&z, rec);
-	vmt_trace_cursor_free(cursor);
-	if (!ret)
-		ret = keep_top_pages(&z, top);
-	free(z.pages.slots);
+	ret = vmt_trace_summarizer_create(trace, options, &z);
+	if (ret)
+		return ret;
+	ret = vmt_trace_summarizer_read(z);
 	if (ret) {
-		vmt_trace_summary_free(z.s);
+		vmt_trace_summarizer_free(z);
 		return ret;
 	}
-	if (z.s->nr_processes)
-		qsort(z.s->processes, z.s->nr_processes, sizeof(*z.s->processes), by_references);
-	if (!z.s->records)
-		z.s->first_time = z.s->last_time = 0;
-	*summary = z.s;
-	return 0;
+	return vmt_trace_summarizer_finish(z, summary);
 }
 
 void vmt_trace_summary_free(struct vmt_trace_summary *s)

@@ -300,6 +300,15 @@ uint64_t vmt_trace_frames_decoded(const struct vmt_trace *trace);
  */
 #define VMT_TRACE_MAX_THREADS	256
 int vmt_trace_set_threads(struct vmt_trace *trace, unsigned int threads);
+/*
+ * Cut @trace by time into @parts parts of about as many records each, from
+ * the directory alone: part k holds the records with bounds[k] <= time <
+ * bounds[k + 1] (@bounds has @parts + 1 entries; bounds[0] is 0, and the
+ * last part runs to UINT64_MAX inclusive). A part may be empty. Read
+ * through a time range filter, a part decodes only the frames whose times
+ * meet it. 0 or -errno.
+ */
+int vmt_trace_time_parts(struct vmt_trace *trace, unsigned int parts, uint64_t *bounds);
 
 /* Copy entry @index of a stream to @entry (entry_size bytes). -ERANGE past the end. */
 int vmt_trace_read(struct vmt_trace *trace, uint32_t stream_id, uint64_t index, void *entry);
@@ -494,6 +503,34 @@ struct vmt_trace_summary {
 int vmt_trace_summarize(struct vmt_trace *trace, const struct vmt_trace_summary_options *options,
 			struct vmt_trace_summary **summary);
 void vmt_trace_summary_free(struct vmt_trace_summary *summary);
+
+/*
+ * A summary made in parts (the commands' parallel runs): each part's
+ * summarizer reads its part of a trace (the trace's filter narrowed to a
+ * time range of vmt_trace_time_parts()), the later parts merge into the
+ * first in time order, and finishing gives what vmt_trace_summarize() gives
+ * of the whole. A part packs into bytes for another process, which unpacks
+ * and merges it. Each returns 0 or -errno (-EBADMSG: packed bytes that are
+ * not a part; -EINVAL: parts of different traces or options).
+ */
+struct vmt_trace_summarizer;
+int vmt_trace_summarizer_create(struct vmt_trace *trace,
+				const struct vmt_trace_summary_options *options,
+				struct vmt_trace_summarizer **summarizer);
+/* Count @summarizer's trace's records, through its filter. */
+int vmt_trace_summarizer_read(struct vmt_trace_summarizer *summarizer);
+/* @later: the part after @summarizer's (or after those merged into it). */
+int vmt_trace_summarizer_merge(struct vmt_trace_summarizer *summarizer,
+			       const struct vmt_trace_summarizer *later);
+/* *@data: malloc()ed, *@size bytes. */
+int vmt_trace_summarizer_pack(const struct vmt_trace_summarizer *summarizer, void **data,
+			      size_t *size);
+int vmt_trace_summarizer_unpack_merge(struct vmt_trace_summarizer *summarizer,
+				      const void *data, size_t size);
+/* The summary; frees @summarizer, whatever the outcome. */
+int vmt_trace_summarizer_finish(struct vmt_trace_summarizer *summarizer,
+				struct vmt_trace_summary **summary);
+void vmt_trace_summarizer_free(struct vmt_trace_summarizer *summarizer);
 
 /* ---- Attribution: which mapping each reference fell in -------------------- */
 

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/unit/mpi.sh VMTRACE SYNTH: the analyses under MPI on this machine
+# (Open MPI's mpirun, shared memory and loopback only): `mpirun -np K vmtrace
+# CMD` prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, on a
+# trace through the model codec (one unsorted stream, read by time) and one
+# through zstd (a sorted stream a record type), whole and through filters,
+# one that leaves ranks with nothing among them. A command that does not
+# split its work refuses to run under mpirun, and vmtrace without
+# vmtrace-mpi beside it says what is missing. scripts/setup installs Open
+# MPI, and the Makefile builds vmtrace-mpi where it finds mpicc: without
+# them this test fails.
+set -uo pipefail
+bin=$1
+synth=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 passed=0
+fail() { echo "mpi: FAIL: $*"; failed=$((failed + 1)); }
+
+if ! command -v mpirun >/dev/null || [ ! -x "$(dirname "$bin")/vmtrace-mpi" ]; then
+	echo "mpi: FAIL: no mpirun or no $(dirname "$bin")/vmtrace-mpi (scripts/setup installs openmpi-bin and libopenmpi-dev; make tools then builds it)"
+	exit 1
+fi
+# Root may run it here (the test machines run as root). The processes talk
+# over TCP, as on a cluster, on the loopback interface alone.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi() {
+	mpirun -np "$1" --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo \
+		--mca oob_tcp_if_include lo "${@:2}"
+}
+
+"$synth" mixed 40000 11 >"$tmp/mixed.raw"
+"$bin" convert "$tmp/mixed.raw" -o "$tmp/model.vmt" --frame-bytes 65536 >/dev/null 2>&1 ||
+	fail "convert model"
+"$bin" convert "$tmp/mixed.raw" -o "$tmp/zstd.vmt" --codec zstd --frame-bytes 16384 \
+	>/dev/null 2>&1 || fail "convert zstd"
+
+# same NAME CMD...: the output of CMD alone and under 2 processes (and 3,
+# with NP="2 3": each MPI start takes half a second).
+same() {
+	local name=$1 np
+	shift
+	"$bin" "$@" >"$tmp/alone" 2>&1
+	echo "exit $?" >>"$tmp/alone"
+	if ! grep -q "^exit 0$" "$tmp/alone" || [ "$(wc -l <"$tmp/alone")" -lt 3 ]; then
+		fail "$name: alone: $(head -c 300 "$tmp/alone")"
+		return
+	fi
+	for np in ${NP:-2}; do
+		mpi "$np" "$bin" "$@" >"$tmp/ranks" 2>&1
+		echo "exit $?" >>"$tmp/ranks"
+		if ! cmp -s "$tmp/alone" "$tmp/ranks"; then
+			fail "$name: $np processes print otherwise than one"
+			diff "$tmp/alone" "$tmp/ranks" | head -6
+			return
+		fi
+	done
+	passed=$((passed + 1))
+}
+
+tr=$tmp/model.vmt
+NP="2 3" same "stats model" stats "$tr"
+same "stats --from --to model" stats --from 1000400000 --to 1001000000 "$tr"
+same "stats --pid model" stats --pid 4001 "$tr"
+# Past the last record: every process's part is empty.
+NP="2 3" same "stats --from past the end model" stats --from 999999999999 "$tr"
+tr=$tmp/zstd.vmt
+same "stats zstd" stats "$tr"
+same "stats --type --from zstd" stats --type evict --from 1000400000 "$tr"
+
+# fails NAME COUNT PATTERN CMD...: CMD under 2 processes fails, and prints
+# a line matching PATTERN COUNT times (0: any number, at least one).
+fails() {
+	local name=$1 count=$2 pattern=$3 status n
+	shift 3
+	mpi 2 "$@" >"$tmp/out" 2>&1
+	status=$?
+	n=$(grep -c -- "$pattern" "$tmp/out")
+	if [ $status = 0 ] || [ "$n" = 0 ] || { [ "$count" != 0 ] && [ "$n" != "$count" ]; }; then
+		fail "$name: exit $status, $(head -c 300 "$tmp/out")"
+	else
+		passed=$((passed + 1))
+	fi
+}
+# A command that does not split refuses, once.
+fails "dump under mpirun" 1 "does not split its work" "$bin" dump "$tmp/model.vmt"
+# vmtrace alone in a folder: under mpirun it names what it misses.
+mkdir "$tmp/lone" && cp "$bin" "$tmp/lone/vmtrace"
+fails "vmtrace without vmtrace-mpi" 0 "lone/vmtrace-mpi: No such file" \
+	"$tmp/lone/vmtrace" stats "$tmp/model.vmt"
+# A missing trace: the processes say so, and the job fails.
+fails "a missing trace" 0 "none.vmt" "$bin" stats "$tmp/none.vmt"
+
+echo "mpi: $passed passed, $failed failed"
+[ "$failed" = 0 ]

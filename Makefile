@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-python check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -445,6 +445,11 @@ bench-loops: tools $(BUILD)/bin/vmt-loops-bench
 # 6.1 VM, profiled, synthesized and compared on the host.
 bench-profile: tools test-modules
 	@scripts/bench-profile
+
+# Reading and the analyses on one thread and on two, and under MPI: the
+# section "Every core: threads and MPI" of docs/BENCHMARKS.md, on the host.
+bench-parallel: tools
+	@scripts/bench-parallel
 
 # The analyses' section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-analyses: tools test-modules

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmt-read-refs TRACE: one pass of vmt_analyze() over TRACE with an
+ * vmt-read-refs [-j N] TRACE: one pass of vmt_analyze() over TRACE with an
  * analysis that does nothing but add up the references' keys: what every
  * analysis command pays to read, decode and order the trace and make its
  * references (struct vmt_ref) before doing anything with them. The floor
  * scripts/bench-analyses measures the analyses against. Prints the
- * references and the sum.
+ * references and the sum. -j: frames decoded on N threads
+ * (vmt_trace_set_threads(); default 1), for scripts/bench-parallel.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmtrace/analysis.h"
 
@@ -33,20 +35,27 @@ int main(int argc, char **argv)
 	struct vmt_analyze_stats stats;
 	struct vmt_trace_error err;
 	struct vmt_trace *trace;
+	const char *path = argv[1];
+	unsigned int threads = 1;
 	int ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: vmt-read-refs TRACE\n");
+	if (argc == 4 && !strcmp(argv[1], "-j")) {
+		threads = (unsigned int)strtoul(argv[2], NULL, 10);
+		path = argv[3];
+	} else if (argc != 2) {
+		fprintf(stderr, "usage: vmt-read-refs [-j N] TRACE\n");
 		return 2;
 	}
-	ret = vmt_trace_open(&trace, argv[1], 0, &err);
+	ret = vmt_trace_open(&trace, path, 0, &err);
 	if (ret) {
-		fprintf(stderr, "vmt-read-refs: %s: cannot open (%d)\n", argv[1], ret);
+		fprintf(stderr, "vmt-read-refs: %s: cannot open (%d)\n", path, ret);
 		return 1;
 	}
-	ret = vmt_analyze(trace, &options, &a, 1, &stats);
+	ret = vmt_trace_set_threads(trace, threads);
+	if (!ret)
+		ret = vmt_analyze(trace, &options, &a, 1, &stats);
 	if (ret) {
-		fprintf(stderr, "vmt-read-refs: %s: %s\n", argv[1], vmt_trace_error_message(trace));
+		fprintf(stderr, "vmt-read-refs: %s: %s\n", path, vmt_trace_error_message(trace));
 		vmt_trace_close(trace);
 		return 1;
 	}

@@ -54,7 +54,7 @@ help:
 	@echo '                    headers, libvmtrace.pc) under $$(DESTDIR)$$(PREFIX) (PREFIX=$(PREFIX)),'
 	@echo '                    the babeltrace2 plugin into $$(DESTDIR)$$(BT2_PLUGINDIR), the Python'
 	@echo '                    package into $$(DESTDIR)$$(PYTHONDIR) (PREFIX/lib/python3/dist-packages)'
-	@echo 'make deb            Debian packages vmtrace, vmtrace-dkms and python3-vmtrace, into build/deb/'
+	@echo 'make deb            Debian packages vmtrace, vmtrace-mpi, vmtrace-dkms and python3-vmtrace, into build/deb/'
 	@echo '                    (docs/PACKAGING.md); make check-deb tests them and DKMS'
 	@echo 'make vm-images      build the test VM images'
 
@@ -221,7 +221,7 @@ install-dkms:
 	find include/uapi kernel module -name '*.[ch]' -exec install -D -m 644 {} $(DKMS_SRC)/{} \;
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
 
-# Debian packages vmtrace, vmtrace-dkms and python3-vmtrace (debian/) into $(BUILD)/deb, then
+# Debian packages vmtrace, vmtrace-mpi, vmtrace-dkms and python3-vmtrace (debian/) into $(BUILD)/deb, then
 # lintian on them (debian/source/lintian-overrides and docs/PACKAGING.md
 # explain what it still says).
 # make check-deb: the packages' contents, lintian's tags explained and DKMS

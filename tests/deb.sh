@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/deb.sh (make check-deb): the Debian packages on the host, no VM.
-# - `make deb` builds vmtrace, vmtrace-dkms and python3-vmtrace into build/deb/ (make_debs of
-#   scripts/lib.sh: once for a given source);
+# - `make deb` builds vmtrace, vmtrace-mpi, vmtrace-dkms and python3-vmtrace into build/deb/
+#   (make_debs of scripts/lib.sh: once for a given source);
 # - dpkg-deb -c: vmtrace holds the command, its man page, libvmtrace (.so.0
 #   and its links, .a, libvmtrace.pc) and the headers; vmtrace-dkms holds
 #   dkms.conf, Kbuild and every source the Kbuild's vmtrace-y names;
@@ -14,6 +14,13 @@
 #   into a scratch root, Debian's python3 imports it from there and it loads
 #   the root's libvmtrace.so.0 (LD_LIBRARY_PATH): it reads a test trace, and
 #   what it reads is what the root's vmtrace command counts and dumps;
+# - vmtrace holds no vmtrace-mpi and depends on no MPI library; vmtrace-mpi
+#   holds /usr/bin/vmtrace-mpi (and vmtrace-mpi.1, a link to vmtrace.1) and
+#   nothing else of ours, depends on vmtrace (= the version) and, through
+#   ${shlibs:Depends}, on the package of the libmpi.so its binary needs, and
+#   recommends openmpi-bin. Unpacked with vmtrace into the same root, `mpirun
+#   -np 2 ROOT/usr/bin/vmtrace stats TRACE` (loopback only) runs the root's
+#   vmtrace-mpi and prints what the root's vmtrace prints alone;
 # - each tag lintian gives is explained in docs/PACKAGING.md;
 # - DKMS (in scratch trees: --dkmstree, --sourcetree) adds the package's
 #   source and builds vmtrace.ko for every kernel with headers under
@@ -39,8 +46,9 @@ upstream=${version%-*}
 tools=build/deb/vmtrace_${version}_amd64.deb
 dkms_deb=build/deb/vmtrace-dkms_${version}_all.deb
 py_deb=build/deb/python3-vmtrace_${version}_all.deb
-[ -f "$tools" ] && [ -f "$dkms_deb" ] && [ -f "$py_deb" ] ||
-	{ echo "deb: FAIL: no $tools, $dkms_deb or $py_deb"; exit 1; }
+mpi_deb=build/deb/vmtrace-mpi_${version}_amd64.deb
+[ -f "$tools" ] && [ -f "$mpi_deb" ] && [ -f "$dkms_deb" ] && [ -f "$py_deb" ] ||
+	{ echo "deb: FAIL: no $tools, $mpi_deb, $dkms_deb or $py_deb"; exit 1; }
 
 # contents DEB: its paths, links as "PATH -> TARGET".
 contents() { dpkg-deb -c "$1" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +\./, ""); print }'; }
@@ -56,6 +64,30 @@ done
 
 grep -q dist-packages "$tmp/tools" && fail "$tools holds the Python package: $(grep dist-packages "$tmp/tools" | head -3)"
 
+# vmtrace-mpi: the MPI binary and its dependency on Open MPI are its own;
+# vmtrace has neither.
+before=$failed
+grep -q vmtrace-mpi "$tmp/tools" && fail "$tools holds vmtrace-mpi: $(grep vmtrace-mpi "$tmp/tools" | head -3)"
+deps=$(dpkg-deb -f "$tools" Pre-Depends Depends)
+grep -qiE 'openmpi|libmpi' <<<"$deps" && fail "$tools depends on MPI: $deps"
+contents "$mpi_deb" | grep -v '/$' | grep -v '^/usr/share/doc/vmtrace-mpi/' | sort >"$tmp/mpi"
+printf '%s\n' /usr/bin/vmtrace-mpi '/usr/share/man/man1/vmtrace-mpi.1.gz -> vmtrace.1.gz' >"$tmp/mpi.want"
+cmp -s "$tmp/mpi" "$tmp/mpi.want" ||
+	fail "$mpi_deb holds $(tr '\n' ' ' <"$tmp/mpi"), not $(tr '\n' ' ' <"$tmp/mpi.want")"
+mfield() { dpkg-deb -f "$mpi_deb" "$1"; }
+[ "$(mfield Architecture)" = amd64 ] || fail "$mpi_deb: Architecture $(mfield Architecture), not amd64"
+# The package of the libmpi.so.N the binary needs: shlibs' dependency.
+dpkg-deb --fsys-tarfile "$mpi_deb" | tar -xOf - ./usr/bin/vmtrace-mpi >"$tmp/vmtrace-mpi"
+libmpi=$(objdump -p "$tmp/vmtrace-mpi" | awk '$1 == "NEEDED" && $2 ~ /^libmpi\.so/ { print $2 }')
+mpipkg=$(dpkg -S "$lib/$libmpi" 2>/dev/null | sed 's/[:,].*//')
+[ -n "$mpipkg" ] || fail "$mpi_deb: vmtrace-mpi needs '$libmpi', which no installed package holds in $lib"
+mdeps=$(mfield Depends | tr ',' '\n' | sed 's/^ *//')
+grep -qxF "vmtrace (= $version)" <<<"$mdeps" || fail "$mpi_deb: Depends: $(mfield Depends): no vmtrace (= $version)"
+grep -qE "^${mpipkg:-none}( |$)" <<<"$mdeps" || fail "$mpi_deb: Depends: $(mfield Depends): no $mpipkg ($libmpi)"
+[ "$(mfield Recommends)" = openmpi-bin ] || fail "$mpi_deb: Recommends: $(mfield Recommends), not openmpi-bin"
+[ $failed -eq "$before" ] &&
+	echo "deb: vmtrace-mpi holds /usr/bin/vmtrace-mpi, depends on vmtrace (= $version) and $mpipkg ($libmpi), recommends openmpi-bin; vmtrace holds no vmtrace-mpi and depends on no MPI library"
+
 # python3-vmtrace: the package's files, its relations, and the package at
 # work from a scratch root with the library of vmtrace beside it.
 pydir=/usr/lib/python3/dist-packages/vmtrace
@@ -70,8 +102,8 @@ for dep in python3:any python3-numpy "vmtrace (>= $version)"; do
 		fail "$py_deb: Depends: $(field Depends): no $dep"
 done
 [ "$(field Suggests)" = python3-pandas ] || fail "$py_deb: Suggests: $(field Suggests), not python3-pandas"
-dpkg-deb -x "$py_deb" "$tmp/pyroot" && dpkg-deb -x "$tools" "$tmp/pyroot" ||
-	fail "dpkg-deb -x $py_deb $tools"
+dpkg-deb -x "$py_deb" "$tmp/pyroot" && dpkg-deb -x "$tools" "$tmp/pyroot" &&
+	dpkg-deb -x "$mpi_deb" "$tmp/pyroot" || fail "dpkg-deb -x $py_deb $tools $mpi_deb"
 trace=$top/tests/unit/data/format3-a2d8da3.vmt
 records=$("$tmp/pyroot/usr/bin/vmtrace" stats "$trace" | sed -n 's/^records: //p')
 "$tmp/pyroot/usr/bin/vmtrace" dump --type marker "$trace" >"$tmp/markers.dump"
@@ -104,6 +136,23 @@ elif [ "$nrec" != "$records" ] || [ "$nref" != "$npd" ] || [ "$nref" -lt 1000 ] 
 	fail "python3-vmtrace: $nrec records ($nref references, to_pandas $npd), markers $markers (texts: $texts); vmtrace stats counts $records, dump's markers $want"
 else
 	echo "deb: python3-vmtrace unpacked with dpkg-deb -x read $nrec records ($nref references, markers $markers) through the packaged libvmtrace.so.$upstream"
+fi
+
+# The root's vmtrace under mpirun (2 processes, over TCP on the loopback
+# interface alone, as tests/unit/mpi.sh; root may run it) becomes the root's
+# vmtrace-mpi, beside it, and prints what it prints alone.
+"$tmp/pyroot/usr/bin/vmtrace" stats "$trace" >"$tmp/stats.alone" 2>&1
+echo "exit $?" >>"$tmp/stats.alone"
+env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LD_LIBRARY_PATH="$tmp/pyroot$lib" \
+	mpirun -np 2 --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo \
+	--mca oob_tcp_if_include lo "$tmp/pyroot/usr/bin/vmtrace" stats "$trace" >"$tmp/stats.mpi" 2>&1
+echo "exit $?" >>"$tmp/stats.mpi"
+if ! grep -qx "records: $records" "$tmp/stats.alone" || ! grep -qx 'exit 0' "$tmp/stats.alone"; then
+	fail "vmtrace stats from the root: $(head -c 300 "$tmp/stats.alone")"
+elif ! cmp -s "$tmp/stats.alone" "$tmp/stats.mpi"; then
+	fail "vmtrace-mpi: mpirun -np 2 ROOT/usr/bin/vmtrace stats prints otherwise than vmtrace alone: $(diff "$tmp/stats.alone" "$tmp/stats.mpi" | head -8)"
+else
+	echo "deb: vmtrace-mpi unpacked with vmtrace: mpirun -np 2 ROOT/usr/bin/vmtrace stats printed what vmtrace alone prints ($records records, $(wc -l <"$tmp/stats.alone") lines)"
 fi
 
 src=/usr/src/vmtrace-$upstream
@@ -150,5 +199,5 @@ for build in /lib/modules/*/build; do
 done
 [ $built -gt 0 ] || fail "no kernel headers under /lib/modules/*/build to build against"
 
-echo "deb: $(basename "$tools"), $(basename "$dkms_deb") and $(basename "$py_deb") built, contents checked, lintian tags: $(tr '\n' ' ' <"$tmp/tags"); dkms built the module for $built kernels; $failed failures"
+echo "deb: $(basename "$tools"), $(basename "$mpi_deb"), $(basename "$dkms_deb") and $(basename "$py_deb") built, contents checked, lintian tags: $(tr '\n' ' ' <"$tmp/tags"); dkms built the module for $built kernels; $failed failures"
 [ $failed -eq 0 ]

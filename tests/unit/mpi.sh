@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/unit/mpi.sh VMTRACE SYNTH: the analyses under MPI on this machine
-# (Open MPI's mpirun, shared memory and loopback only): `mpirun -np K vmtrace
-# CMD` prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, on a
+# (Open MPI's mpirun, TCP on loopback only): `mpirun -np K vmtrace CMD`
+# prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, for stats
+# (summaries merged) and reuse (PARDA's merge of LRU stack distances), on a
 # trace through the model codec (one unsorted stream, read by time) and one
 # through zstd (a sorted stream a record type), whole and through filters,
-# one that leaves ranks with nothing among them. A command that does not
+# one that leaves every process's part empty, per process and by lines. A command that does not
 # split its work refuses to run under mpirun, and vmtrace without
 # vmtrace-mpi beside it says what is missing. scripts/setup installs Open
 # MPI, and the Makefile builds vmtrace-mpi where it finds mpicc: without
@@ -65,9 +66,12 @@ same "stats --from --to model" stats --from 1000400000 --to 1001000000 "$tr"
 same "stats --pid model" stats --pid 4001 "$tr"
 # Past the last record: every process's part is empty.
 NP="2 3" same "stats --from past the end model" stats --from 999999999999 "$tr"
+same "reuse model" reuse "$tr"
+same "reuse --per-process --to model" reuse --per-process --to 1001000000 "$tr"
 tr=$tmp/zstd.vmt
 same "stats zstd" stats "$tr"
 same "stats --type --from zstd" stats --type evict --from 1000400000 "$tr"
+NP="2 3" same "reuse --unit line zstd" reuse --unit line "$tr"
 
 # fails NAME COUNT PATTERN CMD...: CMD under 2 processes fails, and prints
 # a line matching PATTERN COUNT times (0: any number, at least one).

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/pack.h"
 #include "analysis_command.h"
 #include "cmd_util.h"
+#include "ranks.h"
 
 const char analysis_options_usage[] =
 	"  --space virtual|physical  count virtual pages of each process (default), or frames\n"
@@ -124,12 +126,129 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
 	return t;
 }
 
+/* This process's part: its stats, then each analysis packed. */
+static int pack_part(const struct vmt_analyze_stats *stats, struct vmt_analysis *const *analyses,
+		     unsigned int n, struct vmt_packer *p)
+{
+	int err = 0;
+
+	vmt_pack_u64(p, stats->records);
+	vmt_pack_u64(p, stats->references);
+	vmt_pack_u64(p, stats->no_frame);
+	vmt_pack_u64(p, stats->out_of_range);
+	vmt_pack_u64(p, stats->first_ns);
+	vmt_pack_u64(p, stats->last_ns);
+	for (unsigned int i = 0; !err && i < n; i++) {
+		void *data;
+		size_t size;
+
+		err = vmt_analysis_pack(analyses[i], &data, &size);
+		if (!err)
+			vmt_pack_bytes(p, data, size);
+		if (!err)
+			free(data);
+	}
+	return err ? err : p->err;
+}
+
+/* A later process's part into @stats and @analyses. */
+static int merge_part(const void *data, size_t size, struct vmt_analyze_stats *stats,
+		      struct vmt_analysis *const *analyses, unsigned int n)
+{
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	struct vmt_analyze_stats later = { 0 };
+	int err = 0;
+
+	later.records = vmt_unpack_u64(&u);
+	later.references = vmt_unpack_u64(&u);
+	later.no_frame = vmt_unpack_u64(&u);
+	later.out_of_range = vmt_unpack_u64(&u);
+	later.first_ns = vmt_unpack_u64(&u);
+	later.last_ns = vmt_unpack_u64(&u);
+	vmt_analyze_stats_merge(stats, &later);
+	for (unsigned int i = 0; !err && !u.err && i < n; i++) {
+		size_t len;
+		const void *at = vmt_unpack_span(&u, &len);
+
+		if (at)
+			err = vmt_analysis_merge(analyses[i], at, len);
+	}
+	return err ? err : u.err ? u.err : u.p != u.end ? -EBADMSG : 0;
+}
+
+/*
+ * As one of several processes (ranks.h): this process's part of the trace
+ * analysed and packed; process 0 merges every part into its own, in
+ * order, and finishes. 0 there, ANALYSIS_ELSEWHERE on the others, or 1
+ * having said why not.
+ */
+static int run_parts(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
+		     struct vmt_analysis *const *analyses, unsigned int n,
+		     struct vmt_analyze_stats *stats)
+{
+	struct vmt_packer p = { 0 };
+	void **parts = NULL;
+	size_t *sizes = NULL;
+	int err = 0, empty;
+
+	memset(stats, 0, sizeof(*stats));
+	empty = ranks_narrow(cmd, t, o->filter.used ? &o->filter.filter : NULL);
+	if (empty < 0)
+		err = -EINVAL;
+	else if (!empty)
+		err = vmt_analyze_part(t, &o->ref, analyses, n, stats);
+	if (!err)
+		err = pack_part(stats, analyses, n, &p);
+	if (err == -EOPNOTSUPP)
+		fprintf(stderr, "vmtrace %s: these options' analyses do not split among processes: run it alone\n",
+			cmd);
+	else if (err && err != -EINVAL)
+		fprintf(stderr, "vmtrace %s: %s\n", cmd,
+			stats->analysis_error || err == -ENOMEM ? strerror(-err) :
+			vmt_trace_error_message(t));
+	if (ranks_agree(err != 0)) {
+		vmt_buf_free(&p.buf);
+		return 1;
+	}
+	err = ranks_gather(p.buf.data, p.buf.size, &parts, &sizes);
+	vmt_buf_free(&p.buf);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: gathering the parts: %s\n", cmd, strerror(-err));
+		return 1;
+	}
+	if (!parts)
+		return ANALYSIS_ELSEWHERE;
+	/* Process 0's own part is in its analyses already. */
+	for (unsigned int i = 1; i < ranks_size(); i++) {
+		if (!err)
+			err = merge_part(parts[i], sizes[i], stats, analyses, n);
+	}
+	for (unsigned int i = 0; i < ranks_size(); i++)
+		free(parts[i]);
+	free(parts);
+	free(sizes);
+	for (unsigned int i = 0; !err && i < n; i++)
+		err = vmt_analysis_finish(analyses[i]);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: merging the parts: %s\n", cmd, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
 int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats)
 {
-	int err = vmt_analyze(t, &o->ref, analyses, n, stats);
+	int err;
 
+	if (ranks_size() > 1) {
+		err = run_parts(cmd, t, o, analyses, n, stats);
+		if (err)
+			return err;
+	} else {
+		err = vmt_analyze(t, &o->ref, analyses, n, stats);
+	}
 	if (err) {
 		/* An analysis's error is an errno alone; the reader's message says more. */
 		fprintf(stderr, "vmtrace %s: %s\n", cmd,
@@ -157,16 +276,21 @@ int run_analysis(const struct analysis_runner *r, const char *path, struct analy
 	int ret = 1, err;
 
 	t = analysis_open(r->cmd, path, o);
-	if (!t)
-		return 1;
-	err = r->create(r->ctx, 0, &analyses[0]);
+	err = t ? r->create(r->ctx, 0, &analyses[0]) : -EINVAL;
 	if (!err && o->per_process)
 		err = vmt_per_process_create(&analyses[1], r->create, r->ctx);
 	if (err) {
-		fprintf(stderr, "vmtrace %s: %s\n", r->cmd, strerror(-err));
+		if (t)
+			fprintf(stderr, "vmtrace %s: %s\n", r->cmd, strerror(-err));
+		/* The other processes learn of it in analysis_run(), where they wait. */
+		if (ranks_size() > 1)
+			ranks_agree(1);
 		goto out;
 	}
-	if (analysis_run(r->cmd, t, o, analyses, n, &stats))
+	err = analysis_run(r->cmd, t, o, analyses, n, &stats);
+	if (err == ANALYSIS_ELSEWHERE)
+		ret = 0;
+	if (err)
 		goto out;
 	r->print_header(r->ctx, path, &stats);
 	r->print(r->ctx, analyses[0], NULL);

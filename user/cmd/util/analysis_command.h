@@ -75,8 +75,12 @@ int parse_analysis_command_line(const struct analysis_command_line *l, int argc,
 struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analysis_options *o);
 /*
  * The pass over @t with @analyses; 0, or 1 having said why it failed. A
- * pass that finds no reference is an error ("no references"), said.
+ * pass that finds no reference is an error ("no references"), said. As
+ * one of several processes (ranks.h), each analyses its part, and process
+ * 0 gets the whole, finished; the others get ANALYSIS_ELSEWHERE, and print
+ * nothing.
  */
+#define ANALYSIS_ELSEWHERE	3
 int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats);

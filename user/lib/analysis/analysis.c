@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * The analyses' driver (vmtrace/analysis.h): one pass over a trace in time
- * order, references as struct vmt_ref, each handed to every analysis.
+ * order, references as struct vmt_ref, each handed to every analysis; or a
+ * part's pass (vmt_analyze_part()), whose analyses are packed and merged
+ * before they finish; and the per-process analysis, which packs and merges
+ * each process's analysis when they do.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmtrace/analysis.h"
+#include "base/pack.h"
 #include "base/u64_map.h"
 
 int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_options *options,
@@ -90,10 +94,57 @@ int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
 		struct vmt_analyze_stats *stats)
 {
 	struct vmt_analyze_stats own;
+	unsigned int i;
+	int ret;
+
+	if (!stats)
+		stats = &own;
+	ret = vmt_analyze_part(trace, options, analyses, nr_analyses, stats);
+	for (i = 0; !ret && i < nr_analyses; i++) {
+		ret = vmt_analysis_finish(analyses[i]);
+		stats->analysis_error = ret != 0;
+	}
+	return ret;
+}
+
+int vmt_analysis_finish(struct vmt_analysis *analysis)
+{
+	return analysis->ops->finish ? analysis->ops->finish(analysis) : 0;
+}
+
+int vmt_analysis_pack(struct vmt_analysis *analysis, void **data, size_t *size)
+{
+	return analysis->ops->pack ? analysis->ops->pack(analysis, data, size) : -EOPNOTSUPP;
+}
+
+int vmt_analysis_merge(struct vmt_analysis *analysis, const void *data, size_t size)
+{
+	return analysis->ops->merge ? analysis->ops->merge(analysis, data, size) : -EOPNOTSUPP;
+}
+
+void vmt_analyze_stats_merge(struct vmt_analyze_stats *stats,
+			     const struct vmt_analyze_stats *later)
+{
+	stats->records += later->records;
+	stats->references += later->references;
+	stats->no_frame += later->no_frame;
+	stats->out_of_range += later->out_of_range;
+	if (later->references) {
+		if (!stats->first_ns)
+			stats->first_ns = later->first_ns;
+		stats->last_ns = later->last_ns;
+	}
+	stats->analysis_error |= later->analysis_error;
+}
+
+int vmt_analyze_part(struct vmt_trace *trace, const struct vmt_ref_options *options,
+		     struct vmt_analysis *const *analyses, unsigned int nr_analyses,
+		     struct vmt_analyze_stats *stats)
+{
+	struct vmt_analyze_stats own;
 	struct vmt_trace_cursor *cursor;
 	const struct vmt_record *rec;
 	uint32_t stream;
-	unsigned int i;
 	int ret;
 
 	if (!stats)
@@ -115,11 +166,6 @@ int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
 		}
 	}
 	vmt_trace_cursor_free(cursor);
-	for (i = 0; !ret && i < nr_analyses; i++) {
-		if (analyses[i]->ops->finish)
-			ret = analyses[i]->ops->finish(analyses[i]);
-		stats->analysis_error = ret != 0;
-	}
 	return ret;
 }
 
@@ -242,12 +288,69 @@ static void per_process_destroy(struct vmt_analysis *a)
 	free(pp);
 }
 
+/* Packed: the processes in order of first reference, each its pid and its analysis packed. */
+static int per_process_pack(struct vmt_analysis *a, void **data, size_t *size)
+{
+	struct per_process *pp = to_per_process(a);
+	struct vmt_packer p = { 0 };
+	int err = 0;
+
+	vmt_pack_u64(&p, pp->nr);
+	for (unsigned int i = 0; !err && i < pp->nr; i++) {
+		void *sub;
+		size_t len;
+
+		err = vmt_analysis_pack(pp->subs[i], &sub, &len);
+		if (err)
+			break;
+		vmt_pack_u64(&p, pp->pids[i]);
+		vmt_pack_bytes(&p, sub, len);
+		free(sub);
+	}
+	err = err ? err : p.err;
+	if (err) {
+		vmt_buf_free(&p.buf);
+		return err;
+	}
+	*data = p.buf.data;
+	*size = p.buf.size;
+	return 0;
+}
+
+/* A later part's processes: each merged into its analysis, made if the process is new. */
+static int per_process_merge(struct vmt_analysis *a, const void *data, size_t size)
+{
+	struct per_process *pp = to_per_process(a);
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	uint64_t n = vmt_unpack_u64(&u);
+	int err = 0;
+
+	for (uint64_t i = 0; !err && !u.err && i < n; i++) {
+		uint32_t pid = (uint32_t)vmt_unpack_max(&u, UINT32_MAX);
+		const void *sub_data;
+		struct vmt_analysis *sub;
+		size_t len;
+
+		sub_data = vmt_unpack_span(&u, &len);
+		if (u.err)
+			break;
+		sub = per_process_sub(pp, pid, &err);
+		if (sub)
+			err = vmt_analysis_merge(sub, sub_data, len);
+	}
+	if (!err && (u.err || u.p != u.end))
+		err = -EBADMSG;
+	return err;
+}
+
 static const struct vmt_analysis_ops per_process_ops = {
 	.name = "per-process",
 	.reference = per_process_reference,
 	.record = per_process_record,
 	.finish = per_process_finish,
 	.destroy = per_process_destroy,
+	.pack = per_process_pack,
+	.merge = per_process_merge,
 };
 
 int vmt_per_process_create(struct vmt_analysis **analysis, vmt_analysis_create_fn create,

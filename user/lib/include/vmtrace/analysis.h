@@ -102,6 +102,11 @@ int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_optio
  *		included, before their reference() (DMA, mappings, tasks)
  * finish():	optional: the end of the trace
  * destroy():	frees the analysis
+ * pack():	optional: in parts (vmt_analyze_part()), the state after a part,
+ *		before finish(), as bytes (*@data malloc()ed)
+ * merge():	with pack(): a later part's packed state into this one, the
+ *		parts in time order, before finish(); -EBADMSG for bytes that
+ *		are not a part
  */
 struct vmt_analysis;
 
@@ -111,6 +116,8 @@ struct vmt_analysis_ops {
 	int (*record)(struct vmt_analysis *analysis, const struct vmt_record *rec);
 	int (*finish)(struct vmt_analysis *analysis);
 	void (*destroy)(struct vmt_analysis *analysis);
+	int (*pack)(struct vmt_analysis *analysis, void **data, size_t *size);
+	int (*merge)(struct vmt_analysis *analysis, const void *data, size_t size);
 };
 
 struct vmt_analysis {
@@ -146,6 +153,24 @@ int vmt_analyze(struct vmt_trace *trace, const struct vmt_ref_options *options,
 
 /* Frees @analysis (NULL: nothing). */
 void vmt_analysis_destroy(struct vmt_analysis *analysis);
+
+/*
+ * In parts (the commands' MPI runs, docs/analysis/parallel.md): the trace
+ * cut by time (vmt_trace_time_parts()), each part read by a pass that does
+ * not finish (vmt_analyze_part(), @trace's filter narrowed to the part),
+ * its analyses packed (vmt_analysis_pack()) and merged in time order into
+ * the first part's (vmt_analysis_merge()), its stats too
+ * (vmt_analyze_stats_merge()); then vmt_analysis_finish() gives what one
+ * pass over the whole gives. -EOPNOTSUPP: the analysis does not split.
+ */
+int vmt_analyze_part(struct vmt_trace *trace, const struct vmt_ref_options *options,
+		     struct vmt_analysis *const *analyses, unsigned int nr_analyses,
+		     struct vmt_analyze_stats *stats);
+int vmt_analysis_pack(struct vmt_analysis *analysis, void **data, size_t *size);
+int vmt_analysis_merge(struct vmt_analysis *analysis, const void *data, size_t size);
+int vmt_analysis_finish(struct vmt_analysis *analysis);
+void vmt_analyze_stats_merge(struct vmt_analyze_stats *stats,
+			     const struct vmt_analyze_stats *later);
 
 /*
  * Per process: an analysis that runs one analysis of its own for each pid,

@@ -70,6 +70,10 @@ int vmt_lru_merge_part(struct vmt_lru_merge *m, const uint64_t *firsts, size_t n
 				previous[i] = 0;
 			continue;
 		}
+		if (taken[*v - 1]) {
+			err = -EBADMSG;	/* a key twice among the firsts */
+			goto out;
+		}
 		/* The part's i earlier units, and the older parts' newer units it has not taken. */
 		distances[i] = i + (left - prefix(tree, *v));
 		if (previous)

@@ -53,7 +53,8 @@ void vmt_lru_merge_free(struct vmt_lru_merge *m);
  * part before had the unit) and the times of their units' last references
  * before the part to @previous (0 when cold; NULL: not wanted); then its
  * @nr_units units, each key once, oldest last reference first, all after
- * every unit so far. 0 or -ENOMEM.
+ * every unit so far. 0, -ENOMEM, or -EBADMSG for a key twice among
+ * @firsts (the merge is then as it was).
  */
 int vmt_lru_merge_part(struct vmt_lru_merge *m, const uint64_t *firsts, size_t nr_firsts,
 		       uint64_t *distances, uint64_t *previous, const struct vmt_lru_unit *units,

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for a summary's packed part
- * (vmt_trace_summarizer_unpack_merge(), user/lib/analysis/trace_summary.c):
- * what one MPI process sends the one that merges. The input is unpacked
- * and merged into a summarizer of a small trace made at start (two
- * processes, a few pages, references and evictions, read once): refused
- * with -EBADMSG (or -ENOMEM), or merged, abort() otherwise. What merged
- * is packed again, and that must unpack and merge; then the summary is
- * finished, and no page of its top list may be more referenced than the
- * one before it. (Counts are not checked against each other: a part's are
+ * libFuzzer target for the packed parts one MPI process sends the one
+ * that merges (docs/analysis/parallel.md), each input merged three ways,
+ * with no byte choosing among them:
+ *   - as a summary's part (vmt_trace_summarizer_unpack_merge(),
+ *     user/lib/analysis/trace_summary.c), into a summarizer of a small
+ *     trace made at start (two processes, a few pages, references and
+ *     evictions, read once);
+ *   - as a reuse analysis's part (vmt_analysis_merge(): analysis_reuse.c,
+ *     PARDA's merge in lru_merge.c), into one that read that trace;
+ *   - as a per-process analysis's part (analysis.c), of reuse analyses.
+ * Each refuses it with -EBADMSG (or -ENOMEM, -EOVERFLOW for a reuse part
+ * whose counts overflow), or merges it, abort() otherwise; then it
+ * finishes. A summary that merged packs again, and that must unpack and
+ * merge; no page of its top list may be more referenced than the one
+ * before it. (Counts are not checked against each other: a part's are
  * taken as sent, and a made-up part may say anything.)
  *
- * Seeds (tests/fuzz/corpus/fuzz_summary_unpack/): parts packed from the
- * trace made here (made by this program when FUZZ_WRITE_SEEDS names a
+ * Seeds (tests/fuzz/corpus/fuzz_part_merge/): the parts of the trace made
+ * here, packed (written by this program when FUZZ_WRITE_SEEDS names a
  * folder).
  */
 #include <errno.h>
@@ -22,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vmtrace/analysis.h"
 #include "vmtrace/trace.h"
 
 static struct vmt_trace *trace;
@@ -63,22 +70,57 @@ static struct vmt_trace_summarizer *read_part(void)
 	return z;
 }
 
-static void write_seeds(const char *dir)
+static int make_reuse(void *ctx, uint32_t pid, struct vmt_analysis **a)
 {
-	struct vmt_trace_summarizer *z = read_part();
+	(void)ctx;
+	(void)pid;
+	return vmt_reuse_create(a, 5);
+}
+
+/* A reuse analysis (or, @per_process, one a process) that read the trace. */
+static struct vmt_analysis *read_reuse(int per_process)
+{
+	struct vmt_ref_options o = { .space = VMT_REF_VIRTUAL, .unit = VMT_REF_PAGE };
+	struct vmt_analysis *a;
+
+	if (per_process ? vmt_per_process_create(&a, make_reuse, NULL) : make_reuse(NULL, 0, &a))
+		abort();
+	if (vmt_analyze_part(trace, &o, &a, 1, NULL))
+		abort();
+	return a;
+}
+
+static void write_seed(const char *dir, const char *name, const void *data, size_t size)
+{
 	char path[4096];
-	void *data;
-	size_t size;
 	FILE *f;
 
-	if (vmt_trace_summarizer_pack(z, &data, &size))
-		abort();
-	snprintf(path, sizeof(path), "%s/part.bin", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
 		abort();
+}
+
+static void write_seeds(const char *dir)
+{
+	struct vmt_trace_summarizer *z = read_part();
+	struct vmt_analysis *a;
+	void *data;
+	size_t size;
+
+	if (vmt_trace_summarizer_pack(z, &data, &size))
+		abort();
+	write_seed(dir, "summary.bin", data, size);
 	free(data);
 	vmt_trace_summarizer_free(z);
+	for (int pp = 0; pp < 2; pp++) {
+		a = read_reuse(pp);
+		if (vmt_analysis_pack(a, &data, &size))
+			abort();
+		write_seed(dir, pp ? "per-process-reuse.bin" : "reuse.bin", data, size);
+		free(data);
+		vmt_analysis_destroy(a);
+	}
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -98,9 +140,26 @@ static void check(const struct vmt_trace_summary *s)
 			abort();
 }
 
+static void merge_analysis(int per_process, const uint8_t *data, size_t size)
+{
+	struct vmt_analysis *a = read_reuse(per_process);
+	int err = vmt_analysis_merge(a, data, size);
+
+	if (err && err != -EBADMSG && err != -ENOMEM && err != -EOVERFLOW)
+		abort();
+	/* Merged or not, it finishes: what it holds is whole. */
+	err = vmt_analysis_finish(a);
+	if (err && err != -ENOMEM)
+		abort();
+	vmt_analysis_destroy(a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vmt_trace_summarizer *z = read_part(), *again;
+
+	merge_analysis(0, data, size);
+	merge_analysis(1, data, size);
 	struct vmt_trace_summary *s;
 	void *packed;
 	size_t packed_size;

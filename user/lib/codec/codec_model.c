@@ -36,10 +36,18 @@
  *
  * The encoder and the decoder run the same function (code_record()), which
  * codes a field when encoding and fills it in when decoding, so the two
- * cannot disagree on the model. All state lives in one frame: a frame
+ * cannot disagree on the model. Below the fields, a bit tree and a number
+ * (code_tree(), code_uint()) decode on paths of their own, the same bits in
+ * the same order as they encode, with the coder's state in registers
+ * (decoding bounds reading a trace). All state lives in one frame: a frame
  * decodes alone. A frame the model does not shrink is stored as it is.
  * Built with -DVMT_MODEL_STATS, the encoder adds up the bits each field
  * costs in vmt_model_cost[] (what tuned the model).
+ *
+ * The file, in order: the coding primitives (a bit, direct bits, a tree, a
+ * number, a difference); the model's state, kept per thread from frame to
+ * frame; the fields, from code_time() to code_record(); the frames,
+ * vmt_model_compress() and vmt_model_decompress().
  */
 #include <errno.h>
 #include <pthread.h>
@@ -220,16 +228,50 @@ static unsigned int code_tree(struct model *m, uint16_t *probs, unsigned int nbi
 {
 	unsigned int node = 1;
 
+	/* A rank's few bits (mostly 0) are cheaper with a branch than without. */
+	if (m->decoding)
+		return nbits <= 3 ? vmt_rc_decode_tree_repeating(&m->dec, probs, nbits) :
+				    vmt_rc_decode_tree(&m->dec, probs, nbits);
 	for (unsigned int i = nbits; i--;)
 		node = node << 1 | code_bit(m, &probs[node], (value >> i) & 1);
 	return node - (1u << nbits);
 }
 
+/*
+ * code_uint() decoding, the coder's state in registers for all its parts:
+ * the length's bits mostly repeat (a branch each), the ones below it do not.
+ */
+static uint64_t decode_uint(struct model *m, struct uint_model *um)
+{
+	struct vmt_rc_decoder d = m->dec;
+	unsigned int len = vmt_rc_decode_tree_repeating(&d, um->len, 7), rest, top;
+	uint64_t value = len;
+
+	if (len > 64) {
+		m->corrupt = true;
+		value = 0;
+	} else if (len > 1) {
+		rest = len - 1;
+		top = rest < 4 ? rest : 4;
+		value = 1ull << rest |
+			(uint64_t)vmt_rc_decode_tree(&d, um->mant[len], top) << (rest - top) |
+			vmt_rc_decode_direct(&d, rest - top);
+	}
+	m->dec = d;
+	return value;
+}
+
+/*
+ * A number: its bit length (0 to 64), then the 4 bits below its leading
+ * one in the length's context, then the rest at probability 1/2 each.
+ */
 static uint64_t code_uint(struct model *m, struct uint_model *um, uint64_t value)
 {
 	unsigned int len = value ? 64 - (unsigned int)__builtin_clzll(value) : 0, rest, top;
 	uint64_t high, low;
 
+	if (m->decoding)
+		return decode_uint(m, um);
 	len = code_tree(m, um->len, 7, len);
 	if (len > 64) {
 		m->corrupt = true;
@@ -417,34 +459,48 @@ static uint64_t code_time(struct model *m, struct cpu_state *c, bool new_cpu, un
 	uint64_t diff = time - prev, units;
 
 	/* The unit divides every difference the encoder codes (frame_time_unit()). */
-	units = code_sint(m, sm, (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) : diff / m->unit);
+	if (m->decoding)
+		units = code_sint(m, sm, 0);
+	else
+		units = code_sint(m, sm, (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) :
+							     diff / m->unit);
 	return prev + units * m->unit;
 }
 
-/* Move @value to the front of @list (@n entries of @max), as its newest. */
-static void move_to_front(uint64_t *list, uint32_t *n, uint32_t max, uint64_t value)
-{
-	uint32_t k;
-
-	for (k = 0; k < *n && list[k] != value; k++)
-		;
-	if (k == *n) {
-		if (*n < max)
-			(*n)++;
-		k = *n - 1;
-	}
-	memmove(&list[1], &list[0], k * sizeof(list[0]));
-	list[0] = value;
-}
-
 /* @value's place in @list, or @n. */
-static uint32_t rank_in(const uint64_t *list, uint32_t n, uint64_t value)
+static inline uint32_t rank_in(const uint64_t *list, uint32_t n, uint64_t value)
 {
 	uint32_t k;
 
 	for (k = 0; k < n && list[k] != value; k++)
 		;
 	return k;
+}
+
+/*
+ * Move @value, at @k in @list (@n entries of @max; @k == @n: not in it),
+ * to the front, as its newest. A short move entry by entry: most are.
+ */
+static inline void list_to_front(uint64_t *list, uint32_t *n, uint32_t max, uint32_t k,
+				 uint64_t value)
+{
+	if (k == *n) {
+		if (*n < max)
+			(*n)++;
+		k = *n - 1;
+	}
+	if (k > 8) {
+		memmove(&list[1], &list[0], k * sizeof(list[0]));
+	} else {
+		for (; k; k--)
+			list[k] = list[k - 1];
+	}
+	list[0] = value;
+}
+
+static inline void move_to_front(uint64_t *list, uint32_t *n, uint32_t max, uint64_t value)
+{
+	list_to_front(list, n, max, rank_in(list, *n, value), value);
 }
 
 /*
@@ -489,7 +545,8 @@ static uint64_t code_ip(struct model *m, struct cpu_state *c, uint32_t pid, uint
 	bool found;
 
 	if (prev && prev->nr_successors) {
-		k = rank_in(prev->successors, prev->nr_successors, ip);
+		/* The decoder's ip is 0: no need to look for it. */
+		k = m->decoding ? 0 : rank_in(prev->successors, prev->nr_successors, ip);
 		k = code_tree(m, m->p.successor_rank, 3,
 			      (unsigned int)(k < prev->nr_successors ? k : SUCCESSORS));
 		if (k < prev->nr_successors) {
@@ -499,10 +556,11 @@ static uint64_t code_ip(struct model *m, struct cpu_state *c, uint32_t pid, uint
 		if (k != SUCCESSORS)
 			m->corrupt = true;
 	}
-	k = code_uint(m, &m->p.ip_rank, rank_in(m->ips, m->nr_ips, ip));
+	k = code_uint(m, &m->p.ip_rank, m->decoding ? 0 : rank_in(m->ips, m->nr_ips, ip));
 	if (k < m->nr_ips) {
 		ip = m->ips[k];
-		goto known;
+		list_to_front(m->ips, &m->nr_ips, IP_MTF, (uint32_t)k, ip);
+		return ip;
 	}
 	if (k > m->nr_ips)
 		m->corrupt = true;
@@ -689,7 +747,8 @@ static void remember_offset(struct model *m, struct ip_state *is, uint16_t offse
 			is->nr_offsets++;
 		k = is->nr_offsets - 1;
 	}
-	memmove(&is->offsets[1], &is->offsets[0], k * sizeof(is->offsets[0]));
+	for (; k; k--)		/* at most OFFSETS - 1: no memmove() call */
+		is->offsets[k] = is->offsets[k - 1];
 	is->offsets[0] = offset;
 }
 

@@ -105,6 +105,53 @@ static inline uint8_t vmt_rc_next_byte(struct vmt_rc_decoder *rc)
 	return b;
 }
 
+static inline void vmt_rc_decoder_normalize(struct vmt_rc_decoder *rc)
+{
+	while (rc->range < VMT_RC_TOP) {
+		rc->range <<= 8;
+		rc->code = rc->code << 8 | vmt_rc_next_byte(rc);
+	}
+}
+
+/*
+ * @one when @code >= @bound (a 1 bit), else @zero: with a conditional
+ * move, as a compiler may make a branch of a ?: whose outcome is as good as
+ * random to a branch predictor, a tree's bits.
+ */
+static inline uint32_t vmt_rc_pick(uint32_t code, uint32_t bound, uint32_t one, uint32_t zero)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__("cmpl %2, %1\n\tcmovael %3, %0" : "+r"(zero) : "r"(code), "r"(bound), "r"(one)
+		: "cc");
+	return zero;
+#else
+	return code >= bound ? one : zero;
+#endif
+}
+
+/*
+ * Decode a bit at probability @p (of a 0) without a branch on the bit.
+ * Returns the bit; *@p is left to the caller (vmt_rc_adapt()), and so is
+ * vmt_rc_decoder_normalize(). *@bound gets the bound, for vmt_rc_pick().
+ */
+static inline __attribute__((always_inline)) unsigned int
+vmt_rc_decode_bit_at(struct vmt_rc_decoder *rc, uint32_t p, uint32_t *bound)
+{
+	uint32_t b = (rc->range >> VMT_RC_PROB_BITS) * p, code = rc->code;
+
+	*bound = b;
+	rc->range = vmt_rc_pick(code, b, rc->range - b, b);
+	rc->code = vmt_rc_pick(code, b, code - b, code);
+	return code >= b;
+}
+
+/* @p moved towards the bit (@code >= @bound), as vmt_rc_encode_bit() moves it. */
+static inline uint16_t vmt_rc_adapt(uint32_t p, uint32_t code, uint32_t bound)
+{
+	return (uint16_t)vmt_rc_pick(code, bound, p - (p >> VMT_RC_ADAPT_SHIFT),
+				     p + ((VMT_RC_PROB_ONE - p) >> VMT_RC_ADAPT_SHIFT));
+}
+
 static inline unsigned int vmt_rc_decode_bit(struct vmt_rc_decoder *rc, uint16_t *prob)
 {
 	uint32_t bound = (rc->range >> VMT_RC_PROB_BITS) * *prob;
@@ -120,11 +167,54 @@ static inline unsigned int vmt_rc_decode_bit(struct vmt_rc_decoder *rc, uint16_t
 		*prob = (uint16_t)(*prob - (*prob >> VMT_RC_ADAPT_SHIFT));
 		bit = 1;
 	}
-	while (rc->range < VMT_RC_TOP) {
-		rc->range <<= 8;
-		rc->code = rc->code << 8 | vmt_rc_next_byte(rc);
-	}
+	vmt_rc_decoder_normalize(rc);
 	return bit;
+}
+
+/*
+ * @nbits (1 or more) bits, most significant first, through a bit tree of
+ * 2^@nbits probabilities (node 1 the root, node n's children 2n and 2n + 1):
+ * for bits a branch predictor cannot guess (an offset, a number's top
+ * bits). The coder's state stays in registers for the walk, and both
+ * children's probabilities are loaded while the bit that picks one is
+ * decoded.
+ */
+static inline unsigned int vmt_rc_decode_tree(struct vmt_rc_decoder *rc, uint16_t *probs,
+					      unsigned int nbits)
+{
+	struct vmt_rc_decoder d = *rc;
+	unsigned int node = 1, mask = (1u << nbits) - 1;	/* the leaves' children: none */
+	uint32_t p = probs[1];
+
+	for (unsigned int i = nbits; i--;) {
+		uint32_t p0 = probs[(2 * node) & mask], p1 = probs[(2 * node + 1) & mask];
+		uint32_t code = d.code, bound;
+		unsigned int bit = vmt_rc_decode_bit_at(&d, p, &bound);
+
+		probs[node] = vmt_rc_adapt(p, code, bound);
+		p = vmt_rc_pick(code, bound, p1, p0);
+		node = 2 * node + bit;
+		vmt_rc_decoder_normalize(&d);
+	}
+	*rc = d;
+	return node - (1u << nbits);
+}
+
+/*
+ * The same with a branch a bit, for a tree whose bits mostly repeat (a
+ * number's bit length): a branch predicted right costs less than the
+ * conditional moves.
+ */
+static inline unsigned int vmt_rc_decode_tree_repeating(struct vmt_rc_decoder *rc,
+							uint16_t *probs, unsigned int nbits)
+{
+	struct vmt_rc_decoder d = *rc;
+	unsigned int node = 1;
+
+	for (unsigned int i = nbits; i--;)
+		node = 2 * node + vmt_rc_decode_bit(&d, &probs[node]);
+	*rc = d;
+	return node - (1u << nbits);
 }
 
 static inline uint64_t vmt_rc_decode_direct(struct vmt_rc_decoder *rc, unsigned int nbits)

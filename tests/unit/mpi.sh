@@ -3,7 +3,8 @@
 # tests/unit/mpi.sh VMTRACE SYNTH: the analyses under MPI on this machine
 # (Open MPI's mpirun, TCP on loopback only): `mpirun -np K vmtrace CMD`
 # prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, for stats
-# (summaries merged) and reuse (PARDA's merge of LRU stack distances), on a
+# (summaries merged), reuse (PARDA's merge of LRU stack distances) and wss
+# (split by units, each process reading every reference), on a
 # trace through the model codec (one unsorted stream, read by time) and one
 # through zstd (a sorted stream a record type), whole and through filters,
 # one that leaves every process's part empty, per process and by lines. A command that does not
@@ -67,6 +68,7 @@ same "stats --from --to --pid model" stats --from 1000400000 --to 1001000000 --p
 same "stats --from past the end model" stats --from 999999999999 "$tr"
 same "reuse model" reuse "$tr"
 same "reuse --per-process --to model" reuse --per-process --to 1001000000 "$tr"
+NP=3 same "wss --per-process --series model" wss --window 1ms --per-process --series "$tr"
 tr=$tmp/zstd.vmt
 same "stats --type --from zstd" stats --type evict --from 1000400000 "$tr"
 NP=3 same "reuse --unit line zstd" reuse --unit line "$tr"

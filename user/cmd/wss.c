@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "util/analysis_command.h"
+#include "util/ranks.h"
 #include "util/cmd_util.h"
 
 static const unsigned int percents[] = { 0, 25, 50, 75, 90, 99, 100 };
@@ -43,12 +44,20 @@ struct wss_run {
 	const struct vmt_analysis *per_process;	/* NULL without --per-process */
 };
 
+/* Under MPI, each process counts its share of the units (vmt_wss_share()). */
 static int create_wss(void *ctx, uint32_t pid, struct vmt_analysis **analysis)
 {
 	const struct wss_run *run = ctx;
+	int err;
 
 	(void)pid;
-	return vmt_wss_create(analysis, run->window_ns);
+	err = vmt_wss_create(analysis, run->window_ns);
+	if (!err && ranks_size() > 1) {
+		err = vmt_wss_share(*analysis, ranks_rank(), ranks_size());
+		if (err)
+			vmt_analysis_destroy(*analysis);
+	}
+	return err;
 }
 
 /* The damo-like table: "# <percentile> <wss>", the mean, a bar a row. */
@@ -234,6 +243,7 @@ int cmd_wss(int argc, char **argv)
 		fprintf(stderr, "vmtrace wss: --window T is needed (e.g. --window 100ms)\n");
 		return 2;
 	}
+	run.o.split_by_units = true;
 	return run_analysis(&(struct analysis_runner){ "wss", create_wss, &run, print_wss_header,
 						       print_wss, plot_wss },
 			    path, &run.o);

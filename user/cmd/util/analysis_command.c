@@ -151,9 +151,12 @@ static int pack_part(const struct vmt_analyze_stats *stats, struct vmt_analysis 
 	return err ? err : p->err;
 }
 
-/* A later process's part into @stats and @analyses. */
+/*
+ * A later process's part into @stats (unless split by units: each read
+ * every record, and process 0's stats are the whole's) and @analyses.
+ */
 static int merge_part(const void *data, size_t size, struct vmt_analyze_stats *stats,
-		      struct vmt_analysis *const *analyses, unsigned int n)
+		      bool by_units, struct vmt_analysis *const *analyses, unsigned int n)
 {
 	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
 	struct vmt_analyze_stats later = { 0 };
@@ -165,7 +168,8 @@ static int merge_part(const void *data, size_t size, struct vmt_analyze_stats *s
 	later.out_of_range = vmt_unpack_u64(&u);
 	later.first_ns = vmt_unpack_u64(&u);
 	later.last_ns = vmt_unpack_u64(&u);
-	vmt_analyze_stats_merge(stats, &later);
+	if (!by_units)
+		vmt_analyze_stats_merge(stats, &later);
 	for (unsigned int i = 0; !err && !u.err && i < n; i++) {
 		size_t len;
 		const void *at = vmt_unpack_span(&u, &len);
@@ -178,6 +182,7 @@ static int merge_part(const void *data, size_t size, struct vmt_analyze_stats *s
 
 /*
  * As one of several processes (ranks.h): this process's part of the trace
+ * (or, split by units, the whole trace and its share of the units)
  * analysed and packed; process 0 merges every part into its own, in
  * order, and finishes. 0 there, ANALYSIS_ELSEWHERE on the others, or 1
  * having said why not.
@@ -192,7 +197,8 @@ static int run_parts(const char *cmd, struct vmt_trace *t, const struct analysis
 	int err = 0, empty;
 
 	memset(stats, 0, sizeof(*stats));
-	empty = ranks_narrow(cmd, t, o->filter.used ? &o->filter.filter : NULL);
+	empty = o->split_by_units ? 0 :
+		ranks_narrow(cmd, t, o->filter.used ? &o->filter.filter : NULL);
 	if (empty < 0)
 		err = -EINVAL;
 	else if (!empty)
@@ -221,7 +227,7 @@ static int run_parts(const char *cmd, struct vmt_trace *t, const struct analysis
 	/* Process 0's own part is in its analyses already. */
 	for (unsigned int i = 1; i < ranks_size(); i++) {
 		if (!err)
-			err = merge_part(parts[i], sizes[i], stats, analyses, n);
+			err = merge_part(parts[i], sizes[i], stats, o->split_by_units, analyses, n);
 	}
 	for (unsigned int i = 0; i < ranks_size(); i++)
 		free(parts[i]);

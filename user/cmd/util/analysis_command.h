@@ -39,6 +39,11 @@ struct analysis_options {
 	struct filter_options filter;
 	struct vmt_ref_options ref;
 	bool per_process;
+	/*
+	 * Under MPI: every process reads the whole trace, its analyses count
+	 * their share of the units; not set: each reads its part by time.
+	 */
+	bool split_by_units;
 	bool csv;		/* machine-readable output */
 	const char *plot;	/* an image to draw, .svg or .png; NULL: none */
 	/* analysis_open(): the trace's settings and, if it is reduced, how */

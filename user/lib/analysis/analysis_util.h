@@ -22,6 +22,19 @@
 #define VMT_VALUE_EXACT_BELOW	16
 #define VMT_VALUE_BUCKETS	(VMT_VALUE_EXACT_BELOW + 64 - 4)
 
+/*
+ * A unit's key mixed (splitmix64's finalizer): its share when an analysis
+ * splits its units among processes (vmt_wss_share()).
+ */
+static inline uint64_t vmt_mix64(uint64_t key)
+{
+	key ^= key >> 30;
+	key *= UINT64_C(0xbf58476d1ce4e5b9);
+	key ^= key >> 27;
+	key *= UINT64_C(0x94d049bb133111eb);
+	return key ^ (key >> 31);
+}
+
 /* floor(log2(@v)), @v > 0. */
 static inline unsigned int vmt_log2_floor(uint64_t v)
 {

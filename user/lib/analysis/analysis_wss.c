@@ -16,6 +16,12 @@
  * a reference (those that saw none, of size 0, are only counted), so it
  * grows with neither the trace's length nor, for a tiny T, its duration
  * over T beyond its references.
+ *
+ * Windows start at the first reference, which only a pass from the start
+ * knows: so the work splits by units, not by time (vmt_wss_share()). Each
+ * share reads every reference, and counts those of its units alone: the
+ * windows' units, bytes and references add up over the shares, and the
+ * windows that saw a reference are those any share saw one in.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,16 +29,19 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
+#include "base/pack.h"
 #include "base/u64_map.h"
 
 struct wss {
 	struct vmt_analysis analysis;
+	unsigned int share, shares;	/* the units counted: those whose hash is share mod shares */
 	uint64_t window_ns;
 	uint64_t first_ns;		/* window 0's start */
 	struct vmt_u64_map stamps;	/* unit -> last window seen in, + 1 */
 	struct vmt_wss_window *windows;	/* those with a reference */
 	size_t nr, room;
 	uint64_t current;		/* windows[nr - 1]'s number, from 0 */
+	bool seen;			/* a reference: first_ns is set */
 };
 
 static struct wss *to_wss(const struct vmt_analysis *a)
@@ -67,8 +76,12 @@ static int wss_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 	bool added;
 	int err;
 
-	if (!wss->nr)
+	if (!wss->seen) {
 		wss->first_ns = ref->time_ns;
+		wss->seen = true;
+	}
+	if (wss->shares > 1 && vmt_mix64(ref->key) % wss->shares != wss->share)
+		return 0;
 	/* Time order: a reference never goes back to an earlier window. */
 	w = (ref->time_ns - wss->first_ns) / wss->window_ns;
 	if (!wss->nr || w != wss->current) {
@@ -98,11 +111,110 @@ static void wss_destroy(struct vmt_analysis *a)
 	free(wss);
 }
 
+/* Packed: whether a reference was seen, the first one's time, the windows (number and counts). */
+static int wss_pack(struct vmt_analysis *a, void **data, size_t *size)
+{
+	struct wss *wss = to_wss(a);
+	struct vmt_packer p = { 0 };
+
+	vmt_pack_u64(&p, wss->seen);
+	vmt_pack_u64(&p, wss->first_ns);
+	vmt_pack_u64(&p, wss->nr);
+	for (size_t i = 0; i < wss->nr; i++) {
+		const struct vmt_wss_window *w = &wss->windows[i];
+
+		vmt_pack_u64(&p, (w->start_ns - wss->first_ns) / wss->window_ns);
+		vmt_pack_u64(&p, w->units);
+		vmt_pack_u64(&p, w->bytes);
+		vmt_pack_u64(&p, w->references);
+	}
+	if (p.err) {
+		vmt_buf_free(&p.buf);
+		return p.err;
+	}
+	*data = p.buf.data;
+	*size = p.buf.size;
+	return 0;
+}
+
+/* Another share's windows, joined by number with this one's (both in order). */
+static int wss_merge(struct vmt_analysis *a, const void *data, size_t size)
+{
+	struct wss *wss = to_wss(a);
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	struct vmt_wss_window *mine = wss->windows, *joined;
+	size_t nr = wss->nr, n, i = 0, k = 0;
+	uint64_t seen, first, number, last = 0;
+
+	seen = vmt_unpack_max(&u, 1);
+	first = vmt_unpack_u64(&u);
+	/* Each window is at least 4 bytes packed. */
+	n = (size_t)vmt_unpack_max(&u, size / 4);
+	if (u.err)
+		return -EBADMSG;
+	if (!seen)
+		return u.p == u.end && !n ? 0 : -EBADMSG;
+	if (wss->seen && first != wss->first_ns)
+		return -EINVAL;		/* not the same references */
+	joined = malloc((nr + n ? nr + n : 1) * sizeof(*joined));
+	if (!joined)
+		return -ENOMEM;
+	wss->first_ns = first;
+	wss->seen = true;
+	for (size_t q = 0; q < n && !u.err; q++) {
+		struct vmt_wss_window w;
+
+		number = vmt_unpack_u64(&u);
+		w.units = vmt_unpack_u64(&u);
+		w.bytes = vmt_unpack_u64(&u);
+		w.references = vmt_unpack_u64(&u);
+		if ((q && number <= last) || number > (UINT64_MAX - first) / wss->window_ns) {
+			u.err = -EBADMSG;
+			break;
+		}
+		last = number;
+		w.start_ns = first + number * wss->window_ns;
+		for (; i < nr && mine[i].start_ns < w.start_ns; i++)
+			joined[k++] = mine[i];
+		if (i < nr && mine[i].start_ns == w.start_ns) {
+			w.units += mine[i].units;
+			w.bytes += mine[i].bytes;
+			w.references += mine[i].references;
+			i++;
+		}
+		joined[k++] = w;
+	}
+	if (u.err || u.p != u.end) {
+		free(joined);
+		return -EBADMSG;
+	}
+	for (; i < nr; i++)
+		joined[k++] = mine[i];
+	free(wss->windows);
+	wss->windows = joined;
+	wss->nr = wss->room = k;
+	wss->current = k ? (joined[k - 1].start_ns - first) / wss->window_ns : 0;
+	return 0;
+}
+
 static const struct vmt_analysis_ops wss_ops = {
 	.name = "wss",
 	.reference = wss_reference,
 	.destroy = wss_destroy,
+	.pack = wss_pack,
+	.merge = wss_merge,
 };
+
+int vmt_wss_share(struct vmt_analysis *analysis, unsigned int share, unsigned int shares)
+{
+	struct wss *wss = to_wss(analysis);
+
+	if (!shares || share >= shares)
+		return -EINVAL;
+	wss->share = share;
+	wss->shares = shares;
+	return 0;
+}
 
 int vmt_wss_create(struct vmt_analysis **analysis, uint64_t window_ns)
 {

@@ -197,6 +197,13 @@ struct vmt_analysis *vmt_per_process_get(const struct vmt_analysis *analysis, un
  * -EINVAL when @window_ns is 0.
  */
 int vmt_wss_create(struct vmt_analysis **analysis, uint64_t window_ns);
+/*
+ * Count only the units whose key's hash is @share modulo @shares, for a
+ * run split among processes by units (each reads every reference; their
+ * packed analyses merge into the whole's). -EINVAL: @share not below
+ * @shares.
+ */
+int vmt_wss_share(struct vmt_analysis *analysis, unsigned int share, unsigned int shares);
 
 struct vmt_wss_window {
 	uint64_t start_ns;	/* the trace's time at its start */
@@ -398,6 +405,8 @@ struct vmt_mrc_options {
 	const uint64_t *sizes;	/* in units, each at least 1; NULL: powers of two and the footprint */
 	unsigned int nr_sizes;
 	double sample_rate;	/* 0 or 1: exact; in (0, 1): LRU sampled at this rate */
+	uint64_t sample_size;	/* 0: no bound; else LRU sampled (SHARDS, fixed size): at most
+				 * this many units, from sample_rate (0: 1) down as needed */
 };
 
 /* -EINVAL: no policy, a size of 0, a rate outside [0, 1]. */

@@ -322,6 +322,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/rewrite.sh $(BUILD)/bin/vmtrace
 	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
+	@tests/unit/shards-error.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace

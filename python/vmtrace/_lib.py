@@ -207,7 +207,8 @@ class AnalyzeStats(ctypes.Structure):
 class MrcOptions(ctypes.Structure):
     """struct vmt_mrc_options"""
     _fields_ = [('policies', ctypes.c_uint), ('sizes', ctypes.POINTER(u64)),
-                ('nr_sizes', ctypes.c_uint), ('sample_rate', ctypes.c_double)]
+                ('nr_sizes', ctypes.c_uint), ('sample_rate', ctypes.c_double),
+                ('sample_size', u64)]
 
 
 class ReuseBucket(ctypes.Structure):

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmtrace mrc TRACE [--policy lru,fifo,clock,opt] [--sizes LIST|auto]
- * [--sample RATE] [analysis options]: miss-ratio curves, the faults of a
+ * [--sample RATE] [--sample-size N] [analysis options]: miss-ratio curves, the faults of a
  * memory of each size under each policy (libvmtrace's vmt_mrc_*()).
  */
 #include <getopt.h>
@@ -14,10 +14,11 @@
 #include "util/cmd_util.h"
 
 #define MAX_SIZES	256
+#define MAX_SAMPLE_SIZE	(1 << 30)
 
 static const char mrc_usage[] =
 	"usage: vmtrace mrc [--policy P[,P]] [--sizes N[,N]|auto] [--sample RATE]\n"
-	"                   [analysis options] [filter options] TRACE\n"
+	"                   [--sample-size N] [analysis options] [filter options] TRACE\n"
 	"  page faults and miss ratios against memory size, in pages (lines with --unit line)\n"
 	"  --policy P[,P]     lru (default; exact, every size in one pass), fifo, clock\n"
 	"                     (second chance), opt (Belady's; keeps the whole reference\n"
@@ -26,6 +27,9 @@ static const char mrc_usage[] =
 	"                     footprint, and the footprint\n"
 	"  --sample RATE      LRU from a spatial sample (SHARDS) of this share of the\n"
 	"                     units, in (0, 1]: approximate, faster, smaller\n"
+	"  --sample-size N    LRU from a spatial sample of at most N units (SHARDS,\n"
+	"                     fixed size), its rate lowered as the units come (from\n"
+	"                     --sample's, or 1): memory bounded whatever the trace\n"
 	"  --csv              policy,pages,references,faults,miss_ratio (--per-process:\n"
 	"                     a pid column first, 'all' for all together)\n";
 
@@ -120,6 +124,11 @@ static int create_mrc(void *ctx, uint32_t pid, struct vmt_analysis **analysis)
 	return vmt_mrc_create(analysis, &((struct mrc_command *)ctx)->mrc);
 }
 
+static bool sampled(const struct mrc_command *c)
+{
+	return c->mrc.sample_rate < 1 || c->mrc.sample_size;
+}
+
 /* One process's curves (@pid NULL: all together), as a table or CSV rows. */
 static void print_curves(void *ctx, const struct vmt_analysis *a, const char *pid)
 {
@@ -130,7 +139,7 @@ static void print_curves(void *ctx, const struct vmt_analysis *a, const char *pi
 	if (!c->o.csv)
 		printf("\n%s%s: footprint %s %s%s\n%-6s %12s %14s %14s %10s\n",
 		       pid ? "pid " : "", pid ? pid : "all", fmt_count(vmt_mrc_footprint(a), b1),
-		       c->unit, c->mrc.sample_rate < 1 ? " (estimated from the sample)" : "",
+		       c->unit, sampled(c) ? " (estimated from the sample)" : "",
 		       "policy", c->unit, "references", "faults", "miss ratio");
 	for (unsigned int p = 0; p < VMT_MRC_NR_POLICIES; p++) {
 		for (unsigned int i = 0; !vmt_mrc_faults(a, p, i, &faults); i++) {
@@ -189,7 +198,11 @@ static void print_mrc_header(void *ctx, const char *path, const struct vmt_analy
 		return;
 	}
 	analysis_print_header(stdout, path, &c->o, stats);
-	if (c->mrc.sample_rate < 1)
+	if (c->mrc.sample_size)
+		printf("# LRU sampled (SHARDS, fixed size): at most %llu units, "
+		       "from a rate of %g\n", (unsigned long long)c->mrc.sample_size,
+		       c->mrc.sample_rate);
+	else if (c->mrc.sample_rate < 1)
 		printf("# LRU sampled (SHARDS) at a rate of %g\n", c->mrc.sample_rate);
 }
 
@@ -200,7 +213,7 @@ void usage_mrc(FILE *out)
 	fputs(filter_options_usage, out);
 }
 
-enum { MRC_OPT_POLICY = 0x300, MRC_OPT_SIZES, MRC_OPT_SAMPLE };
+enum { MRC_OPT_POLICY = 0x300, MRC_OPT_SIZES, MRC_OPT_SAMPLE, MRC_OPT_SAMPLE_SIZE };
 
 static int parse_mrc_option(void *ctx, int opt, const char *arg)
 {
@@ -213,6 +226,12 @@ static int parse_mrc_option(void *ctx, int opt, const char *arg)
 		return parse_sizes(arg, c) ? -1 : 1;
 	case MRC_OPT_SAMPLE:
 		return parse_rate(arg, &c->mrc.sample_rate) ? -1 : 1;
+	case MRC_OPT_SAMPLE_SIZE: {
+		long long n = parse_number("mrc", "--sample-size", arg, 1, MAX_SAMPLE_SIZE);
+
+		c->mrc.sample_size = n > 0 ? n : 0;
+		return n < 0 ? -1 : 1;
+	}
 	}
 	return 0;
 }
@@ -223,6 +242,7 @@ int cmd_mrc(int argc, char **argv)
 		{ "policy", required_argument, NULL, MRC_OPT_POLICY },
 		{ "sizes", required_argument, NULL, MRC_OPT_SIZES },
 		{ "sample", required_argument, NULL, MRC_OPT_SAMPLE },
+		{ "sample-size", required_argument, NULL, MRC_OPT_SAMPLE_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		ANALYSIS_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -237,6 +257,11 @@ int cmd_mrc(int argc, char **argv)
 		"mrc", "h", options, usage_mrc, parse_mrc_option, &c }, argc, argv, &c.o, &path);
 	if (status >= 0)
 		return status;
+	if (c.mrc.sample_size && !(c.mrc.policies & 1u << VMT_MRC_LRU)) {
+		fprintf(stderr,
+			"vmtrace mrc: --sample-size samples LRU: --policy must include lru\n");
+		return 2;
+	}
 	c.unit = c.o.ref.unit == VMT_REF_LINE ? "lines" : "pages";
 	return run_analysis(&(struct analysis_runner){ "mrc", create_mrc, &c, print_mrc_header,
 						       print_curves, plot_curves },

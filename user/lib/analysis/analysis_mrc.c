@@ -8,10 +8,28 @@
  * of distances gives every size: faults(M) = cold + #(distance >= M).
  *
  * LRU, sampled (SHARDS, Waldspurger et al., FAST '15): only the units whose
- * key hashes below rate * 2^64 go through the stack, and a sampled distance
- * d stands for d / rate; the histogram is scaled back by the references
- * expected (rate * references), the difference from those actually sampled
- * added to distance 0 (SHARDS-adj). Memory and time shrink by the rate.
+ * key hashes below a threshold T (rate R = T / 2^64) go through the stack.
+ * A sampled distance d counts the sampled units among the D distinct others
+ * (binomial, mean D * R): it stands for d / R (the paper's scaling), spread
+ * evenly over (d - c) / R to (d + 1 - c) / R, c = (1 - R) / 2 (0 to
+ * (1 - c) / R for d = 0), so that a size M hits the sampled reuses of
+ * d < M * R + c and a part of the next. Centred so (c = 1/2 as R falls), a
+ * density of distances falling as 1 / D (the common case at short
+ * distances) is read without bias; a flat one would be read without bias
+ * at c = 0, and is read 1 / 2R long (on the bench's traces centring halves
+ * the error at 0.01). At R = 1, c = 0: the exact distances. Each sampled
+ * reference stands for 1 / R references; the references the sample falls
+ * short of (or beyond) count as hits (SHARDS-adj, either sign; see
+ * lru_curve() for where).
+ *
+ * Fixed rate (--sample): one histogram of sampled distances; memory and
+ * time shrink by the rate. Fixed size (--sample-size N, SHARDS_smax): the
+ * sampled units, at most N, in a max-heap on hash; a new one beyond N makes
+ * the largest hash leave (the stack too) and T drop to it. Each reference's
+ * weight is 1 / R at its time, which is the paper's rescaling of the counts
+ * by R_new / R_old at each drop, done once at the end; its distance spread
+ * goes into buckets of true distance (within 1/128 of it; two tables of
+ * 70 KiB), as slope changes: memory bounded by N, whatever the trace.
  *
  * FIFO and CLOCK: a simulation of each size, side by side in the one pass:
  * a ring of the size's resident units with a hand, and a byte a unit and
@@ -30,6 +48,12 @@
  * 8 bytes a reference with the next uses, the one analysis here that
  * does), and finish() runs each size over them, the resident units in a
  * max-heap on next use.
+ *
+ * The file, in order: the state; FIFO and CLOCK's simulations; the max-heap
+ * (OPT's and the fixed-size sample's); LRU exact (lru_reference()); the
+ * sampled distances' spread (ramp_*()) and the fixed-size sample
+ * (sample_*()); the pass (mrc_reference()); OPT (opt_*()); the curves
+ * (lru_curve(), mrc_finish()); creating, and the accessors.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +69,48 @@
 #define RESIDENT	1
 #define REFERENCED	2
 #define NEVER		UINT32_MAX	/* OPT: no next use */
+#define RAMP_SUB_BITS	7		/* fixed size: 128 buckets a power of two */
+#define RAMP_SUB	(1u << RAMP_SUB_BITS)
+#define RAMP_TOP	40		/* distances up to 2^41 apart */
+#define RAMP_BUCKETS	((RAMP_TOP - RAMP_SUB_BITS + 1) * RAMP_SUB + RAMP_SUB)
+
+/* An entry of a max-heap: OPT's resident units by next use, the sample's by hash. */
+struct heap_entry {
+	uint64_t priority;
+	uint32_t unit;
+};
+
+struct max_heap {
+	struct heap_entry *e;
+	uint32_t *where;	/* a unit's place in @e, or NEVER when not in */
+	uint64_t n;
+};
+
+/* SHARDS with a fixed size: the sampled units, numbered 0..size-1, by key and by hash. */
+struct sample_set {
+	uint64_t *keys;		/* by number */
+	uint64_t *hashes;	/* by number */
+	uint32_t *slots;	/* open addressing on the hash: a number + 1, 0 for free */
+	size_t mask;
+	uint32_t *free;		/* the numbers not in use */
+	uint32_t nr_free;
+	struct max_heap heap;	/* the units by hash */
+	uint32_t *uses;		/* by number: references since it joined */
+	uint64_t peak;		/* the most units held at once */
+};
+
+/*
+ * Fixed size: a bucket of true distances. Each reuse stands for the true
+ * distances of its sampled one's bucket evenly (see the top), a ramp of
+ * the hits from 0 at the bucket's start up to its weight at its end: a
+ * slope change up at one end, down at the other. The hits at a size M are
+ * then, over the changes c at p < M, the sum of c * (M - p): a bucket
+ * keeps the sum of its changes and of their moments c * p.
+ */
+struct ramp {
+	double slope;
+	double moment;
+};
 
 /* A FIFO or CLOCK memory of one size. */
 struct sim {
@@ -72,6 +138,17 @@ struct mrc {
 	uint64_t *histogram;	/* histogram[d]: reuses at stack distance d */
 	uint64_t histogram_room;
 	uint64_t lru_references, lru_cold;	/* sampled: of the sampled units */
+	double *heavy;		/* sampled: reuses at distance d, each by its unit's uses */
+	uint32_t *uses;		/* sampled: a unit's references so far */
+	uint64_t heavy_room, uses_room;
+	double heavy_weight;	/* sampled: the heavy reuses' sum */
+
+	/* LRU sampled with a fixed size: @rate and @threshold drop as needed */
+	uint64_t sample_size;	/* 0: a fixed rate */
+	struct sample_set set;
+	struct ramp *ramps;	/* the reuses' true distances, by bucket */
+	struct ramp *heavy_ramps;	/* the same, each by its unit's uses */
+	double weight;		/* references the sampled ones stand for: 1 / R each */
 
 	/* Unit numbers for FIFO, CLOCK and OPT when LRU does not give them. */
 	struct vmt_u64_map ids;
@@ -164,6 +241,42 @@ static void sim_reference(struct sim *s, uint8_t *flags, size_t stride, uint32_t
 	*f = RESIDENT | REFERENCED;
 }
 
+static void heap_set(struct max_heap *h, uint64_t i, struct heap_entry e)
+{
+	h->e[i] = e;
+	h->where[e.unit] = i;
+}
+
+static void heap_up(struct max_heap *h, uint64_t i)
+{
+	struct heap_entry e = h->e[i];
+
+	while (i && h->e[(i - 1) / 2].priority < e.priority) {
+		heap_set(h, i, h->e[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(h, i, e);
+}
+
+static void heap_down(struct max_heap *h, uint64_t i)
+{
+	struct heap_entry e = h->e[i];
+
+	for (;;) {
+		uint64_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->e[c + 1].priority > h->e[c].priority)
+			c++;
+		if (h->e[c].priority <= e.priority)
+			break;
+		heap_set(h, i, h->e[c]);
+		i = c;
+	}
+	heap_set(h, i, e);
+}
+
 static int lru_reference(struct mrc *m, uint64_t key, uint32_t *unit, bool *new_unit)
 {
 	uint64_t distance;
@@ -176,11 +289,214 @@ static int lru_reference(struct mrc *m, uint64_t key, uint32_t *unit, bool *new_
 	*new_unit = distance == VMT_STACK_DISTANCE_COLD;
 	if (*new_unit) {
 		m->lru_cold++;
-		return vmt_grow_array((void **)&m->histogram, &m->histogram_room, m->sd.units,
-				  sizeof(*m->histogram));
+		err = vmt_grow_array((void **)&m->histogram, &m->histogram_room, m->sd.units,
+				     sizeof(*m->histogram));
+		if (!err && m->sampled)
+			err = vmt_grow_array((void **)&m->heavy, &m->heavy_room, m->sd.units,
+					     sizeof(*m->heavy));
+		if (!err && m->sampled)
+			err = vmt_grow_array((void **)&m->uses, &m->uses_room, m->sd.units,
+					     sizeof(*m->uses));
+		if (!err && m->sampled)
+			m->uses[*unit] = 1;
+		return err;
 	}
 	m->histogram[distance]++;
+	if (m->sampled) {
+		m->heavy[distance] += ++m->uses[*unit];
+		m->heavy_weight += m->uses[*unit];
+	}
 	return 0;
+}
+
+/* ---- LRU sampled with a fixed size (SHARDS_smax) -------------------------- */
+
+/* The bucket of a true distance: width 1 below 2 * RAMP_SUB, then RAMP_SUB a power of two. */
+static unsigned int ramp_bucket(double distance)
+{
+	uint64_t v = distance < 0x1p41 ? (uint64_t)distance : (UINT64_C(1) << 41) - 1;
+	unsigned int e;
+
+	if (v < 2 * RAMP_SUB)
+		return v;
+	e = 63 - __builtin_clzll(v);
+	return (e - RAMP_SUB_BITS) * RAMP_SUB + (v >> (e - RAMP_SUB_BITS));
+}
+
+static double ramp_low(unsigned int b)
+{
+	unsigned int e = b / RAMP_SUB + RAMP_SUB_BITS - 1;
+
+	if (b < 2 * RAMP_SUB)
+		return b;
+	return (double)(b % RAMP_SUB + RAMP_SUB) * (double)(UINT64_C(1) << (e - RAMP_SUB_BITS));
+}
+
+/* A slope change of @slope at @distance. */
+static void ramp_add(struct ramp *ramps, double distance, double slope)
+{
+	struct ramp *r = &ramps[ramp_bucket(distance)];
+
+	r->slope += slope;
+	r->moment += slope * distance;
+}
+
+/* The centring of a sampled distance's bucket at @rate (see the top). */
+static double bucket_offset(double rate)
+{
+	return (1 - rate) / 2;
+}
+
+/* A reuse of @weight, sampled at distance @d at @rate, spread over its bucket. */
+static void ramp_spread(struct ramp *ramps, uint64_t d, double rate, double weight)
+{
+	double c = bucket_offset(rate);
+	double low = d ? (d - c) / rate : 0, high = (d + 1 - c) / rate;
+
+	ramp_add(ramps, low, weight / (high - low));
+	ramp_add(ramps, high, -weight / (high - low));
+}
+
+/* The sample's units: @size of them, the table twice as large or more. */
+static int sample_set_init(struct sample_set *s, uint64_t size)
+{
+	size_t slots = 2;
+
+	if (size > UINT32_C(1) << 30)
+		return -EINVAL;
+	while (slots < 2 * size)
+		slots *= 2;
+	s->mask = slots - 1;
+	s->slots = calloc(slots, sizeof(*s->slots));
+	s->keys = malloc(size * sizeof(*s->keys));
+	s->hashes = malloc(size * sizeof(*s->hashes));
+	s->free = malloc(size * sizeof(*s->free));
+	s->uses = malloc(size * sizeof(*s->uses));
+	s->heap.e = malloc(size * sizeof(*s->heap.e));
+	s->heap.where = malloc(size * sizeof(*s->heap.where));
+	if (!s->slots || !s->keys || !s->hashes || !s->free || !s->uses || !s->heap.e ||
+	    !s->heap.where)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < size; i++)
+		s->free[i] = size - 1 - i;
+	s->nr_free = size;
+	return 0;
+}
+
+static void sample_set_free(struct sample_set *s)
+{
+	free(s->slots);
+	free(s->keys);
+	free(s->hashes);
+	free(s->free);
+	free(s->uses);
+	free(s->heap.e);
+	free(s->heap.where);
+}
+
+/* The table's slot of @key (hashing to @hash), or the free slot that ends its probe. */
+static size_t sample_slot(const struct sample_set *s, uint64_t key, uint64_t hash)
+{
+	size_t i = hash & s->mask;
+
+	while (s->slots[i] && s->keys[s->slots[i] - 1] != key)
+		i = (i + 1) & s->mask;
+	return i;
+}
+
+/* Empty slot @i, moving back the entries after it that probed past it (no tombstones). */
+static void sample_slot_clear(struct sample_set *s, size_t i)
+{
+	for (size_t j = (i + 1) & s->mask; s->slots[j]; j = (j + 1) & s->mask) {
+		size_t home = s->hashes[s->slots[j] - 1] & s->mask;
+
+		/* It stays when its home lies cyclically in (i, j]. */
+		if (i <= j ? home > i && home <= j : home > i || home <= j)
+			continue;
+		s->slots[i] = s->slots[j];
+		i = j;
+	}
+	s->slots[i] = 0;
+}
+
+/* The unit of the largest hash leaves the sample, and the threshold drops to its hash. */
+static void sample_evict(struct mrc *m)
+{
+	struct sample_set *s = &m->set;
+	uint32_t unit = s->heap.e[0].unit;
+
+	m->threshold = s->hashes[unit];
+	m->rate = m->threshold * 0x1p-64;
+	sample_slot_clear(s, sample_slot(s, s->keys[unit], s->hashes[unit]));
+	vmt_stack_distance_remove_unit(&m->sd, unit);
+	if (--s->heap.n) {
+		heap_set(&s->heap, 0, s->heap.e[s->heap.n]);
+		heap_down(&s->heap, 0);
+	}
+	s->free[s->nr_free++] = unit;
+}
+
+/* A reference to @key, whose hash is below the threshold. */
+static int sample_reference(struct mrc *m, uint64_t key, uint64_t hash)
+{
+	struct sample_set *s = &m->set;
+	double weight = 1 / m->rate;
+	size_t slot = sample_slot(s, key, hash);
+	uint64_t distance;
+	uint32_t unit;
+	int err;
+
+	m->weight += weight;
+	if (s->slots[slot]) {
+		unit = s->slots[slot] - 1;
+		err = vmt_stack_distance_access_unit(&m->sd, unit, false, &distance);
+		if (err)
+			return err;
+		s->uses[unit]++;
+		ramp_spread(m->ramps, distance, m->rate, weight);
+		ramp_spread(m->heavy_ramps, distance, m->rate, s->uses[unit] * weight);
+		m->heavy_weight += s->uses[unit] * weight;
+		return 0;
+	}
+	m->lru_cold++;
+	if (!s->nr_free) {
+		/* Full: the largest hash leaves, this one's or another's. */
+		if (hash > s->hashes[s->heap.e[0].unit]) {
+			m->threshold = hash;
+			m->rate = m->threshold * 0x1p-64;
+			return 0;
+		}
+		sample_evict(m);
+		slot = sample_slot(s, key, hash);
+	}
+	unit = s->free[--s->nr_free];
+	s->keys[unit] = key;
+	s->hashes[unit] = hash;
+	s->uses[unit] = 1;
+	s->slots[slot] = unit + 1;
+	heap_set(&s->heap, s->heap.n++, (struct heap_entry){ hash, unit });
+	heap_up(&s->heap, s->heap.n - 1);
+	if (s->heap.n > s->peak)
+		s->peak = s->heap.n;
+	return vmt_stack_distance_access_unit(&m->sd, unit, true, &distance);
+}
+
+/* Hits at size @size from the buckets below it: the slope changes integrated twice. */
+static double ramp_hits(const struct ramp *ramps, double size)
+{
+	double hits = 0;
+
+	for (unsigned int b = 0; b < RAMP_BUCKETS; b++) {
+		double low = ramp_low(b), high = ramp_low(b + 1);
+
+		if (low >= size)
+			break;
+		if (high <= size)
+			hits += size * ramps[b].slope - ramps[b].moment;
+		else	/* the bucket around @size: its changes taken as spread over it */
+			hits += ramps[b].slope * (size - low) * (size - low) / (2 * (high - low));
+	}
+	return hits;
 }
 
 static int mrc_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
@@ -191,7 +507,14 @@ static int mrc_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 	int err;
 
 	m->references++;
-	if (wants(m, VMT_MRC_LRU) && (!m->sampled || sample_hash(ref->key) < m->threshold)) {
+	if (m->sample_size) {
+		uint64_t hash = sample_hash(ref->key);
+
+		err = hash < m->threshold ? sample_reference(m, ref->key, hash) : 0;
+		if (err)
+			return err;
+	} else if (wants(m, VMT_MRC_LRU) &&
+		   (!m->sampled || sample_hash(ref->key) < m->threshold)) {
 		err = lru_reference(m, ref->key, &unit, &new_unit);
 		if (err)
 			return err;
@@ -235,55 +558,8 @@ static int mrc_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 
 /* ---- OPT ------------------------------------------------------------------ */
 
-struct opt_entry {
-	uint32_t next;		/* the unit's next use; NEVER: none */
-	uint32_t unit;
-};
-
-struct opt_heap {		/* a max-heap on next use */
-	struct opt_entry *e;
-	uint32_t *where;	/* a unit's place in @e, or NEVER when not resident */
-	uint64_t n;
-};
-
-static void heap_set(struct opt_heap *h, uint64_t i, struct opt_entry e)
-{
-	h->e[i] = e;
-	h->where[e.unit] = i;
-}
-
-static void heap_up(struct opt_heap *h, uint64_t i)
-{
-	struct opt_entry e = h->e[i];
-
-	while (i && h->e[(i - 1) / 2].next < e.next) {
-		heap_set(h, i, h->e[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	heap_set(h, i, e);
-}
-
-static void heap_down(struct opt_heap *h, uint64_t i)
-{
-	struct opt_entry e = h->e[i];
-
-	for (;;) {
-		uint64_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->e[c + 1].next > h->e[c].next)
-			c++;
-		if (h->e[c].next <= e.next)
-			break;
-		heap_set(h, i, h->e[c]);
-		i = c;
-	}
-	heap_set(h, i, e);
-}
-
 /* Belady's faults with @size units over the sequence and its next uses. */
-static uint64_t opt_faults(const struct mrc *m, const uint32_t *next, struct opt_heap *h,
+static uint64_t opt_faults(const struct mrc *m, const uint32_t *next, struct max_heap *h,
 			   uint64_t size)
 {
 	uint64_t faults = 0;
@@ -291,12 +567,12 @@ static uint64_t opt_faults(const struct mrc *m, const uint32_t *next, struct opt
 	h->n = 0;
 	memset(h->where, 0xff, m->footprint * sizeof(*h->where));
 	for (uint64_t i = 0; i < m->references; i++) {
-		struct opt_entry e = { next[i], m->sequence[i] };
+		struct heap_entry e = { next[i], m->sequence[i] };
 		uint32_t at = h->where[e.unit];
 
 		if (at != NEVER) {
 			/* A hit: the unit's next use moves later, up the heap. */
-			h->e[at].next = e.next;
+			h->e[at].priority = e.priority;
 			heap_up(h, at);
 			continue;
 		}
@@ -316,7 +592,7 @@ static uint64_t opt_faults(const struct mrc *m, const uint32_t *next, struct opt
 
 static int opt_curve(struct mrc *m, uint64_t *faults)
 {
-	struct opt_heap h = { 0 };
+	struct max_heap h = { 0 };
 	uint32_t *next = malloc(m->references * sizeof(*next) + 1);
 	uint32_t *seen = malloc(m->footprint * sizeof(*seen) + 1);
 	int err = -ENOMEM;
@@ -344,34 +620,51 @@ out:
 
 /* ---- The curves ----------------------------------------------------------- */
 
+/*
+ * LRU's faults at each size: the references less the hits, those of the
+ * sample (each standing for 1 / R references) and SHARDS-adj's, the
+ * references expected less those the sample stands for. The paper puts
+ * them at distance 0, where a hot unit's reuses are; here they go where
+ * the sample's reuses are, each by its unit's uses so far (a unit's part
+ * in the sample's chance excess or shortfall grows as its references
+ * squared): at the hot units' distances whatever those are, and evenly
+ * over all when the units are alike (a shortfall of sampled units).
+ */
 static void lru_curve(const struct mrc *m, uint64_t *faults)
 {
-	double expected = m->references * m->rate, scale = 1;
-	uint64_t reuses = m->lru_references - m->lru_cold, below = 0, d = 0;
+	double weight = m->sample_size ? m->weight : m->lru_references / m->rate;
+	double adjust = m->references - weight, below = 0, heavy_below = 0;
+	uint64_t d = 0;
 
-	if (m->sampled) {
-		/* SHARDS-adj: the shortfall of sampled references counts at distance 0. */
-		double shortfall = expected - (double)m->lru_references;
-
-		if (m->sd.units)
-			below = shortfall > 0 ? (uint64_t)shortfall : 0;
-		reuses += below;
-		if (m->lru_references + below)
-			scale = m->references / (double)(m->lru_references + below);
-	}
 	for (unsigned int i = 0; i < m->nr_curve_sizes; i++) {
-		/* Sampled: a distance d stands for d / rate; it misses M units when d >= M * rate. */
-		double scaled = m->curve_sizes[i] * m->rate;
-		uint64_t limit = scaled;
+		/* Exact: the reuses of distance below M; sampled, below M * R + c, and a part. */
+		double size = m->curve_sizes[i], c = bucket_offset(m->rate);
+		double scaled = size * m->rate + c, hits, heavy, missed;
+		uint64_t whole = scaled;
+		double part = whole ? scaled - whole : (scaled - c) / (1 - c);
 
-		if (limit < scaled)	/* the ceiling */
-			limit++;
-		for (; d < limit && d < m->histogram_room; d++)
-			below += m->histogram[d];
-		if (m->sampled)
-			faults[i] = (m->lru_cold + reuses - below) * scale + 0.5;
+		if (m->sample_size) {
+			hits = ramp_hits(m->ramps, size);
+			heavy = ramp_hits(m->heavy_ramps, size);
+		} else {
+			for (; d < whole && d < m->histogram_room; d++) {
+				below += m->histogram[d];
+				heavy_below += m->sampled ? m->heavy[d] : 0;
+			}
+			hits = below;
+			heavy = heavy_below;
+			if (d == whole && d < m->histogram_room) {
+				hits += part * m->histogram[d];
+				heavy += m->sampled ? part * m->heavy[d] : 0;
+			}
+			hits /= m->rate;
+		}
+		if (m->heavy_weight > 0)
+			hits += adjust * heavy / m->heavy_weight;
 		else
-			faults[i] = m->lru_cold + reuses - below;
+			hits += adjust;		/* no reuse sampled: at distance 0 */
+		missed = m->references - hits;
+		faults[i] = missed < 0 ? 0 : missed > m->references ? m->references : missed + 0.5;
 	}
 }
 
@@ -426,6 +719,9 @@ static void mrc_destroy(struct vmt_analysis *a)
 
 	if (wants(m, VMT_MRC_LRU))
 		vmt_stack_distance_free(&m->sd);
+	sample_set_free(&m->set);
+	free(m->ramps);
+	free(m->heavy_ramps);
 	if (m->own_ids)
 		vmt_u64_map_free(&m->ids);
 	for (unsigned int i = 0; i < m->nr_sims; i++)
@@ -436,6 +732,8 @@ static void mrc_destroy(struct vmt_analysis *a)
 	free(m->flags);
 	free(m->sequence);
 	free(m->histogram);
+	free(m->heavy);
+	free(m->uses);
 	free(m->sizes);
 	free(m->curve_sizes);
 	free(m);
@@ -483,7 +781,8 @@ int vmt_mrc_create(struct vmt_analysis **analysis, const struct vmt_mrc_options 
 	int err;
 
 	if (!o->policies || o->policies >> VMT_MRC_NR_POLICIES || (o->sizes && !o->nr_sizes) ||
-	    !(o->sample_rate >= 0 && o->sample_rate <= 1))
+	    !(o->sample_rate >= 0 && o->sample_rate <= 1) ||
+	    (o->sample_size && !(o->policies & 1u << VMT_MRC_LRU)))
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -491,11 +790,19 @@ int vmt_mrc_create(struct vmt_analysis **analysis, const struct vmt_mrc_options 
 	m->analysis.ops = &mrc_ops;
 	m->policies = o->policies;
 	m->rate = o->sample_rate > 0 ? o->sample_rate : 1;
-	m->sampled = m->rate < 1;
-	m->threshold = m->sampled ? (uint64_t)(m->rate * 18446744073709551616.0) : UINT64_MAX;
+	m->sample_size = o->sample_size;
+	m->sampled = m->rate < 1 || m->sample_size;
+	m->threshold = m->rate < 1 ? (uint64_t)(m->rate * 0x1p64) : UINT64_MAX;
 	err = mrc_setup_sizes(m, o);
 	if (!err && wants(m, VMT_MRC_LRU))
 		err = vmt_stack_distance_init(&m->sd);
+	if (!err && m->sample_size) {
+		err = sample_set_init(&m->set, m->sample_size);
+		m->ramps = calloc(RAMP_BUCKETS, sizeof(*m->ramps));
+		m->heavy_ramps = calloc(RAMP_BUCKETS, sizeof(*m->heavy_ramps));
+		if (!err && (!m->ramps || !m->heavy_ramps))
+			err = -ENOMEM;
+	}
 	/* LRU numbers the units, unless it sees a sample alone. */
 	m->own_ids = (!wants(m, VMT_MRC_LRU) || m->sampled) && m->policies != 1u << VMT_MRC_LRU;
 	if (!err && m->own_ids) {
@@ -518,6 +825,13 @@ uint64_t vmt_mrc_references(const struct vmt_analysis *a)
 uint64_t vmt_mrc_footprint(const struct vmt_analysis *a)
 {
 	return to_mrc(a)->footprint;
+}
+
+uint64_t vmt_mrc_sample_peak(const struct vmt_analysis *a)
+{
+	const struct mrc *m = to_mrc(a);
+
+	return m->sample_size ? m->set.peak : m->sd.units;
 }
 
 unsigned int vmt_mrc_nr_sizes(const struct vmt_analysis *a)

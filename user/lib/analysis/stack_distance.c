@@ -13,14 +13,14 @@
  *   tree         0  0  1  1  1  1       c's last time is 3: after it, 1s at
  *                      ^  `--3 1s--'    4 (b), 5 (a), 6 (d): distance 3
  *
- * so a distance is (units seen) - (1s up to the last time), a prefix sum,
+ * so a distance is (units held) - (1s up to the last time), a prefix sum,
  * and the reference moves the unit's 1 from its last time to now: three
  * walks of log2(times) steps each.
  *
  * When time reaches the tree's end, the units are renumbered in the order
  * of their last times (1...units, found by one scan of the times in
  * order), and the tree restarts at twice the units: it grows with the units
- * seen, not with the trace's length, and renumbering costs O(n) once every
+ * held, not with the trace's length, and renumbering costs O(n) once every
  * n or more references.
  */
 #include <errno.h>
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analysis/stack_distance.h"
+#include "base/grow_array.h"
 
 #define INITIAL_TIMES	1024
 
@@ -94,7 +95,7 @@ static int renumber(struct vmt_stack_distance *sd, uint32_t live)
 		return -ENOMEM;
 	/* owner[t]: 1 + the unit whose last time is t, 0 for none. */
 	memset(owner, 0, (sd->times + 1) * sizeof(*owner));
-	for (i = 0; i < sd->units; i++)
+	for (i = 0; i < sd->room; i++)
 		if (sd->last[i])
 			owner[sd->last[i]] = i + 1;
 	for (uint64_t t = 1; t <= sd->times; t++)
@@ -114,49 +115,64 @@ static int renumber(struct vmt_stack_distance *sd, uint32_t live)
 	return 0;
 }
 
-int vmt_stack_distance_access(struct vmt_stack_distance *sd, uint64_t key, uint64_t *distance,
-			      uint32_t *id)
+int vmt_stack_distance_access_unit(struct vmt_stack_distance *sd, uint32_t id, bool added,
+				   uint64_t *distance)
 {
 	uint32_t live = sd->units;
-	uint64_t *slot;
-	bool added;
 	int err;
 
-	slot = vmt_u64_map_put(&sd->ids, key, &added);
-	if (!slot)
-		return -ENOMEM;
 	if (added) {
-		if (sd->units == sd->room) {
-			uint32_t room = sd->room ? sd->room * 2 : 1024;
-			uint32_t *last = room > sd->room ?
-					 realloc(sd->last, room * sizeof(*last)) : NULL;
+		uint64_t room = sd->room;
 
-			if (!last)
-				return sd->room ? -EOVERFLOW : -ENOMEM;
-			sd->last = last;
-			sd->room = room;
-		}
-		*slot = sd->units;
+		/* New times 0: not held. */
+		err = id >= UINT32_C(1) << 31 ? -EOVERFLOW :
+		      vmt_grow_array((void **)&sd->last, &room, id + 1, sizeof(*sd->last));
+		if (err)
+			return err;
+		sd->room = room;
 		*distance = VMT_STACK_DISTANCE_COLD;
 	} else {
-		uint32_t last = sd->last[*slot];
+		uint32_t last = sd->last[id];
 
 		*distance = sd->units - tree_prefix(sd->tree, last);
 		tree_add(sd->tree, sd->times, last, -1);
 		live--;
 	}
-	*id = *slot;
 	if (sd->now == sd->times) {
-		if (!added)
-			sd->last[*id] = 0;	/* its 1 is out: no time to renumber */
+		sd->last[id] = 0;	/* its 1 is out (or never in): no time to renumber */
 		err = renumber(sd, live);
 		if (err)
 			return err;
 	}
 	sd->now++;
 	tree_add(sd->tree, sd->times, sd->now, 1);
-	sd->last[*id] = sd->now;
+	sd->last[id] = sd->now;
 	if (added)
 		sd->units++;
 	return 0;
+}
+
+void vmt_stack_distance_remove_unit(struct vmt_stack_distance *sd, uint32_t id)
+{
+	tree_add(sd->tree, sd->times, sd->last[id], -1);
+	sd->last[id] = 0;
+	sd->units--;
+}
+
+int vmt_stack_distance_access(struct vmt_stack_distance *sd, uint64_t key, uint64_t *distance,
+			      uint32_t *id)
+{
+	uint64_t *slot;
+	bool added;
+
+	slot = vmt_u64_map_put(&sd->ids, key, &added);
+	if (!slot)
+		return -ENOMEM;
+	if (added) {
+		if (sd->ids.count > UINT32_MAX)
+			return -EOVERFLOW;
+		*slot = sd->ids.count - 1;
+	}
+	*id = *slot;
+	return vmt_stack_distance_access_unit(sd, *id, added, distance);
 }

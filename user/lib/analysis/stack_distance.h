@@ -26,8 +26,8 @@ struct vmt_stack_distance {
 	uint32_t *tree;		/* the Fenwick tree over times 1..@times */
 	uint32_t times;		/* times the tree holds before it is renumbered */
 	uint32_t now;		/* the last time given */
-	uint32_t units;		/* units seen: 1s in the tree */
-	uint32_t room;		/* units @last holds */
+	uint32_t units;		/* units held: 1s in the tree */
+	uint32_t room;		/* units @last holds; a time of 0: not held */
 };
 
 /* 0 or -ENOMEM. */
@@ -40,5 +40,15 @@ void vmt_stack_distance_free(struct vmt_stack_distance *sd);
  */
 int vmt_stack_distance_access(struct vmt_stack_distance *sd, uint64_t key, uint64_t *distance,
 			      uint32_t *id);
+/*
+ * The same for a unit the caller numbers (@ids unused; @added: not held
+ * before), so that units can leave: SHARDS with a fixed sample size evicts
+ * units from the sample and reuses their numbers. The memory grows with the
+ * largest number and with the units held, not with the units ever seen.
+ */
+int vmt_stack_distance_access_unit(struct vmt_stack_distance *sd, uint32_t id, bool added,
+				   uint64_t *distance);
+/* Unit @id, held, leaves: it no longer counts in the others' distances. */
+void vmt_stack_distance_remove_unit(struct vmt_stack_distance *sd, uint32_t id);
 
 #endif /* VMTRACE_INTERNAL_STACK_DISTANCE_H */

@@ -409,8 +409,10 @@ struct vmt_mrc_options {
 				 * this many units, from sample_rate (0: 1) down as needed */
 };
 
-/* -EINVAL: no policy, a size of 0, a rate outside [0, 1]. */
+/* -EINVAL: no policy, a size of 0, a rate outside [0, 1], a sample_size above 2^30 or without LRU. */
 int vmt_mrc_create(struct vmt_analysis **analysis, const struct vmt_mrc_options *options);
+/* The most units the LRU sample held at once (sample_size: at most it). */
+uint64_t vmt_mrc_sample_peak(const struct vmt_analysis *analysis);
 /* The policy's name as --policy takes it ("lru"...), or NULL. */
 const char *vmt_mrc_policy_name(enum vmt_mrc_policy policy);
 /* After the pass: the references and units it saw. */

@@ -9,7 +9,9 @@
  *     evictions, read once);
  *   - as a reuse analysis's part (vmt_analysis_merge(): analysis_reuse.c,
  *     PARDA's merge in lru_merge.c), into one that read that trace;
- *   - as a per-process analysis's part (analysis.c), of reuse analyses.
+ *   - as a per-process analysis's part (analysis.c), of reuse analyses;
+ *   - as an exact LRU miss-ratio curve's part (analysis_mrc.c, the same
+ *     merge).
  * Each refuses it with -EBADMSG (or -ENOMEM, -EOVERFLOW for a reuse part
  * whose counts overflow), or merges it, abort() otherwise; then it
  * finishes. A summary that merged packs again, and that must unpack and
@@ -77,13 +79,21 @@ static int make_reuse(void *ctx, uint32_t pid, struct vmt_analysis **a)
 	return vmt_reuse_create(a, 5);
 }
 
-/* A reuse analysis (or, @per_process, one a process) that read the trace. */
-static struct vmt_analysis *read_reuse(int per_process)
+static int make_mrc(struct vmt_analysis **a)
+{
+	struct vmt_mrc_options o = { .policies = 1u << VMT_MRC_LRU };
+
+	return vmt_mrc_create(a, &o);
+}
+
+/* A reuse analysis (or, @kind 1, one a process; 2, LRU's curve) that read the trace. */
+static struct vmt_analysis *read_reuse(int kind)
 {
 	struct vmt_ref_options o = { .space = VMT_REF_VIRTUAL, .unit = VMT_REF_PAGE };
 	struct vmt_analysis *a;
 
-	if (per_process ? vmt_per_process_create(&a, make_reuse, NULL) : make_reuse(NULL, 0, &a))
+	if (kind == 2 ? make_mrc(&a) : kind ? vmt_per_process_create(&a, make_reuse, NULL) :
+	    make_reuse(NULL, 0, &a))
 		abort();
 	if (vmt_analyze_part(trace, &o, &a, 1, NULL))
 		abort();
@@ -113,11 +123,13 @@ static void write_seeds(const char *dir)
 	write_seed(dir, "summary.bin", data, size);
 	free(data);
 	vmt_trace_summarizer_free(z);
-	for (int pp = 0; pp < 2; pp++) {
-		a = read_reuse(pp);
+	for (int kind = 0; kind < 3; kind++) {
+		static const char *const names[] = { "reuse.bin", "per-process-reuse.bin", "mrc.bin" };
+
+		a = read_reuse(kind);
 		if (vmt_analysis_pack(a, &data, &size))
 			abort();
-		write_seed(dir, pp ? "per-process-reuse.bin" : "reuse.bin", data, size);
+		write_seed(dir, names[kind], data, size);
 		free(data);
 		vmt_analysis_destroy(a);
 	}
@@ -140,9 +152,9 @@ static void check(const struct vmt_trace_summary *s)
 			abort();
 }
 
-static void merge_analysis(int per_process, const uint8_t *data, size_t size)
+static void merge_analysis(int kind, const uint8_t *data, size_t size)
 {
-	struct vmt_analysis *a = read_reuse(per_process);
+	struct vmt_analysis *a = read_reuse(kind);
 	int err = vmt_analysis_merge(a, data, size);
 
 	if (err && err != -EBADMSG && err != -ENOMEM && err != -EOVERFLOW)
@@ -160,6 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	merge_analysis(0, data, size);
 	merge_analysis(1, data, size);
+	merge_analysis(2, data, size);
 	struct vmt_trace_summary *s;
 	void *packed;
 	size_t packed_size;

@@ -3,7 +3,8 @@
 # tests/unit/mpi.sh VMTRACE SYNTH: the analyses under MPI on this machine
 # (Open MPI's mpirun, TCP on loopback only): `mpirun -np K vmtrace CMD`
 # prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, for stats
-# (summaries merged), reuse (PARDA's merge of LRU stack distances) and wss
+# (summaries merged), mrc's exact LRU and reuse (PARDA's merge of LRU stack
+# distances) and wss
 # (split by units, each process reading every reference), on a
 # trace through the model codec (one unsorted stream, read by time) and one
 # through zstd (a sorted stream a record type), whole and through filters,
@@ -66,6 +67,8 @@ NP="2 3" same "stats model" stats "$tr"
 same "stats --from --to --pid model" stats --from 1000400000 --to 1001000000 --pid 4001 "$tr"
 # Past the last record: every process's part is empty.
 same "stats --from past the end model" stats --from 999999999999 "$tr"
+same "mrc model" mrc "$tr"
+NP=3 same "mrc --per-process --sizes model" mrc --per-process --sizes 10,100,1000,5000 "$tr"
 same "reuse model" reuse "$tr"
 same "reuse --per-process --to model" reuse --per-process --to 1001000000 "$tr"
 NP=3 same "wss --per-process --series model" wss --window 1ms --per-process --series "$tr"
@@ -93,6 +96,8 @@ fails "dump under mpirun" 1 "does not split its work" "$bin" dump "$tmp/model.vm
 mkdir "$tmp/lone" && cp "$bin" "$tmp/lone/vmtrace"
 fails "vmtrace without vmtrace-mpi" 0 "lone/vmtrace-mpi: No such file" \
 	"$tmp/lone/vmtrace" stats "$tmp/model.vmt"
+# Policies that need the whole order of references do not split: said.
+fails "mrc --policy fifo" 0 "do not split among processes" "$bin" mrc --policy lru,fifo "$tmp/model.vmt"
 # A missing trace: the processes say so, and the job fails.
 fails "a missing trace" 0 "none.vmt" "$bin" stats "$tmp/none.vmt"
 

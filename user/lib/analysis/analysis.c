@@ -307,14 +307,11 @@ static int per_process_pack(struct vmt_analysis *a, void **data, size_t *size)
 		vmt_pack_bytes(&p, sub, len);
 		free(sub);
 	}
-	err = err ? err : p.err;
 	if (err) {
 		vmt_buf_free(&p.buf);
 		return err;
 	}
-	*data = p.buf.data;
-	*size = p.buf.size;
-	return 0;
+	return vmt_pack_done(&p, data, size);
 }
 
 /* A later part's processes: each merged into its analysis, made if the process is new. */

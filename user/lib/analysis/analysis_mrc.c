@@ -53,7 +53,8 @@
  * (OPT's and the fixed-size sample's); LRU exact (lru_reference()); the
  * sampled distances' spread (ramp_*()) and the fixed-size sample
  * (sample_*()); the pass (mrc_reference()); OPT (opt_*()); the curves
- * (lru_curve(), mrc_finish()); creating, and the accessors.
+ * (lru_curve(), mrc_finish()); exact LRU in parts (mrc_pack(),
+ * mrc_merge(): PARDA's merge); creating, and the accessors.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,8 +62,10 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
-#include "base/grow_array.h"
+#include "analysis/lru_merge.h"
 #include "analysis/stack_distance.h"
+#include "base/grow_array.h"
+#include "base/pack.h"
 #include "base/u64_map.h"
 
 #define AUTO_SIZES	32		/* 1, 2, 4, ... 2^31 */
@@ -149,6 +152,11 @@ struct mrc {
 	struct ramp *ramps;	/* the reuses' true distances, by bucket */
 	struct ramp *heavy_ramps;	/* the same, each by its unit's uses */
 	double weight;		/* references the sampled ones stand for: 1 / R each */
+
+	/* Exact LRU in parts: the units so far by last reference (mrc_merge()). */
+	bool merging;
+	struct vmt_lru_merge merge;
+	uint64_t merged_lru;	/* LRU's references merged: the next part's times start after */
 
 	/* Unit numbers for FIFO, CLOCK and OPT when LRU does not give them. */
 	struct vmt_u64_map ids;
@@ -719,6 +727,8 @@ static void mrc_destroy(struct vmt_analysis *a)
 
 	if (wants(m, VMT_MRC_LRU))
 		vmt_stack_distance_free(&m->sd);
+	if (m->merging)
+		vmt_lru_merge_free(&m->merge);
 	sample_set_free(&m->set);
 	free(m->ramps);
 	free(m->heavy_ramps);
@@ -739,11 +749,156 @@ static void mrc_destroy(struct vmt_analysis *a)
 	free(m);
 }
 
+/* ---- In parts: exact LRU alone ------------------------------------------- */
+
+/*
+ * Only exact LRU splits by time (PARDA's merge, analysis/lru_merge.h):
+ * FIFO, CLOCK and OPT need the whole order of references, and a sample's
+ * adjustment each unit's references so far.
+ */
+static bool splits(const struct mrc *m)
+{
+	return m->policies == 1u << VMT_MRC_LRU && !m->sampled && !m->sample_size;
+}
+
+/*
+ * Packed: the references (all, and LRU's), the cold ones, the footprint;
+ * the distances seen (distance, count); the units' keys in order of first
+ * reference, then their numbers oldest last reference first.
+ */
+static int mrc_pack(struct vmt_analysis *a, void **data, size_t *size)
+{
+	struct mrc *m = to_mrc(a);
+	struct vmt_lru_unit *by_last;
+	struct vmt_packer p = { 0 };
+	uint64_t *firsts;
+	struct vmt_u64_map place;
+	int err;
+
+	if (!splits(m))
+		return -EOPNOTSUPP;
+	err = vmt_lru_units_of(&m->sd, 0, &firsts, &by_last);
+	if (err)
+		return err;
+	if (vmt_u64_map_init(&place)) {
+		free(firsts);
+		free(by_last);
+		return -ENOMEM;
+	}
+	vmt_pack_u64(&p, m->references);
+	vmt_pack_u64(&p, m->lru_references);
+	vmt_pack_u64(&p, m->lru_cold);
+	vmt_pack_u64(&p, m->footprint);
+	vmt_pack_counts(&p, m->histogram, m->histogram_room);
+	vmt_pack_u64(&p, m->sd.units);
+	for (uint64_t i = 0; i < m->sd.units; i++) {
+		bool added;
+		uint64_t *v = vmt_u64_map_put(&place, firsts[i], &added);
+
+		if (!v)
+			p.err = -ENOMEM;
+		else
+			*v = i;
+		vmt_pack_u64(&p, firsts[i]);
+	}
+	for (uint64_t i = 0; i < m->sd.units && !p.err; i++)
+		vmt_pack_u64(&p, *vmt_u64_map_get(&place, by_last[i].key));
+	vmt_u64_map_free(&place);
+	free(firsts);
+	free(by_last);
+	return vmt_pack_done(&p, data, size);
+}
+
+/* The first merge: this analysis's own units are the merge's first part. */
+static int mrc_start_merging(struct mrc *m)
+{
+	struct vmt_lru_unit *by_last;
+	uint64_t *firsts;
+	int err;
+
+	vmt_lru_merge_init(&m->merge);
+	m->merging = true;
+	err = vmt_lru_units_of(&m->sd, 0, &firsts, &by_last);
+	if (!err)
+		err = vmt_lru_merge_part(&m->merge, NULL, 0, NULL, NULL, by_last, m->sd.units);
+	if (!err)
+		m->merged_lru = m->lru_references;
+	free(firsts);
+	free(by_last);
+	return err;
+}
+
+static int mrc_merge(struct vmt_analysis *a, const void *data, size_t size)
+{
+	struct mrc *m = to_mrc(a);
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	uint64_t references, lru_references, cold, footprint, n, *firsts = NULL, *dist = NULL;
+	struct vmt_lru_unit *by_last = NULL;
+	int err = 0;
+
+	if (!splits(m))
+		return -EOPNOTSUPP;
+	if (!m->merging)
+		err = mrc_start_merging(m);
+	references = vmt_unpack_u64(&u);
+	lru_references = vmt_unpack_max(&u, references);
+	/* Each cold reference is a unit, packed in two bytes or more: no more than that. */
+	cold = vmt_unpack_max(&u, lru_references < size / 2 ? lru_references : size / 2);
+	footprint = vmt_unpack_max(&u, cold);
+	if (!err)
+		err = vmt_unpack_counts(&u, &m->histogram, &m->histogram_room, footprint + 1);
+	/* A part's units are its cold references. */
+	n = vmt_unpack_u64(&u);
+	if (!err && !u.err && n != cold)
+		u.err = -EBADMSG;
+	if (err || u.err)
+		return err ? err : -EBADMSG;
+	firsts = malloc((n ? n : 1) * sizeof(*firsts));
+	dist = malloc((n ? n : 1) * sizeof(*dist));
+	by_last = malloc((n ? n : 1) * sizeof(*by_last));
+	if (!firsts || !dist || !by_last) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		firsts[i] = vmt_unpack_u64(&u);
+	for (uint64_t i = 0; i < n && !u.err; i++) {
+		uint64_t id = vmt_unpack_max(&u, n - 1);
+
+		by_last[i] = (struct vmt_lru_unit){ .key = firsts[id],
+						     .last = m->merged_lru + i + 1 };
+	}
+	if (u.err || u.p != u.end) {
+		err = -EBADMSG;
+		goto out;
+	}
+	err = vmt_lru_merge_part(&m->merge, firsts, n, dist, NULL, by_last, n);
+	/* A part's first reference to a unit an earlier part had is a reuse. */
+	for (uint64_t i = 0; !err && i < n; i++) {
+		if (dist[i] == VMT_STACK_DISTANCE_COLD) {
+			m->lru_cold++;
+			m->footprint++;
+		} else {
+			err = vmt_count_at(&m->histogram, &m->histogram_room, dist[i], 1);
+		}
+	}
+	m->references += references;
+	m->lru_references += lru_references;
+	m->merged_lru += lru_references;
+out:
+	free(firsts);
+	free(dist);
+	free(by_last);
+	return err;
+}
+
 static const struct vmt_analysis_ops mrc_ops = {
 	.name = "mrc",
 	.reference = mrc_reference,
 	.finish = mrc_finish,
 	.destroy = mrc_destroy,
+	.pack = mrc_pack,
+	.merge = mrc_merge,
 };
 
 /* The sizes, ascending and each once, and a FIFO and a CLOCK simulation of each asked. */

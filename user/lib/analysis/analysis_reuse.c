@@ -216,7 +216,6 @@ static int reuse_pack(struct vmt_analysis *a, void **data, size_t *size)
 {
 	struct reuse *r = to_reuse(a);
 	struct vmt_packer p = { 0 };
-	uint64_t nonzero = 0;
 
 	/* Times are whole numbers: their sum is exact below 2^64, and packs so. */
 	if (r->time_sum >= 18446744073709551616.0L)
@@ -234,26 +233,12 @@ static int reuse_pack(struct vmt_analysis *a, void **data, size_t *size)
 		vmt_pack_u64(&p, u->first);
 		vmt_pack_u64(&p, u->last);
 	}
-	for (uint64_t d = 0; d < r->distances_room; d++)
-		nonzero += r->distances[d] != 0;
-	vmt_pack_u64(&p, nonzero);
-	for (uint64_t d = 0; d < r->distances_room; d++) {
-		if (!r->distances[d])
-			continue;
-		vmt_pack_u64(&p, d);
-		vmt_pack_u64(&p, r->distances[d]);
-	}
+	vmt_pack_counts(&p, r->distances, r->distances_room);
 	for (unsigned int b = 0; b < VMT_REUSE_BUCKETS; b++)
 		vmt_pack_u64(&p, r->times[b]);
 	vmt_pack_u64(&p, (uint64_t)r->time_sum);
 	vmt_pack_u64(&p, r->time_max);
-	if (p.err) {
-		vmt_buf_free(&p.buf);
-		return p.err;
-	}
-	*data = p.buf.data;
-	*size = p.buf.size;
-	return 0;
+	return vmt_pack_done(&p, data, size);
 }
 
 static int by_last(const void *a, const void *b)
@@ -302,16 +287,6 @@ static int start_merging(struct reuse *r)
 	return err;
 }
 
-static int count_distance(struct reuse *r, uint64_t d, uint64_t n)
-{
-	int err = vmt_grow_array((void **)&r->distances, &r->distances_room, d + 1,
-				 sizeof(*r->distances));
-
-	if (!err)
-		r->distances[d] += n;
-	return err;
-}
-
 static void count_time(struct reuse *r, uint64_t time)
 {
 	r->times[vmt_value_bucket(time)]++;
@@ -345,7 +320,7 @@ static int merge_unit(struct reuse *r, const struct unit_state *q, uint64_t d, u
 	if (!place)
 		return -EBADMSG;
 	u = &r->units[*place];
-	err = count_distance(r, d, 1);
+	err = vmt_count_at(&r->distances, &r->distances_room, d, 1);
 	if (err)
 		return err;
 	count_time(r, offset + q->first - prev - 1);
@@ -388,14 +363,8 @@ static int reuse_merge(struct vmt_analysis *a, const void *data, size_t size)
 		q[i].first = vmt_unpack_max(&u, references);
 		q[i].last = vmt_unpack_max(&u, references);
 	}
-	k = vmt_unpack_u64(&u);
-	for (uint64_t i = 0; i < k && !u.err && !err; i++) {
-		uint64_t d = vmt_unpack_max(&u, n);
-		uint64_t count = vmt_unpack_u64(&u);
-
-		if (!u.err)
-			err = count_distance(r, d, count);
-	}
+	if (!u.err)
+		err = vmt_unpack_counts(&u, &r->distances, &r->distances_room, n + 1);
 	for (unsigned int b = 0; b < VMT_REUSE_BUCKETS; b++)
 		r->times[b] += vmt_unpack_u64(&u);
 	sum = vmt_unpack_u64(&u);

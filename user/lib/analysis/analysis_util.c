@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "analysis/analysis_util.h"
+#include "base/grow_array.h"
+#include "base/pack.h"
 
 int vmt_value_hist_compact(const uint64_t counts[VMT_VALUE_BUCKETS],
 			   struct vmt_hist_bucket **out, size_t *nr)
@@ -50,4 +52,44 @@ int vmt_u64_maps_init(struct vmt_u64_map *a, struct vmt_u64_map *b)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int vmt_count_at(uint64_t **counts, uint64_t *room, uint64_t at, uint64_t n)
+{
+	int err = vmt_grow_array((void **)counts, room, at + 1, sizeof(**counts));
+
+	if (!err)
+		(*counts)[at] += n;
+	return err;
+}
+
+void vmt_pack_counts(struct vmt_packer *p, const uint64_t *counts, uint64_t n)
+{
+	uint64_t nonzero = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		nonzero += counts[i] != 0;
+	vmt_pack_u64(p, nonzero);
+	for (uint64_t i = 0; i < n; i++) {
+		if (!counts[i])
+			continue;
+		vmt_pack_u64(p, i);
+		vmt_pack_u64(p, counts[i]);
+	}
+}
+
+int vmt_unpack_counts(struct vmt_unpacker *u, uint64_t **counts, uint64_t *room, uint64_t max)
+{
+	uint64_t k = vmt_unpack_u64(u);
+	int err = 0;
+
+	for (uint64_t i = 0; i < k && !u->err && !err; i++) {
+		uint64_t at = vmt_unpack_u64(u), n = vmt_unpack_u64(u);
+
+		if (!u->err && at >= max)
+			u->err = -EBADMSG;
+		if (!u->err)
+			err = vmt_count_at(counts, room, at, n);
+	}
+	return err ? err : u->err;
 }

@@ -35,6 +35,16 @@ static inline uint64_t vmt_mix64(uint64_t key)
 	return key ^ (key >> 31);
 }
 
+/* (*@counts)[@at] += @n, the array grown to hold it (vmt_grow_array()); 0 or -ENOMEM. */
+int vmt_count_at(uint64_t **counts, uint64_t *room, uint64_t at, uint64_t n);
+
+struct vmt_packer;
+struct vmt_unpacker;
+/* Counts @counts[0..@n) packed for a merge (base/pack.h): the nonzero ones and where. */
+void vmt_pack_counts(struct vmt_packer *p, const uint64_t *counts, uint64_t n);
+/* Packed counts added to *@counts (grown), none at @max or beyond: 0, -ENOMEM or -EBADMSG. */
+int vmt_unpack_counts(struct vmt_unpacker *u, uint64_t **counts, uint64_t *room, uint64_t max);
+
 /* floor(log2(@v)), @v > 0. */
 static inline unsigned int vmt_log2_floor(uint64_t v)
 {

@@ -128,13 +128,7 @@ static int wss_pack(struct vmt_analysis *a, void **data, size_t *size)
 		vmt_pack_u64(&p, w->bytes);
 		vmt_pack_u64(&p, w->references);
 	}
-	if (p.err) {
-		vmt_buf_free(&p.buf);
-		return p.err;
-	}
-	*data = p.buf.data;
-	*size = p.buf.size;
-	return 0;
+	return vmt_pack_done(&p, data, size);
 }
 
 /* Another share's windows, joined by number with this one's (both in order). */

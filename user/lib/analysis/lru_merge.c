@@ -105,3 +105,34 @@ out:
 	free(taken);
 	return err;
 }
+
+static int older_first(const void *a, const void *b)
+{
+	const struct vmt_lru_unit *x = a, *y = b;
+
+	return x->last < y->last ? -1 : x->last > y->last;
+}
+
+int vmt_lru_units_of(const struct vmt_stack_distance *sd, uint64_t offset, uint64_t **firsts,
+		     struct vmt_lru_unit **by_last)
+{
+	size_t n = sd->units, pos = 0;
+	uint64_t key, id;
+
+	*firsts = malloc((n ? n : 1) * sizeof(**firsts));
+	*by_last = malloc((n ? n : 1) * sizeof(**by_last));
+	if (!*firsts || !*by_last) {
+		free(*firsts);
+		free(*by_last);
+		return -ENOMEM;
+	}
+	/* A unit's number is its place in the order of first reference. */
+	while (vmt_u64_map_next(&sd->ids, &pos, &key, &id)) {
+		(*firsts)[id] = key;
+		(*by_last)[id] = (struct vmt_lru_unit){ .key = key, .last = sd->last[id] };
+	}
+	qsort(*by_last, n, sizeof(**by_last), older_first);
+	for (size_t i = 0; i < n; i++)
+		(*by_last)[i].last = offset + i + 1;
+	return 0;
+}

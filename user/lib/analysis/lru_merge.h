@@ -60,4 +60,13 @@ int vmt_lru_merge_part(struct vmt_lru_merge *m, const uint64_t *firsts, size_t n
 		       uint64_t *distances, uint64_t *previous, const struct vmt_lru_unit *units,
 		       size_t nr_units);
 
+/*
+ * What a part leaves for the merge, from its stack (@sd): its units' keys in
+ * order of first reference (*@firsts) and its units oldest last reference
+ * first (*@by_last, their last references numbered @offset + 1 on), both
+ * malloc()ed, sd->units of each. 0 or -ENOMEM.
+ */
+int vmt_lru_units_of(const struct vmt_stack_distance *sd, uint64_t offset, uint64_t **firsts,
+		     struct vmt_lru_unit **by_last);
+
 #endif /* VMTRACE_INTERNAL_LRU_MERGE_H */

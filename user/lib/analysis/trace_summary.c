@@ -484,13 +484,7 @@ int vmt_trace_summarizer_pack(const struct vmt_trace_summarizer *z, void **data,
 		vmt_pack_u64(&p, q->references);
 		vmt_pack_u64(&p, q->writes);
 	}
-	if (p.err) {
-		vmt_buf_free(&p.buf);
-		return p.err;
-	}
-	*data = p.buf.data;
-	*size = p.buf.size;
-	return 0;
+	return vmt_pack_done(&p, data, size);
 }
 
 /* The counts of a packed part into @l, a summary of no records with @z's buckets. */

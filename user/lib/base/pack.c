@@ -36,6 +36,17 @@ void vmt_pack_bytes(struct vmt_packer *p, const void *data, size_t len)
 	p->buf.size += len;
 }
 
+int vmt_pack_done(struct vmt_packer *p, void **data, size_t *size)
+{
+	if (p->err) {
+		vmt_buf_free(&p->buf);
+		return p->err;
+	}
+	*data = p->buf.data;
+	*size = p->buf.size;
+	return 0;
+}
+
 uint64_t vmt_unpack_u64(struct vmt_unpacker *u)
 {
 	uint64_t v = 0;

@@ -22,6 +22,8 @@ struct vmt_packer {
 
 void vmt_pack_u64(struct vmt_packer *p, uint64_t v);
 void vmt_pack_bytes(struct vmt_packer *p, const void *data, size_t len);
+/* The bytes written, as *@data (malloc()ed) and *@size: 0; or the packer's error, freed. */
+int vmt_pack_done(struct vmt_packer *p, void **data, size_t *size);
 
 struct vmt_unpacker {
 	const uint8_t *p, *end;

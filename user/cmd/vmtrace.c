@@ -26,6 +26,12 @@ static const char about[] =
 static const char *const synopsis[] = { "<command> [options]", "<command> --help" };
 #define NR_SYNOPSIS (sizeof(synopsis) / sizeof(synopsis[0]))
 static const char exit_status[] = "0 success, 1 the operation failed, 2 bad usage";
+static const char several[] =
+	"dump, stats, export and the analyses (mrc, reuse, wss, heatmap, hmtt, reduce,\n"
+	"cachesim) take -j N: the trace's frames decoded on N threads (default: one a\n"
+	"CPU). mpirun -np K vmtrace stats|mrc|reuse|wss ... splits the work\n"
+	"among K processes (vmtrace-mpi, beside vmtrace) and prints what one process prints;\n"
+	"the other commands refuse to run under mpirun";
 
 static const struct vmt_command commands[] = {
 	{ "version", "the tools' ABI and, when the module is loaded, the module's",
@@ -94,7 +100,8 @@ static void usage(FILE *out)
 	fprintf(out, "  %s\n\ncommands:\n", about);
 	for (i = 0; i < NR_COMMANDS; i++)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "  %-11s %s\n\nexit status: %s\n", "help", "this text", exit_status);
+	fprintf(out, "  %-11s %s\n\nthreads and processes: %s\n\nexit status: %s\n", "help",
+		"this text", several, exit_status);
 }
 
 /*
@@ -164,7 +171,9 @@ static int put_man(FILE *out)
 	for (i = 0; i < NR_COMMANDS; i++)
 		if (put_man_command(out, &commands[i]))
 			return -1;
-	fputs(".SH EXIT STATUS\n", out);
+	fputs(".SH THREADS AND PROCESSES\n", out);
+	put_roff(out, several);
+	fputs("\n.SH EXIT STATUS\n", out);
 	put_roff(out, exit_status);
 	fputs("\n", out);
 	return fflush(out) ? -1 : 0;

@@ -4,7 +4,7 @@
 # (Open MPI's mpirun, TCP on loopback only): `mpirun -np K vmtrace CMD`
 # prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, for stats
 # (summaries merged), mrc's exact LRU and reuse (PARDA's merge of LRU stack
-# distances) and wss
+# distances), cachesim (hierarchies dealt out) and wss
 # (split by units, each process reading every reference), on a
 # trace through the model codec (one unsorted stream, read by time) and one
 # through zstd (a sorted stream a record type), whole and through filters,
@@ -16,6 +16,7 @@
 set -uo pipefail
 bin=$1
 synth=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 passed=0
@@ -38,6 +39,18 @@ mpi() {
 	fail "convert model"
 "$bin" convert "$tmp/mixed.raw" -o "$tmp/zstd.vmt" --codec zstd --frame-bytes 16384 \
 	>/dev/null 2>&1 || fail "convert zstd"
+
+# Exact accesses for cachesim: a din trace of loops over arrays and a random walk.
+python3 - "$tmp/exact.din" <<'PY'
+import random, sys
+r = random.Random(5)
+with open(sys.argv[1], 'w') as f:
+    for i in range(30000):
+        a = [0x100000 + (i * 8) % 65536, 0x200000 + (i * 64) % 262144,
+             0x300000 + r.randrange(1 << 20), 0x7ff000 - (i % 512) * 8][i % 4]
+        f.write('%d %x 8\n' % (r.random() < 0.3, a))
+PY
+"$bin" convert --from din "$tmp/exact.din" -o "$tmp/exact.vmt" >/dev/null 2>&1 || fail "convert din"
 
 # same NAME CMD...: the output of CMD alone and under 2 processes (NP: other
 # counts; each MPI start takes half a second).
@@ -72,6 +85,11 @@ NP=3 same "mrc --per-process --sizes model" mrc --per-process --sizes 10,100,100
 same "reuse model" reuse "$tr"
 same "reuse --per-process --to model" reuse --per-process --to 1001000000 "$tr"
 NP=3 same "wss --per-process --series model" wss --window 1ms --per-process --series "$tr"
+# cachesim: ten hierarchies dealt out among 3 processes (one with 3, two with 4)
+NP=3 same "cachesim --preset psnap --top 3" cachesim --preset psnap --top 3 "$tmp/exact.vmt"
+# Phases between markers, and two hierarchies among 3 processes (one with none).
+NP=3 same "cachesim --by-marker" cachesim --preset skylake --preset cachegrind --by-marker \
+	"$top/tests/unit/data/format3-a2d8da3.vmt"
 tr=$tmp/zstd.vmt
 same "stats --type --from zstd" stats --type evict --from 1000400000 "$tr"
 NP=3 same "reuse --unit line zstd" reuse --unit line "$tr"

@@ -4,7 +4,15 @@
  * hierarchies and TLBs, several in one pass (docs/analysis/cachesim.md):
  * the hierarchies from --cache/--tlb, --config files and --preset names,
  * then one pass of libvmtrace's simulator, then a table (or CSV rows) a
- * hierarchy, the top instructions, a picture.
+ * hierarchy, the top instructions, a picture. Under MPI the hierarchies
+ * are dealt out among the processes (run_dealt()).
+ *
+ * The file, in order: the usage and options (parse_cs_option()); the
+ * numbers as people read them (kib(), geometry(), ratio()); the outputs
+ * (print_csv(), print_header(), print_table(), print_top()) from the
+ * results (take_results()); the results of several processes packed,
+ * joined in one process's order (run_dealt()); the picture (plot()); the
+ * options' checks; and the command (cmd_cachesim()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +27,8 @@
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
 #include "util/ip_places.h"
+#include "util/ranks.h"
+#include "base/pack.h"
 
 #define MAX_HIERARCHIES	64
 
@@ -441,18 +451,34 @@ static void print_table(const struct cs_run *run, const struct vmt_cachesim_row 
 	}
 }
 
-static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim,
+/* What the simulation found: rows in vmt_cachesim_rows()'s order, and each hierarchy's top. */
+struct cs_results {
+	struct vmt_cachesim_row *rows;
+	size_t nr_rows;
+	struct vmt_cachesim_top *top[MAX_HIERARCHIES];
+	size_t nr_top[MAX_HIERARCHIES];
+};
+
+static void results_free(struct cs_results *r)
+{
+	free(r->rows);
+	for (unsigned int h = 0; h < MAX_HIERARCHIES; h++)
+		free(r->top[h]);
+	memset(r, 0, sizeof(*r));
+}
+
+static void print_top(const struct cs_run *run, const struct cs_results *res,
 		      struct vmt_trace *t)
 {
 	unsigned int h;
 
 	for (h = 0; h < run->nr_h; h++) {
-		struct vmt_cachesim_top *top;
+		const struct vmt_cachesim_top *top = res->top[h];
 		struct ip_place *place;
 		char where[96];
-		size_t n, i;
+		size_t n = res->nr_top[h], i;
 
-		if (vmt_cachesim_top(sim, h, &top, &n))
+		if (!top)
 			continue;
 		place = calloc(n + 1, sizeof(*place));
 		for (i = 0; place && i < n; i++) {
@@ -472,8 +498,208 @@ static void print_top(const struct cs_run *run, const struct vmt_cachesim *sim,
 					     : "(no mapping in the trace)");
 		}
 		free(place);
-		free(top);
 	}
+}
+
+/*
+ * @sim's results into @res, its hierarchy @h being run->h[@global[h]]
+ * (NULL: the same); 0 or -ENOMEM.
+ */
+static int take_results(const struct cs_run *run, const struct vmt_cachesim *sim,
+			unsigned int nr_h, const unsigned int *global, struct cs_results *res)
+{
+	if (vmt_cachesim_rows(sim, &res->rows, &res->nr_rows))
+		return -ENOMEM;
+	for (size_t i = 0; global && i < res->nr_rows; i++)
+		res->rows[i].hierarchy = global[res->rows[i].hierarchy];
+	for (unsigned int h = 0; run->so.top && h < nr_h; h++) {
+		unsigned int g = global ? global[h] : h;
+
+		if (vmt_cachesim_top(sim, h, &res->top[g], &res->nr_top[g]))
+			res->top[g] = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Under MPI (util/ranks.h), the hierarchies are dealt out: process r
+ * simulates hierarchies r, r + K, r + 2K... over the whole trace (each
+ * hierarchy's counts are its own, whoever else is simulated beside it), and
+ * process 0 puts every process's rows back in one process's order: by
+ * block (all, each thread or process, or each phase), then by hierarchy.
+ * Rows and tops travel as the structures they are: every process runs the
+ * same vmtrace-mpi.
+ */
+static int pack_results(const struct vmt_cachesim_totals *tot, const struct cs_results *res,
+			unsigned int nr_h, struct vmt_packer *p)
+{
+	vmt_pack_bytes(p, tot, sizeof(*tot));
+	vmt_pack_u64(p, res->nr_rows);
+	for (size_t i = 0; i < res->nr_rows; i++)
+		vmt_pack_bytes(p, &res->rows[i], sizeof(res->rows[i]));
+	for (unsigned int h = 0; h < nr_h; h++) {
+		vmt_pack_u64(p, res->top[h] ? res->nr_top[h] + 1 : 0);
+		for (size_t i = 0; res->top[h] && i < res->nr_top[h]; i++)
+			vmt_pack_bytes(p, &res->top[h][i], sizeof(res->top[h][i]));
+	}
+	return p->err;
+}
+
+/* Process @r's packed results: its rows (NULL: none) and the tops of its hierarchies into @res. */
+static int unpack_results(const struct cs_run *run, const void *data, size_t size,
+			  struct vmt_cachesim_row **rows, size_t *nr_rows, struct cs_results *res)
+{
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	struct vmt_cachesim_totals tot;
+
+	vmt_unpack_bytes(&u, &tot, sizeof(tot));
+	*nr_rows = vmt_unpack_max(&u, size / sizeof(**rows));
+	*rows = calloc(*nr_rows + 1, sizeof(**rows));
+	if (!*rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < *nr_rows && !u.err; i++) {
+		vmt_unpack_bytes(&u, &(*rows)[i], sizeof(**rows));
+		if ((*rows)[i].hierarchy >= run->nr_h)
+			u.err = -EBADMSG;
+	}
+	for (unsigned int h = 0; h < run->nr_h && !u.err; h++) {
+		uint64_t n = vmt_unpack_max(&u, size / sizeof(struct vmt_cachesim_top) + 1);
+
+		if (!n || u.err)
+			continue;
+		if (res->top[h]) {
+			u.err = -EBADMSG;	/* two processes simulated it */
+			break;
+		}
+		res->nr_top[h] = n - 1;
+		res->top[h] = calloc(n, sizeof(*res->top[h]));
+		if (!res->top[h])
+			return -ENOMEM;
+		for (size_t i = 0; i + 1 < n && !u.err; i++)
+			vmt_unpack_bytes(&u, &res->top[h][i], sizeof(res->top[h][i]));
+	}
+	return u.err ? u.err : u.p != u.end ? -EBADMSG : 0;
+}
+
+static bool same_block(const struct vmt_cachesim_row *a, const struct vmt_cachesim_row *b)
+{
+	return a->id == b->id && a->phase == b->phase;
+}
+
+/* Every process's rows, in one process's order (see above), into @res. */
+static int join_rows(const struct cs_run *run, struct vmt_cachesim_row **rows,
+		     const size_t *nr_rows, unsigned int k, struct cs_results *res)
+{
+	size_t total = 0, *at = calloc(k, sizeof(*at)), n = 0;
+
+	for (unsigned int r = 0; r < k; r++)
+		total += nr_rows[r];
+	res->rows = calloc(total + 1, sizeof(*res->rows));
+	if (!at || !res->rows) {
+		free(at);
+		return -ENOMEM;
+	}
+	/* Process 0 simulates hierarchy 0, which has rows in every block. */
+	for (size_t b = 0; b < nr_rows[0]; b++) {
+		const struct vmt_cachesim_row *key = &rows[0][b];
+
+		if (key->hierarchy || (b && same_block(key, &rows[0][b - 1])))
+			continue;
+		for (unsigned int h = 0; h < run->nr_h; h++) {
+			unsigned int r = h % k;
+
+			while (at[r] < nr_rows[r] && rows[r][at[r]].hierarchy == h &&
+			       same_block(&rows[r][at[r]], key))
+				res->rows[n++] = rows[r][at[r]++];
+		}
+	}
+	free(at);
+	res->nr_rows = n;
+	return n == total ? 0 : -EBADMSG;
+}
+
+static int run_dealt(struct cs_run *run, const char *path, struct cs_results *res,
+		     struct vmt_cachesim_totals *tot, struct vmt_trace **t)
+{
+	unsigned int k = ranks_size(), me = ranks_rank(), nr = 0, global[MAX_HIERARCHIES];
+	struct vmt_hierarchy_config *mine = calloc(MAX_HIERARCHIES, sizeof(*mine));
+	struct vmt_cachesim_row *rows[MAX_HIERARCHIES] = { NULL };
+	size_t nr_rows[MAX_HIERARCHIES] = { 0 }, *sizes = NULL;
+	struct vmt_trace_error err = { { 0 } };
+	struct vmt_analysis *analysis = NULL;
+	struct cs_results local = { 0 };
+	struct vmt_cachesim *sim = NULL;
+	struct vmt_analyze_stats stats;
+	struct vmt_packer p = { 0 };
+	void **parts = NULL;
+	int status = 0, ret;
+
+	memset(tot, 0, sizeof(*tot));
+	for (unsigned int h = me; mine && h < run->nr_h; h += k) {
+		mine[nr] = run->h[h];
+		global[nr++] = h;
+	}
+	if (!mine || k > MAX_HIERARCHIES) {
+		fprintf(stderr, "vmtrace cachesim: %s\n", mine ? "more processes than hierarchies can be" :
+			strerror(ENOMEM));
+		status = 1;
+	} else if (nr) {
+		if (vmt_cachesim_create(&sim, mine, nr, &run->so, &err)) {
+			fprintf(stderr, "vmtrace cachesim: %s\n", err.message);
+			status = 1;
+		}
+		if (!status && !(*t = analysis_open("cachesim", path, &run->o)))
+			status = 1;
+		if (!status && vmt_cachesim_analysis(sim, &analysis)) {
+			fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
+			status = 1;
+		}
+		ret = status ? 0 : vmt_analyze(*t, &run->o.ref, &analysis, 1, &stats);
+		if (ret) {
+			fprintf(stderr, "vmtrace cachesim: %s\n",
+				stats.analysis_error || ret == -ENOMEM ? strerror(-ret) :
+				vmt_trace_error_message(*t));
+			status = 1;
+		}
+		if (!status) {
+			vmt_cachesim_totals(sim, tot);
+			status = take_results(run, sim, nr, global, &local) ? 1 : 0;
+		}
+	}
+	if (!status && pack_results(tot, &local, run->nr_h, &p))
+		status = 1;
+	if (ranks_agree(status))
+		goto out;
+	status = 1;
+	ret = ranks_gather(p.buf.data, p.buf.size, &parts, &sizes);
+	if (ret) {
+		fprintf(stderr, "vmtrace cachesim: gathering the results: %s\n", strerror(-ret));
+		goto out;
+	}
+	if (!parts) {
+		status = ANALYSIS_ELSEWHERE;
+		goto out;
+	}
+	for (unsigned int r = 0; !ret && r < k; r++)
+		ret = unpack_results(run, parts[r], sizes[r], &rows[r], &nr_rows[r], res);
+	if (!ret)
+		ret = join_rows(run, rows, nr_rows, k, res);
+	if (ret)
+		fprintf(stderr, "vmtrace cachesim: joining the results: %s\n", strerror(-ret));
+	status = ret ? 1 : 0;
+out:
+	for (unsigned int r = 0; parts && r < k; r++)
+		free(parts[r]);
+	free(parts);
+	free(sizes);
+	for (unsigned int r = 0; r < MAX_HIERARCHIES; r++)
+		free(rows[r]);
+	results_free(&local);
+	vmt_buf_free(&p.buf);
+	vmt_analysis_destroy(analysis);
+	vmt_cachesim_destroy(sim);
+	free(mine);
+	return status;
 }
 
 /* Miss ratios a level, a cluster a hierarchy. */
@@ -571,11 +797,10 @@ int cmd_cachesim(int argc, char **argv)
 	struct vmt_cachesim *sim = NULL;
 	struct vmt_analysis *analysis = NULL;
 	struct vmt_cachesim_totals tot;
-	struct vmt_cachesim_row *rows = NULL;
+	struct cs_results res = { 0 };
 	struct vmt_analyze_stats stats;
 	struct vmt_trace *t = NULL;
 	const char *path;
-	size_t nrows;
 	int ret;
 
 	if (!run) {
@@ -590,6 +815,13 @@ int cmd_cachesim(int argc, char **argv)
 	ret = 2;
 	if (check_options(run))
 		goto out;
+	if (ranks_size() > 1) {
+		ret = run_dealt(run, path, &res, &tot, &t);
+		if (ret)
+			goto out;
+		ret = 1;
+		goto simulated;
+	}
 	ret = vmt_cachesim_create(&sim, run->h, run->nr_h, &run->so, &err);
 	if (ret) {
 		fprintf(stderr, "vmtrace cachesim: %s\n", err.message);
@@ -614,6 +846,11 @@ int cmd_cachesim(int argc, char **argv)
 	}
 	ret = 1;
 	vmt_cachesim_totals(sim, &tot);
+	if (take_results(run, sim, run->nr_h, NULL, &res)) {
+		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+simulated:
 	if (!tot.accesses) {
 		/* The trace's filter (--pid, --type...) drops records before they are counted. */
 		bool filtered = run->o.filter.used || run->o.ref.addr_lo || run->o.ref.addr_hi;
@@ -624,25 +861,23 @@ int cmd_cachesim(int argc, char **argv)
 			"no exact record and no reference in the trace");
 		goto out;
 	}
-	if (vmt_cachesim_rows(sim, &rows, &nrows)) {
-		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
-		goto out;
-	}
 	if (run->o.csv) {
-		print_csv(run, rows, nrows, &tot);
+		print_csv(run, res.rows, res.nr_rows, &tot);
 	} else {
 		print_header(run, path, &tot);
-		print_table(run, rows, nrows, &tot);
+		print_table(run, res.rows, res.nr_rows, &tot);
 		if (run->so.top)
-			print_top(run, sim, t);
+			print_top(run, &res, t);
 	}
-	ret = run->o.plot ? plot(run, rows, nrows) : 0;
+	ret = run->o.plot ? plot(run, res.rows, res.nr_rows) : 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vmtrace cachesim: writing the results: %s\n", strerror(errno));
 		ret = 1;
 	}
 out:
-	free(rows);
+	if (ret == ANALYSIS_ELSEWHERE)
+		ret = 0;
+	results_free(&res);
 	vmt_analysis_destroy(analysis);
 	vmt_cachesim_destroy(sim);
 	if (t)

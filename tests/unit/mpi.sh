@@ -4,7 +4,8 @@
 # (Open MPI's mpirun, TCP on loopback only): `mpirun -np K vmtrace CMD`
 # prints byte for byte what `vmtrace CMD` prints, for K = 2 and 3, for stats
 # (summaries merged), mrc's exact LRU and reuse (PARDA's merge of LRU stack
-# distances), cachesim (hierarchies dealt out) and wss
+# distances), heatmap (the grids of the parts' counts added), cachesim
+# (hierarchies dealt out) and wss
 # (split by units, each process reading every reference), on a
 # trace through the model codec (one unsorted stream, read by time) and one
 # through zstd (a sorted stream a record type), whole and through filters,
@@ -85,6 +86,7 @@ NP=3 same "mrc --per-process --sizes model" mrc --per-process --sizes 10,100,100
 same "reuse model" reuse "$tr"
 same "reuse --per-process --to model" reuse --per-process --to 1001000000 "$tr"
 NP=3 same "wss --per-process --series model" wss --window 1ms --per-process --series "$tr"
+same "heatmap --per-process --from model" heatmap --per-process --from 1000400000 "$tr"
 # cachesim: ten hierarchies dealt out among 3 processes (one with 3, two with 4)
 NP=3 same "cachesim --preset psnap --top 3" cachesim --preset psnap --top 3 "$tmp/exact.vmt"
 # Phases between markers, and two hierarchies among 3 processes (one with none).

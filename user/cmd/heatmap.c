@@ -18,6 +18,7 @@
 
 #include "commands.h"
 #include "util/analysis_command.h"
+#include "util/ranks.h"
 #include "util/heatmap_plot.h"
 
 enum { HEATMAP_OPT_RESOLUTION = 0x300, HEATMAP_OPT_RAW };
@@ -187,9 +188,21 @@ int cmd_heatmap(int argc, char **argv)
 		fprintf(stderr, "vmtrace heatmap: %s\n", strerror(-err));
 		goto out;
 	}
-	/* The survey. */
-	if (analysis_run("heatmap", t, &o, &run.analysis, 1, &stats))
+	/*
+	 * The survey. Under MPI, each process surveys the whole trace, so that
+	 * all have the one layout, and counts its part of it (by time) below.
+	 */
+	if (ranks_size() > 1) {
+		err = vmt_analyze(t, &o.ref, &run.analysis, 1, &stats);
+		if (err)
+			fprintf(stderr, "vmtrace heatmap: %s\n",
+				stats.analysis_error || err == -ENOMEM ? strerror(-err) :
+				vmt_trace_error_message(t));
+		if (ranks_agree(err != 0))
+			goto out;
+	} else if (analysis_run("heatmap", t, &o, &run.analysis, 1, &stats)) {
 		goto out;
+	}
 	if (run.per_process_space && !o.per_process) {
 		/* Count the busiest process alone: the others' second pass is skipped. */
 		chosen = heatmap_busiest(run.analysis);
@@ -201,9 +214,17 @@ int cmd_heatmap(int argc, char **argv)
 			fprintf(stderr, "vmtrace heatmap: %s\n", vmt_trace_error_message(t));
 			goto out;
 		}
+		/* Under MPI, each process narrows this filter to its part. */
+		if (ranks_size() > 1) {
+			o.filter.filter = one_pid;
+			o.filter.used = true;
+		}
 	}
 	/* The count. */
-	if (analysis_run("heatmap", t, &o, &run.analysis, 1, &stats))
+	status = analysis_run("heatmap", t, &o, &run.analysis, 1, &stats);
+	if (status == ANALYSIS_ELSEWHERE)
+		ret = 0;
+	if (status)
 		goto out;
 	analysis_print_header(stdout, path, &o, &stats);
 	if (!run.per_process_space) {

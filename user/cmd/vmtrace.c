@@ -182,7 +182,7 @@ static int put_man(FILE *out)
 /* The commands that split their work among processes under MPI (util/ranks.h). */
 static bool splits(const char *name)
 {
-	static const char *const splitting[] = { "stats", "mrc", "reuse", "wss", "cachesim" };
+	static const char *const splitting[] = { "stats", "mrc", "reuse", "wss", "heatmap", "cachesim" };
 
 	for (size_t i = 0; i < sizeof(splitting) / sizeof(splitting[0]); i++)
 		if (!strcmp(name, splitting[i]))

@@ -28,12 +28,16 @@
  *    Rows go to segments in proportion to their bytes, one at least each.
  * 2. count: each reference adds 1 to its cell; the column of a reference
  *    at t is (t - first) * cols / (last - first + 1).
+ *
+ * In parts (the commands' MPI runs), each part surveys the whole trace, so
+ * that every part has the one layout, and counts its part: the grids add.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmtrace/analysis.h"
+#include "base/pack.h"
 #include "base/u64_map.h"
 
 struct range {
@@ -403,12 +407,54 @@ static void heatmap_destroy(struct vmt_analysis *a)
 	free(h);
 }
 
+/*
+ * In parts, the count alone: every part surveys the whole trace (so each
+ * has the same layout), then counts its part by time. Packed: the phase,
+ * the grid's size, its counts and the references outside it.
+ */
+static int heatmap_pack(struct vmt_analysis *a, void **data, size_t *size)
+{
+	struct heatmap *h = to_heatmap(a);
+	struct vmt_packer p = { 0 };
+	size_t cells = h->phase == COUNT ? (size_t)h->nr_rows * h->options.cols : 0;
+
+	if (h->phase == SURVEY)
+		return -EOPNOTSUPP;
+	vmt_pack_u64(&p, h->phase);
+	vmt_pack_u64(&p, h->nr_rows);
+	vmt_pack_u64(&p, h->options.cols);
+	for (size_t i = 0; i < cells; i++)
+		vmt_pack_u64(&p, h->counts[i]);
+	vmt_pack_u64(&p, h->outside);
+	return vmt_pack_done(&p, data, size);
+}
+
+static int heatmap_merge(struct vmt_analysis *a, const void *data, size_t size)
+{
+	struct heatmap *h = to_heatmap(a);
+	struct vmt_unpacker u = { .p = data, .end = (const uint8_t *)data + size };
+	size_t cells = h->phase == COUNT ? (size_t)h->nr_rows * h->options.cols : 0;
+
+	if (h->phase == SURVEY)
+		return -EOPNOTSUPP;
+	/* Another layout is another survey: not a part of this one. */
+	if (vmt_unpack_u64(&u) != h->phase || vmt_unpack_u64(&u) != h->nr_rows ||
+	    vmt_unpack_u64(&u) != h->options.cols)
+		return u.err ? -EBADMSG : -EINVAL;
+	for (size_t i = 0; i < cells; i++)
+		h->counts[i] += vmt_unpack_u64(&u);
+	h->outside += vmt_unpack_u64(&u);
+	return u.err || u.p != u.end ? -EBADMSG : 0;
+}
+
 static const struct vmt_analysis_ops heatmap_ops = {
 	.name = "heatmap",
 	.reference = heatmap_reference,
 	.record = heatmap_record,
 	.finish = heatmap_finish,
 	.destroy = heatmap_destroy,
+	.pack = heatmap_pack,
+	.merge = heatmap_merge,
 };
 
 int vmt_heatmap_create(struct vmt_analysis **analysis, const struct vmt_heatmap_options *options)

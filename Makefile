@@ -30,7 +30,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
-	check check-quick check-unit check-python check-fuzz check-kunit check-vm check-vm-quick \
+	check check-quick check-unit check-python check-parallel check-fuzz check-kunit check-vm check-vm-quick \
 	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
@@ -323,8 +323,10 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/shards-error.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+ifeq ($(NO_PARALLEL),)
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+endif
 	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace
 	@tests/unit/profile.sh $(BUILD)/bin/vmtrace
 	@tests/unit/cachesim-threads.sh $(BUILD)/bin/vmtrace
@@ -350,6 +352,13 @@ endif
 check-python: $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(BUILD)/lib/libvmtrace.so.$(VERSION)
 	@tests/unit/python.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/notebook.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+
+# Threads and MPI alone (jobs.sh, mpi.sh): check-unit runs them unless
+# NO_PARALLEL is set, as scripts/check sets it to run them in the debug
+# kernel's lane.
+check-parallel: $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/bin/vmt-synth
+	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 
 # The library built once for every fuzz target, instrumented for the fuzzer
 # (fuzzer-no-link: libFuzzer's main goes in with each target alone).

@@ -37,7 +37,7 @@ static struct vmt_trace *trace;
 
 static void make_trace(void)
 {
-	char path[] = "/tmp/fuzz-summary-XXXXXX";
+	char path[] = "/tmp/fuzz-part-merge-XXXXXX";	/* mkstemp() fills in the Xs */
 	struct vmt_trace_writer_options o = { .codec = VMT_CODEC_NONE };
 	struct vmt_trace_writer *w;
 	struct vmt_trace_error err;

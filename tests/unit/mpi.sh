@@ -6,7 +6,8 @@
 # (summaries merged), mrc's exact LRU and reuse (PARDA's merge of LRU stack
 # distances), heatmap (the grids of the parts' counts added), cachesim
 # (hierarchies dealt out) and wss
-# (split by units, each process reading every reference), on a
+# (split by units, each process reading every reference); what needs one
+# pass (FIFO, CLOCK, OPT, samples, hmtt) runs whole in process 0; on a
 # trace through the model codec (one unsorted stream, read by time) and one
 # through zstd (a sorted stream a record type), whole and through filters,
 # one that leaves every process's part empty, per process and by lines. A command that does not
@@ -87,6 +88,13 @@ same "reuse model" reuse "$tr"
 same "reuse --per-process --to model" reuse --per-process --to 1001000000 "$tr"
 NP=3 same "wss --per-process --series model" wss --window 1ms --per-process --series "$tr"
 same "heatmap --per-process --from model" heatmap --per-process --from 1000400000 "$tr"
+# What needs every reference in one pass runs whole in process 0: FIFO,
+# CLOCK and OPT, sampled curves, hmtt.
+same "mrc --policy lru,fifo,clock,opt model" mrc --policy lru,fifo,clock,opt "$tr"
+same "mrc --sample 0.1 model" mrc --sample 0.1 "$tr"
+NP=3 same "mrc --sample-size --per-process model" mrc --sample-size 500 --per-process "$tr"
+same "hmtt model" hmtt "$tr"
+same "hmtt --per-process --csv model" hmtt --per-process --csv --section scr,v2p "$tr"
 # cachesim: ten hierarchies dealt out among 3 processes (one with 3, two with 4)
 NP=3 same "cachesim --preset psnap --top 3" cachesim --preset psnap --top 3 "$tmp/exact.vmt"
 # Phases between markers, and two hierarchies among 3 processes (one with none).
@@ -116,8 +124,6 @@ fails "dump under mpirun" 1 "does not split its work" "$bin" dump "$tmp/model.vm
 mkdir "$tmp/lone" && cp "$bin" "$tmp/lone/vmtrace"
 fails "vmtrace without vmtrace-mpi" 0 "lone/vmtrace-mpi: No such file" \
 	"$tmp/lone/vmtrace" stats "$tmp/model.vmt"
-# Policies that need the whole order of references do not split: said.
-fails "mrc --policy fifo" 0 "do not split among processes" "$bin" mrc --policy lru,fifo "$tmp/model.vmt"
 # A missing trace: the processes say so, and the job fails.
 fails "a missing trace" 0 "none.vmt" "$bin" stats "$tmp/none.vmt"
 

@@ -505,7 +505,10 @@ int cmd_hmtt(int argc, char **argv)
 		fprintf(stderr, "vmtrace %s: %s\n", CMD, strerror(-err));
 		goto out;
 	}
-	if (analysis_run(CMD, t, &o, h.list, h.n, &stats))
+	err = analysis_run(CMD, t, &o, h.list, h.n, &stats);
+	if (err == ANALYSIS_ELSEWHERE)
+		status = 0;	/* another process prints */
+	if (err)
 		goto out;
 	if (h.all[HMTT_DMA] && !vmt_dma_traffic_records(h.all[HMTT_DMA])) {
 		fprintf(stderr, "vmtrace %s: %s: no DMA records%s (record with -e dma)\n", CMD,

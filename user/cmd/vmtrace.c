@@ -29,8 +29,10 @@ static const char exit_status[] = "0 success, 1 the operation failed, 2 bad usag
 static const char several[] =
 	"dump, stats, export and the analyses (mrc, reuse, wss, heatmap, hmtt, reduce,\n"
 	"cachesim) take -j N: the trace's frames decoded on N threads (default: one a\n"
-	"CPU). mpirun -np K vmtrace stats|mrc|reuse|wss ... splits the work\n"
-	"among K processes (vmtrace-mpi, beside vmtrace) and prints what one process prints;\n"
+	"CPU). mpirun -np K vmtrace stats|mrc|reuse|wss|heatmap|hmtt|cachesim runs\n"
+	"as K processes (vmtrace-mpi, beside vmtrace) and prints what one process prints:\n"
+	"the work splits where the analysis allows (docs/analysis/parallel.md), and what\n"
+	"needs one pass (FIFO, CLOCK, OPT, sampled curves, hmtt) runs whole in process 0;\n"
 	"the other commands refuse to run under mpirun";
 
 static const struct vmt_command commands[] = {
@@ -182,7 +184,9 @@ static int put_man(FILE *out)
 /* The commands that split their work among processes under MPI (util/ranks.h). */
 static bool splits(const char *name)
 {
-	static const char *const splitting[] = { "stats", "mrc", "reuse", "wss", "heatmap", "cachesim" };
+	static const char *const splitting[] = {
+		"stats", "mrc", "reuse", "wss", "heatmap", "hmtt", "cachesim",
+	};
 
 	for (size_t i = 0; i < sizeof(splitting) / sizeof(splitting[0]); i++)
 		if (!strcmp(name, splitting[i]))

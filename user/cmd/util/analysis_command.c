@@ -205,10 +205,7 @@ static int run_parts(const char *cmd, struct vmt_trace *t, const struct analysis
 		err = vmt_analyze_part(t, &o->ref, analyses, n, stats);
 	if (!err)
 		err = pack_part(stats, analyses, n, &p);
-	if (err == -EOPNOTSUPP)
-		fprintf(stderr, "vmtrace %s: these options' analyses do not split among processes: run it alone\n",
-			cmd);
-	else if (err && err != -EINVAL)
+	if (err && err != -EINVAL)
 		fprintf(stderr, "vmtrace %s: %s\n", cmd,
 			stats->analysis_error || err == -ENOMEM ? strerror(-err) :
 			vmt_trace_error_message(t));
@@ -246,15 +243,27 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats)
 {
-	int err;
+	bool parts = ranks_size() > 1;
+	int err = 0;
 
-	if (ranks_size() > 1) {
+	for (unsigned int i = 0; parts && i < n; i++)
+		parts = vmt_analysis_splits(analyses[i]);
+	if (parts) {
 		err = run_parts(cmd, t, o, analyses, n, stats);
 		if (err)
 			return err;
-	} else {
+	} else if (ranks_rank() == 0) {
 		err = vmt_analyze(t, &o->ref, analyses, n, stats);
 	}
+	/*
+	 * Analyses that need every reference in one pass (FIFO, CLOCK, OPT, a
+	 * sample's curve, hmtt's) run whole in process 0; the others wait for
+	 * its word and print nothing.
+	 */
+	if (!parts && ranks_size() > 1 && ranks_agree(err != 0) && !err)
+		return 1;
+	if (!parts && ranks_rank() != 0)
+		return ANALYSIS_ELSEWHERE;
 	if (err) {
 		/* An analysis's error is an errno alone; the reader's message says more. */
 		fprintf(stderr, "vmtrace %s: %s\n", cmd,

@@ -117,6 +117,13 @@ int vmt_analysis_pack(struct vmt_analysis *analysis, void **data, size_t *size)
 	return analysis->ops->pack ? analysis->ops->pack(analysis, data, size) : -EOPNOTSUPP;
 }
 
+bool vmt_analysis_splits(const struct vmt_analysis *analysis)
+{
+	const struct vmt_analysis_ops *ops = analysis->ops;
+
+	return ops->pack && ops->merge && (!ops->splits || ops->splits(analysis));
+}
+
 int vmt_analysis_merge(struct vmt_analysis *analysis, const void *data, size_t size)
 {
 	return analysis->ops->merge ? analysis->ops->merge(analysis, data, size) : -EOPNOTSUPP;
@@ -340,6 +347,26 @@ static int per_process_merge(struct vmt_analysis *a, const void *data, size_t si
 	return err;
 }
 
+/*
+ * The processes' analyses are made alike, as the processes appear: one
+ * made already (a heatmap's, past its survey) or, before any, one made now
+ * says whether they all split.
+ */
+static bool per_process_splits(const struct vmt_analysis *a)
+{
+	const struct per_process *pp = (const struct per_process *)a;
+	struct vmt_analysis *probe = NULL;
+	bool splits;
+
+	if (pp->nr)
+		return vmt_analysis_splits(pp->subs[0]);
+	if (pp->create(pp->ctx, 0, &probe) || !probe)
+		return false;
+	splits = vmt_analysis_splits(probe);
+	vmt_analysis_destroy(probe);
+	return splits;
+}
+
 static const struct vmt_analysis_ops per_process_ops = {
 	.name = "per-process",
 	.reference = per_process_reference,
@@ -348,6 +375,7 @@ static const struct vmt_analysis_ops per_process_ops = {
 	.destroy = per_process_destroy,
 	.pack = per_process_pack,
 	.merge = per_process_merge,
+	.splits = per_process_splits,
 };
 
 int vmt_per_process_create(struct vmt_analysis **analysis, vmt_analysis_create_fn create,

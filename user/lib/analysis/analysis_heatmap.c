@@ -447,6 +447,12 @@ static int heatmap_merge(struct vmt_analysis *a, const void *data, size_t size)
 	return u.err || u.p != u.end ? -EBADMSG : 0;
 }
 
+/* Surveying, it has no layout yet: only counting splits (by time). */
+static bool heatmap_splits(const struct vmt_analysis *a)
+{
+	return to_heatmap(a)->phase != SURVEY;
+}
+
 static const struct vmt_analysis_ops heatmap_ops = {
 	.name = "heatmap",
 	.reference = heatmap_reference,
@@ -455,6 +461,7 @@ static const struct vmt_analysis_ops heatmap_ops = {
 	.destroy = heatmap_destroy,
 	.pack = heatmap_pack,
 	.merge = heatmap_merge,
+	.splits = heatmap_splits,
 };
 
 int vmt_heatmap_create(struct vmt_analysis **analysis, const struct vmt_heatmap_options *options)

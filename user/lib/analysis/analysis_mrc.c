@@ -761,6 +761,11 @@ static bool splits(const struct mrc *m)
 	return m->policies == 1u << VMT_MRC_LRU && !m->sampled && !m->sample_size;
 }
 
+static bool mrc_splits(const struct vmt_analysis *a)
+{
+	return splits(to_mrc(a));
+}
+
 /*
  * Packed: the references (all, and LRU's), the cold ones, the footprint;
  * the distances seen (distance, count); the units' keys in order of first
@@ -899,6 +904,7 @@ static const struct vmt_analysis_ops mrc_ops = {
 	.destroy = mrc_destroy,
 	.pack = mrc_pack,
 	.merge = mrc_merge,
+	.splits = mrc_splits,
 };
 
 /* The sizes, ascending and each once, and a FIFO and a CLOCK simulation of each asked. */

@@ -107,6 +107,9 @@ int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_optio
  * merge():	with pack(): a later part's packed state into this one, the
  *		parts in time order, before finish(); -EBADMSG for bytes that
  *		are not a part
+ * splits():	optional, with pack(): false when this analysis's options
+ *		need the whole trace in one pass (FIFO, CLOCK, a sample), so
+ *		that its pack() would fail; absent, pack() means it splits
  */
 struct vmt_analysis;
 
@@ -118,6 +121,7 @@ struct vmt_analysis_ops {
 	void (*destroy)(struct vmt_analysis *analysis);
 	int (*pack)(struct vmt_analysis *analysis, void **data, size_t *size);
 	int (*merge)(struct vmt_analysis *analysis, const void *data, size_t size);
+	bool (*splits)(const struct vmt_analysis *analysis);
 };
 
 struct vmt_analysis {
@@ -167,6 +171,8 @@ int vmt_analyze_part(struct vmt_trace *trace, const struct vmt_ref_options *opti
 		     struct vmt_analysis *const *analyses, unsigned int nr_analyses,
 		     struct vmt_analyze_stats *stats);
 int vmt_analysis_pack(struct vmt_analysis *analysis, void **data, size_t *size);
+/* Whether @analysis can be run in parts (vmt_analysis_pack() and merge() work). */
+bool vmt_analysis_splits(const struct vmt_analysis *analysis);
 int vmt_analysis_merge(struct vmt_analysis *analysis, const void *data, size_t size);
 int vmt_analysis_finish(struct vmt_analysis *analysis);
 void vmt_analyze_stats_merge(struct vmt_analyze_stats *stats,

@@ -297,7 +297,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
 # hmtt.sh, report.sh), every reading command's output the same whatever -j (jobs.sh)
-# and under 2 and 3 MPI processes for those that split their work (mpi.sh), cachesim against a brute-force model (cachesim.sh) and
+# and under 2 and 3 MPI processes (mpi.sh), trace sets against the trace they
+# were cut from, and at -j 1, -j 2 and 2 processes (trace-set.sh), cachesim against a brute-force model (cachesim.sh) and
 # its threads against one (cachesim-threads.sh), profiles and their
 # synthetic traces against the trace they came from (profile.sh),
 # export's formats read back by python3 (export.sh), raw
@@ -326,6 +327,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 ifeq ($(NO_PARALLEL),)
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/trace-set.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 endif
 	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace
 	@tests/unit/profile.sh $(BUILD)/bin/vmtrace
@@ -353,12 +355,13 @@ check-python: $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth $(BUILD)/lib/libvmtrac
 	@tests/unit/python.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/notebook.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 
-# Threads and MPI alone (jobs.sh, mpi.sh): check-unit runs them unless
+# Threads and MPI alone (jobs.sh, mpi.sh, trace-set.sh): check-unit runs them unless
 # NO_PARALLEL is set, as scripts/check sets it to run them in the debug
 # kernel's lane.
 check-parallel: $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/bin/vmt-synth
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/trace-set.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 
 # The library built once for every fuzz target, instrumented for the fuzzer
 # (fuzzer-no-link: libFuzzer's main goes in with each target alone).

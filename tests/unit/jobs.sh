@@ -21,22 +21,7 @@ fail() { echo "jobs: FAIL: $*"; failed=$((failed + 1)); }
 "$bin" convert "$tmp/mixed.raw" -o "$tmp/zstd.vmt" --codec zstd --frame-bytes 16384 \
 	>/dev/null 2>&1 || fail "convert zstd"
 # din: a program of three loops over arrays and a random walk, 40000 accesses.
-python3 - "$tmp/exact.din" <<'PY'
-import random, sys
-r = random.Random(5)
-with open(sys.argv[1], 'w') as f:
-    for i in range(40000):
-        k = i % 4
-        if k == 0:
-            a = 0x100000 + (i * 8) % 65536
-        elif k == 1:
-            a = 0x200000 + (i * 64) % 262144
-        elif k == 2:
-            a = 0x300000 + r.randrange(1 << 20)
-        else:
-            a = 0x7ff000 - (i % 512) * 8
-        f.write('%d %x 8\n' % (r.random() < 0.3, a))
-PY
+"$(dirname "$0")/exact-din.py" 40000 "$tmp/exact.din"
 "$bin" convert --from din "$tmp/exact.din" -o "$tmp/exact.vmt" --frame-bytes 65536 \
 	>/dev/null 2>&1 || fail "convert din"
 # Frames enough to decode ahead: info's first line ends "..., N frames".

@@ -43,15 +43,7 @@ mpi() {
 	>/dev/null 2>&1 || fail "convert zstd"
 
 # Exact accesses for cachesim: a din trace of loops over arrays and a random walk.
-python3 - "$tmp/exact.din" <<'PY'
-import random, sys
-r = random.Random(5)
-with open(sys.argv[1], 'w') as f:
-    for i in range(30000):
-        a = [0x100000 + (i * 8) % 65536, 0x200000 + (i * 64) % 262144,
-             0x300000 + r.randrange(1 << 20), 0x7ff000 - (i % 512) * 8][i % 4]
-        f.write('%d %x 8\n' % (r.random() < 0.3, a))
-PY
+"$(dirname "$0")/exact-din.py" 30000 "$tmp/exact.din"
 "$bin" convert --from din "$tmp/exact.din" -o "$tmp/exact.vmt" >/dev/null 2>&1 || fail "convert din"
 
 # same NAME CMD...: the output of CMD alone and under 2 processes (NP: other

@@ -69,7 +69,8 @@ static void print_settings(struct vmt_trace *t)
 void usage_info(FILE *out)
 {
 	fputs("usage: vmtrace info FILE\n"
-	      "  a trace file's streams, frames and compression\n", out);
+	      "  a trace file's streams, frames and compression; of a trace set (a set\n"
+	      "  file: docs/FORMAT.md), its files and how much each one's times moved\n", out);
 }
 
 int cmd_info(int argc, char **argv)
@@ -84,9 +85,25 @@ int cmd_info(int argc, char **argv)
 	t = open_or_say("info", argv[1], 0);
 	if (!t)
 		return 1;
-	printf("%s: vmtrace trace, format version %u, %lld bytes, %u streams, %llu frames\n",
-	       argv[1], vmt_trace_format_version(t), file_size(argv[1]), vmt_trace_nr_streams(t),
-	       (unsigned long long)vmt_trace_nr_frames(t));
+	if (vmt_trace_set_files(t)) {
+		uint64_t shift;
+		const char *file;
+
+		printf("%s: vmtrace trace set of %u files, format version %u at least, %u streams, %llu frames\n",
+		       argv[1], vmt_trace_set_files(t), vmt_trace_format_version(t),
+		       vmt_trace_nr_streams(t), (unsigned long long)vmt_trace_nr_frames(t));
+		for (unsigned int k = 0; (file = vmt_trace_set_file(t, k, &shift)); k++) {
+			printf("  %s: %lld bytes", file, file_size(file));
+			if (shift)
+				printf(", its times %llu ns later (after the file before it)",
+				       (unsigned long long)shift);
+			printf("\n");
+		}
+	} else {
+		printf("%s: vmtrace trace, format version %u, %lld bytes, %u streams, %llu frames\n",
+		       argv[1], vmt_trace_format_version(t), file_size(argv[1]),
+		       vmt_trace_nr_streams(t), (unsigned long long)vmt_trace_nr_frames(t));
+	}
 	printf("%-4s %-14s %-8s %6s %12s %8s  %s\n", "id", "name", "kind", "size", "entries",
 	       "frames", "time");
 	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {

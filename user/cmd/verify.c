@@ -4,6 +4,7 @@
  * by scanning the blocks and through the directory, and replay every loop
  * stream; --repair first rebuilds the directory of a file whose writer died.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,12 +20,17 @@
 static int verify_file(const char *path)
 {
 	uint64_t entries = 0, scanned_frames;
+	struct vmt_trace_error err;
 	struct vmt_trace *t;
+	int ret;
 
-	t = open_or_say("verify", path, VMT_TRACE_OPEN_SCAN);
-	if (!t) {
-		fprintf(stderr, "vmtrace verify: 'vmtrace verify --repair %s' keeps the blocks before the bad one\n",
-			path);
+	ret = vmt_trace_open(&t, path, VMT_TRACE_OPEN_SCAN, &err);
+	if (ret) {
+		fprintf(stderr, "vmtrace verify: %s\n", err.message);
+		/* -EINVAL: a trace set, whose files are verified one by one */
+		if (ret != -EINVAL)
+			fprintf(stderr, "vmtrace verify: 'vmtrace verify --repair %s' keeps the blocks before the bad one\n",
+				path);
 		return 1;
 	}
 	if (vmt_trace_check(t)) {

@@ -27,7 +27,13 @@
  *     (vmt_trace_seek_time(): the first frame whose last time is at or
  *     after t, by binary search of the directory when the stream is sorted,
  *     then a search inside it);
- *   - vmt_trace_check(): every frame decoded.
+ *   - vmt_trace_check(): every frame decoded;
+ *   - trace sets (vmt_trace_open_set(), or a set file that
+ *     vmt_trace_open() finds: trace_set.c reads it): each file opened as a
+ *     trace of its own, its streams and frames made the set's (the data and
+ *     order streams joined, times moved so that the files follow each
+ *     other), and each of its frames decoded by its own trace, then its
+ *     entries made the set's (decode_member_frame()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +48,7 @@
 #include "codec/codec.h"
 #include "trace/frame_readahead.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_set.h"
 
 struct reader_stream {
 	struct vmt_trace_stream_info info;
@@ -69,7 +76,29 @@ struct vmt_trace {
 	uint32_t ahead;			/* frames a stream queues ahead */
 	struct vmt_buf payload;
 	struct vmt_trace_filter *filter;	/* vmt_trace_filter_copy()'s */
+	/* A trace set (vmt_trace_open_set()): its files, and where each frame is */
+	struct set_member *members;
+	uint32_t nr_members;
+	struct frame_source *sources;	/* [frame]: its file and number there */
 	char error[256];
+};
+
+/*
+ * A file of a trace set, open as a trace of its own, and what its entries
+ * become in the set: its streams' numbers there, its times moved later by
+ * @time_shift, its data offsets by @data_base.
+ */
+struct set_member {
+	struct vmt_trace *trace;
+	char *path;
+	uint32_t *stream_map;		/* [its stream]: the set's */
+	uint64_t time_shift;
+	uint64_t data_base;
+};
+
+struct frame_source {
+	uint32_t member;
+	uint64_t frame;
 };
 
 int vmt_trace_fail(struct vmt_trace *t, int err, const char *fmt, ...)
@@ -441,6 +470,8 @@ static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repa
 
 static void trace_free(struct vmt_trace *t)
 {
+	if (!t)
+		return;
 	/* First the workers, which read the streams and frames. */
 	vmt_readahead_destroy(t->readahead);
 	for (uint32_t i = 0; i < t->nr_streams; i++) {
@@ -451,6 +482,13 @@ static void trace_free(struct vmt_trace *t)
 	free(t->frames);
 	vmt_buf_free(&t->payload);
 	free(t->filter);
+	for (uint32_t i = 0; i < t->nr_members; i++) {
+		trace_free(t->members[i].trace);
+		free(t->members[i].path);
+		free(t->members[i].stream_map);
+	}
+	free(t->members);
+	free(t->sources);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -497,6 +535,46 @@ static struct vmt_trace *trace_new(void)
 	return t;
 }
 
+/* "@set: " before @err's message, as much of the name as leaves room for it. */
+static void name_the_set(const char *set, struct vmt_trace_error *err)
+{
+	char why[sizeof(err->message)];
+	size_t n = strlen(err->message), room = sizeof(why) - 1, at;
+
+	memcpy(why, err->message, n + 1);
+	at = (size_t)snprintf(err->message, sizeof(err->message), "%.*s: ",
+			      (int)(n + 3 < room ? room - n - 3 : 0), set);
+	n = at + n <= room ? n : room - at;
+	memcpy(err->message + at, why, n);
+	err->message[at + n] = '\0';
+}
+
+/*
+ * When the file open in @t is a set file (trace_set.h), the set it names,
+ * opened into *@trace: 0 or -errno. 1 when it is not one.
+ */
+static int open_if_set(struct vmt_trace *t, const char *path, unsigned int flags,
+		       struct vmt_trace **trace, struct vmt_trace_error *err)
+{
+	char head[sizeof(VMT_TRACE_SET_MAGIC)], **paths;
+	size_t len = t->size < sizeof(head) ? (size_t)t->size : sizeof(head);
+	unsigned int n;
+	int ret;
+
+	if (pread_exact(t, 0, head, len, "file header", err->message, sizeof(err->message)) ||
+	    !vmt_trace_set_file_is(head, len))
+		return 1;
+	ret = vmt_trace_set_file_read(t->fd, path, &paths, &n, err->message,
+				      sizeof(err->message));
+	if (ret)
+		return ret;
+	ret = vmt_trace_open_set(trace, (const char *const *)paths, n, flags, err);
+	vmt_trace_set_paths_free(paths, n);
+	if (ret)
+		name_the_set(path, err);
+	return ret;
+}
+
 static int trace_open_path(struct vmt_trace **trace, const char *path, unsigned int flags,
 			   bool tolerant, struct vmt_trace_repair_report *report,
 			   struct vmt_trace_error *err)
@@ -519,6 +597,11 @@ static int trace_open_path(struct vmt_trace **trace, const char *path, unsigned 
 		return ret;
 	}
 	t->size = (uint64_t)st.st_size;
+	ret = open_if_set(t, path, flags, trace, err);
+	if (ret <= 0) {
+		trace_free(t);
+		return ret;
+	}
 	ret = trace_open_common(t, flags, tolerant, report);
 	if (ret) {
 		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, t->error);
@@ -556,6 +639,213 @@ int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t siz
 	}
 	*trace = t;
 	return 0;
+}
+
+/* ---- Trace sets ---------------------------------------------------------- */
+
+/*
+ * The least and greatest times of @t's frames of timed streams (an
+ * unsorted frame of a file before version 3 says its first and last
+ * entry's); false when no stream has times.
+ */
+static bool time_bounds(const struct vmt_trace *t, uint64_t *least, uint64_t *greatest)
+{
+	bool any = false;
+
+	*least = UINT64_MAX;
+	*greatest = 0;
+	for (uint64_t i = 0; i < t->nr_frames; i++) {
+		const struct vmt_frame_ref *ref = &t->frames[i];
+
+		if (t->streams[ref->stream_id].info.time_offset == VMT_TRACE_NO_TIME)
+			continue;
+		any = true;
+		*least = ref->first_time < *least ? ref->first_time : *least;
+		*greatest = ref->last_time > *greatest ? ref->last_time : *greatest;
+	}
+	return any;
+}
+
+/*
+ * Member @k's streams into set @t: its data stream and its order stream
+ * each joined to the set's one (the first file's), every other stream a
+ * stream of the set. A file of loop streams cannot join: their replay
+ * names the streams of its own file.
+ */
+static int join_streams(struct vmt_trace *t, struct set_member *m, int *data_id, int *order_id)
+{
+	const struct vmt_trace *f = m->trace;
+
+	m->stream_map = calloc(f->nr_streams ? f->nr_streams : 1, sizeof(*m->stream_map));
+	if (!m->stream_map)
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < f->nr_streams; i++) {
+		struct vmt_trace_stream_info info = f->streams[i].info;
+		int *joined = info.kind == VMT_STREAM_DATA ? data_id :
+			      info.kind == VMT_STREAM_ORDER ? order_id : NULL;
+		int err;
+
+		if (info.kind == VMT_STREAM_LOOPS || info.kind == VMT_STREAM_LOOPSET)
+			return vmt_trace_fail(t, -EINVAL,
+					      "%s: loop streams (a file of vmtrace loops) cannot join a trace set",
+					      m->path);
+		if (joined && *joined >= 0) {
+			m->stream_map[i] = (uint32_t)*joined;
+			continue;
+		}
+		if (t->nr_streams >= VMT_MAX_STREAMS)
+			return vmt_trace_fail(t, -E2BIG, "%s: more than %u streams in the set",
+					      m->path, VMT_MAX_STREAMS);
+		info.id = t->nr_streams;
+		err = add_stream(t, &info);
+		if (err)
+			return err;
+		if (joined)
+			*joined = (int)info.id;
+		m->stream_map[i] = info.id;
+	}
+	return 0;
+}
+
+/* Member @k's frames into set @t, as join_streams() placed their streams. */
+static int join_frames(struct vmt_trace *t, uint32_t k, uint64_t order_base)
+{
+	const struct set_member *m = &t->members[k];
+	const struct vmt_trace *f = m->trace;
+
+	for (uint64_t i = 0; i < f->nr_frames; i++) {
+		struct vmt_frame_ref ref = f->frames[i];
+		const struct vmt_trace_stream_info *info = &f->streams[ref.stream_id].info;
+		int err;
+
+		ref.stream_id = m->stream_map[ref.stream_id];
+		if (info->kind == VMT_STREAM_DATA)
+			ref.first_entry += m->data_base;
+		else if (info->kind == VMT_STREAM_ORDER)
+			ref.first_entry += order_base;
+		if (info->time_offset != VMT_TRACE_NO_TIME) {
+			ref.first_time += m->time_shift;
+			ref.last_time += m->time_shift;
+		}
+		err = add_frame(t, &ref);
+		if (err)
+			return err;
+		t->sources[t->nr_frames - 1] = (struct frame_source){ k, i };
+	}
+	return 0;
+}
+
+/* Entries of @t's first stream of @kind (its one data or order stream), 0 without. */
+static uint64_t kind_entries(const struct vmt_trace *t, uint32_t kind)
+{
+	for (uint32_t i = 0; i < t->nr_streams; i++)
+		if (t->streams[i].info.kind == kind)
+			return t->streams[i].entries;
+	return 0;
+}
+
+/* The files opened; the set made of them (vmt_trace_open_set()). */
+static int join_members(struct vmt_trace *t)
+{
+	uint64_t end = 0, data = 0, order = 0, frames = 0, least, greatest;
+	int data_id = -1, order_id = -1, err;
+
+	for (uint32_t k = 0; k < t->nr_members; k++)
+		frames += t->members[k].trace->nr_frames;
+	t->sources = calloc(frames ? frames : 1, sizeof(*t->sources));
+	if (!t->sources)
+		return vmt_trace_fail(t, -ENOMEM, "out of memory");
+	t->version = UINT32_MAX;
+	for (uint32_t k = 0; k < t->nr_members; k++) {
+		struct set_member *m = &t->members[k];
+		const struct vmt_trace *f = m->trace;
+
+		if (f->members)
+			return vmt_trace_fail(t, -EINVAL, "%s: a trace set within a set", m->path);
+		err = join_streams(t, m, &data_id, &order_id);
+		if (err)
+			return err;
+		/* One after another: a file that starts before the last ends starts after it. */
+		if (time_bounds(f, &least, &greatest)) {
+			if (k && least <= end)
+				m->time_shift = end + 1 - least;
+			if (greatest + m->time_shift > end)
+				end = greatest + m->time_shift;
+		}
+		m->data_base = data;
+		err = join_frames(t, k, order);
+		if (err)
+			return err;
+		data += kind_entries(f, VMT_STREAM_DATA);
+		order += kind_entries(f, VMT_STREAM_ORDER);
+		t->version = f->version < t->version ? f->version : t->version;
+	}
+	return 0;
+}
+
+int vmt_trace_open_set(struct vmt_trace **trace, const char *const *paths, unsigned int n,
+		       unsigned int flags, struct vmt_trace_error *err)
+{
+	struct vmt_trace *t;
+	int ret = 0;
+
+	*trace = NULL;
+	if (n < 1 || n > VMT_TRACE_MAX_SET) {
+		snprintf(err->message, sizeof(err->message), "a trace set of %u files: from 1 to %u",
+			 n, VMT_TRACE_MAX_SET);
+		return -EINVAL;
+	}
+	if (flags & VMT_TRACE_OPEN_SCAN) {
+		snprintf(err->message, sizeof(err->message),
+			 "a trace set is read through its files' directories: verify or repair each file alone");
+		return -EINVAL;
+	}
+	t = trace_new();
+	if (t)
+		t->members = calloc(n, sizeof(*t->members));
+	if (!t || !t->members) {
+		trace_free(t);
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < n && !ret; k++) {
+		struct set_member *m = &t->members[k];
+
+		m->path = strdup(paths[k]);
+		if (!m->path) {
+			snprintf(err->message, sizeof(err->message), "out of memory");
+			ret = -ENOMEM;
+			break;
+		}
+		t->nr_members++;
+		ret = vmt_trace_open(&m->trace, paths[k], flags, err);
+	}
+	if (!ret) {
+		ret = join_members(t);
+		if (ret)
+			snprintf(err->message, sizeof(err->message), "%s", t->error);
+	}
+	if (ret) {
+		trace_free(t);
+		return ret;
+	}
+	*trace = t;
+	return 0;
+}
+
+unsigned int vmt_trace_set_files(const struct vmt_trace *trace)
+{
+	return trace->nr_members;
+}
+
+const char *vmt_trace_set_file(const struct vmt_trace *trace, unsigned int k,
+			       uint64_t *time_shift)
+{
+	if (k >= trace->nr_members)
+		return NULL;
+	if (time_shift)
+		*time_shift = trace->members[k].time_shift;
+	return trace->members[k].path;
 }
 
 int vmt_trace_scan_for_repair(const char *path, struct vmt_trace_stream_info **streams,
@@ -728,6 +1018,9 @@ int vmt_trace_frame_span(const struct vmt_trace *t, uint32_t stream_id, uint64_t
  * workers call it (on the trace as decode_job()'s @ctx) as well as
  * load_frame().
  */
+static int decode_member_frame(const struct vmt_trace *t, uint64_t frame_no,
+			       struct vmt_frame_buf *buf);
+
 static int decode_frame(const struct vmt_trace *t, uint64_t frame_no, struct vmt_frame_buf *buf)
 {
 	const struct vmt_frame_ref *ref = &t->frames[frame_no];
@@ -735,6 +1028,9 @@ static int decode_frame(const struct vmt_trace *t, uint64_t frame_no, struct vmt
 	const char *why = NULL;
 	struct vmt_frame_header h;
 	int err;
+
+	if (t->members)
+		return decode_member_frame(t, frame_no, buf);
 
 	err = read_payload(t, frame_no, ref->offset, &h, &buf->payload, buf->why, sizeof(buf->why));
 	if (err)
@@ -795,6 +1091,59 @@ fail:
 	snprintf(buf->why, sizeof(buf->why), "frame %llu at byte %llu: %s",
 		 (unsigned long long)frame_no, (unsigned long long)ref->offset, why);
 	return err;
+}
+
+/*
+ * A set's frame @frame_no: decoded by its file's trace (checked against
+ * that file's directory), then its entries made the set's: times moved
+ * later by the file's shift, records' data offsets by its data base, order
+ * runs' streams renumbered. Like decode_frame(), it changes nothing in @t.
+ */
+static int decode_member_frame(const struct vmt_trace *t, uint64_t frame_no,
+			       struct vmt_frame_buf *buf)
+{
+	const struct frame_source *src = &t->sources[frame_no];
+	const struct set_member *m = &t->members[src->member];
+	const struct vmt_frame_ref *ref = &t->frames[frame_no];
+	const struct vmt_trace_stream_info *info = &t->streams[ref->stream_id].info;
+	int err = decode_frame(m->trace, src->frame, buf);
+
+	if (err) {
+		char why[sizeof(buf->why)];
+		size_t n = strlen(buf->why), room = sizeof(why) - 1, at;
+
+		/* The file's name first, as much of it as leaves room for why. */
+		memcpy(why, buf->why, n + 1);
+		at = (size_t)snprintf(buf->why, sizeof(buf->why), "%.*s: ",
+				      (int)(n + 3 < room ? room - n - 3 : 0), m->path);
+		n = at + n <= room ? n : room - at;
+		memcpy(buf->why + at, why, n);
+		buf->why[at + n] = '\0';
+		return err;
+	}
+	for (uint32_t i = 0; i < ref->entry_count; i++) {
+		uint8_t *e = buf->data + (size_t)i * info->entry_size;
+		struct vmt_record r;
+
+		if (info->kind == VMT_STREAM_ORDER) {
+			uint32_t id = vmt_get32(e);
+
+			vmt_put32(e, id < m->trace->nr_streams ? m->stream_map[id] : UINT32_MAX);
+			continue;
+		}
+		if (info->time_offset != VMT_TRACE_NO_TIME && m->time_shift)
+			vmt_put64(e + info->time_offset,
+				  vmt_get64(e + info->time_offset) + m->time_shift);
+		if (info->kind != VMT_STREAM_RECORDS || !m->data_base ||
+		    info->entry_size != sizeof(r))
+			continue;
+		memcpy(&r, e, sizeof(r));
+		if (r.hdr.data_len) {
+			r.raw[VMT_DATA_OFF_WORD] += m->data_base;
+			memcpy(e, &r, sizeof(r));
+		}
+	}
+	return 0;
 }
 
 static int decode_job(void *ctx, uint64_t frame_no, struct vmt_frame_buf *buf)

@@ -263,6 +263,26 @@ struct vmt_trace;
  */
 int vmt_trace_open(struct vmt_trace **trace, const char *path, unsigned int flags,
 		   struct vmt_trace_error *err);
+/*
+ * A trace set: the traces at @paths (1 to VMT_TRACE_MAX_SET of them) read
+ * as one trace, one after another in the order given. Their streams are the
+ * set's (the data streams joined, and the order streams: written order is
+ * the first file's, then the second's...); a file whose first time is not
+ * after the last time of those before it has every time moved later by the
+ * same amount, to start 1 ns after them. Processes keep their pids: the
+ * same pid in two files is one process to the analyses. Files of loop
+ * streams and sets cannot join; VMT_TRACE_OPEN_SCAN is refused.
+ * vmt_trace_open() opens a set file (a text file whose first line is
+ * "vmtrace trace set", then a trace's path a line, relative ones from the
+ * set file's folder; docs/FORMAT.md) the same way.
+ */
+#define VMT_TRACE_MAX_SET	1000
+int vmt_trace_open_set(struct vmt_trace **trace, const char *const *paths, unsigned int n,
+		       unsigned int flags, struct vmt_trace_error *err);
+/* A set's files (0 for a trace of one file), and file @k's path and time shift, or NULL. */
+unsigned int vmt_trace_set_files(const struct vmt_trace *trace);
+const char *vmt_trace_set_file(const struct vmt_trace *trace, unsigned int k,
+			       uint64_t *time_shift);
 /* The same over @size bytes at @data, which must outlive the trace. */
 int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t size,
 			  unsigned int flags, struct vmt_trace_error *err);

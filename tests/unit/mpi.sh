@@ -110,6 +110,15 @@ fails() {
 		passed=$((passed + 1))
 	fi
 }
+# reduce: process 0 writes the one trace, the trace one process writes.
+"$bin" reduce --sad 50 "$tmp/model.vmt" -o "$tmp/alone.vmt" >"$tmp/alone" 2>&1
+mpi 2 "$bin" reduce --sad 50 "$tmp/model.vmt" -o "$tmp/ranks.vmt" >"$tmp/ranks" 2>&1
+if [ -s "$tmp/alone.vmt" ] && cmp -s "$tmp/alone.vmt" "$tmp/ranks.vmt" &&
+   cmp -s <(sed 's/alone.vmt/OUT/' "$tmp/alone") <(sed 's/ranks.vmt/OUT/' "$tmp/ranks"); then
+	passed=$((passed + 1))
+else
+	fail "reduce: 2 processes write or print otherwise than one: $(head -c 300 "$tmp/ranks")"
+fi
 # A command that does not split refuses, once.
 fails "dump under mpirun" 1 "does not split its work" "$bin" dump "$tmp/model.vmt"
 # vmtrace alone in a folder: under mpirun it names what it misses.

@@ -162,6 +162,7 @@ refuse() {
 refuse "a missing file" "bad.vmts: cannot read .*none.vmt" mixed.vmt none.vmt
 refuse "no file" "names no trace" "# nothing"
 refuse "a set within" "bad.vmts: .*twice.vmts: a trace set within a set" twice.vmts
+refuse "itself" "bad.vmts: .*bad.vmts: a trace set within a set" bad.vmts
 refuse "not a trace" "exact.din: not a vmtrace trace file" mixed.vmt exact.din
 "$bin" loops "$tmp/exact.vmt" -o "$tmp/loops.vmt" >/dev/null 2>&1 || fail "loops"
 refuse "a loop file" "loop streams .* cannot join a trace set" loops.vmt

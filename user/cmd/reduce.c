@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/ranks.h"
 #include "util/writer_options.h"
 
 enum { REDUCE_OPT_SAD = 0x300 };
@@ -32,6 +33,14 @@ void usage_reduce(FILE *out)
 	fputs(writer_options_usage, out);
 }
 
+/* 1, having told the other processes (which wait in reduce()) that this one failed. */
+static int failed_before_run(void)
+{
+	if (ranks_size() > 1)
+		ranks_agree(1);
+	return 1;
+}
+
 static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t,
 		  struct analysis_options *o, const struct vmt_sad_options *sad_options,
 		  const struct vmt_trace_writer_options *wopts)
@@ -44,9 +53,16 @@ static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t
 	char kept[32], refs[32];
 	int ret;
 
+	/*
+	 * Under MPI, process 0 writes the one trace, whole (SAD's windows need
+	 * every reference in order); the others wait for its word, as
+	 * analysis_run() has it, and print nothing.
+	 */
+	if (ranks_rank() != 0)
+		return ranks_agree(0) ? 1 : 0;
 	if (vmt_trace_writer_create(&w, out_path, wopts, &err)) {
 		fprintf(stderr, "vmtrace reduce: %s\n", err.message);
-		return 1;
+		return failed_before_run();
 	}
 	ret = vmt_sad_create(&sad, t, w, &o->ref, sad_options);
 	if (ret) {
@@ -54,7 +70,7 @@ static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t
 			ret == -ENOMEM ? strerror(ENOMEM) : vmt_trace_writer_error_message(w));
 		vmt_trace_writer_abandon(w);
 		unlink(out_path);
-		return 1;
+		return failed_before_run();
 	}
 	ret = analysis_run("reduce", t, o, &sad, 1, &stats);
 	if (ret) {

@@ -29,11 +29,11 @@ static const char exit_status[] = "0 success, 1 the operation failed, 2 bad usag
 static const char several[] =
 	"dump, stats, export and the analyses (mrc, reuse, wss, heatmap, hmtt, reduce,\n"
 	"cachesim) take -j N: the trace's frames decoded on N threads (default: one a\n"
-	"CPU). mpirun -np K vmtrace stats|mrc|reuse|wss|heatmap|hmtt|cachesim runs\n"
+	"CPU). mpirun -np K vmtrace stats|mrc|reuse|wss|heatmap|hmtt|reduce|cachesim runs\n"
 	"as K processes (vmtrace-mpi, beside vmtrace) and prints what one process prints:\n"
 	"the work splits where the analysis allows (docs/analysis/parallel.md), and what\n"
-	"needs one pass (FIFO, CLOCK, OPT, sampled curves, hmtt) runs whole in process 0;\n"
-	"the other commands refuse to run under mpirun";
+	"needs one pass (FIFO, CLOCK, OPT, sampled curves, hmtt, reduce) runs whole in\n"
+	"process 0; the other commands refuse to run under mpirun";
 
 static const struct vmt_command commands[] = {
 	{ "version", "the tools' ABI and, when the module is loaded, the module's",
@@ -185,7 +185,7 @@ static int put_man(FILE *out)
 static bool splits(const char *name)
 {
 	static const char *const splitting[] = {
-		"stats", "mrc", "reuse", "wss", "heatmap", "hmtt", "cachesim",
+		"stats", "mrc", "reuse", "wss", "heatmap", "hmtt", "reduce", "cachesim",
 	};
 
 	for (size_t i = 0; i < sizeof(splitting) / sizeof(splitting[0]); i++)

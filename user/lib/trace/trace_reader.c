@@ -553,7 +553,7 @@ static void name_the_set(const char *set, struct vmt_trace_error *err)
  * When the file open in @t is a set file (trace_set.h), the set it names,
  * opened into *@trace: 0 or -errno. 1 when it is not one.
  */
-static int open_if_set(struct vmt_trace *t, const char *path, unsigned int flags,
+static int open_if_set(struct vmt_trace *t, const char *path, unsigned int flags, bool in_set,
 		       struct vmt_trace **trace, struct vmt_trace_error *err)
 {
 	char head[sizeof(VMT_TRACE_SET_MAGIC)], **paths;
@@ -564,6 +564,12 @@ static int open_if_set(struct vmt_trace *t, const char *path, unsigned int flags
 	if (pread_exact(t, 0, head, len, "file header", err->message, sizeof(err->message)) ||
 	    !vmt_trace_set_file_is(head, len))
 		return 1;
+	/* Not even itself: a set that named a set could name itself. */
+	if (in_set) {
+		snprintf(err->message, sizeof(err->message), "%.200s: a trace set within a set",
+			 path);
+		return -EINVAL;
+	}
 	ret = vmt_trace_set_file_read(t->fd, path, &paths, &n, err->message,
 				      sizeof(err->message));
 	if (ret)
@@ -576,7 +582,7 @@ static int open_if_set(struct vmt_trace *t, const char *path, unsigned int flags
 }
 
 static int trace_open_path(struct vmt_trace **trace, const char *path, unsigned int flags,
-			   bool tolerant, struct vmt_trace_repair_report *report,
+			   bool tolerant, struct vmt_trace_repair_report *report, bool in_set,
 			   struct vmt_trace_error *err)
 {
 	struct vmt_trace *t = trace_new();
@@ -597,7 +603,7 @@ static int trace_open_path(struct vmt_trace **trace, const char *path, unsigned 
 		return ret;
 	}
 	t->size = (uint64_t)st.st_size;
-	ret = open_if_set(t, path, flags, trace, err);
+	ret = open_if_set(t, path, flags, in_set, trace, err);
 	if (ret <= 0) {
 		trace_free(t);
 		return ret;
@@ -615,7 +621,7 @@ static int trace_open_path(struct vmt_trace **trace, const char *path, unsigned 
 int vmt_trace_open(struct vmt_trace **trace, const char *path, unsigned int flags,
 		   struct vmt_trace_error *err)
 {
-	return trace_open_path(trace, path, flags, false, NULL, err);
+	return trace_open_path(trace, path, flags, false, NULL, false, err);
 }
 
 int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t size,
@@ -760,8 +766,6 @@ static int join_members(struct vmt_trace *t)
 		struct set_member *m = &t->members[k];
 		const struct vmt_trace *f = m->trace;
 
-		if (f->members)
-			return vmt_trace_fail(t, -EINVAL, "%s: a trace set within a set", m->path);
 		err = join_streams(t, m, &data_id, &order_id);
 		if (err)
 			return err;
@@ -818,7 +822,7 @@ int vmt_trace_open_set(struct vmt_trace **trace, const char *const *paths, unsig
 			break;
 		}
 		t->nr_members++;
-		ret = vmt_trace_open(&m->trace, paths[k], flags, err);
+		ret = trace_open_path(&m->trace, paths[k], flags, false, NULL, true, err);
 	}
 	if (!ret) {
 		ret = join_members(t);
@@ -857,7 +861,7 @@ int vmt_trace_scan_for_repair(const char *path, struct vmt_trace_stream_info **s
 	int ret;
 
 	memset(report, 0, sizeof(*report));
-	ret = trace_open_path(&t, path, VMT_TRACE_OPEN_SCAN, true, report, err);
+	ret = trace_open_path(&t, path, VMT_TRACE_OPEN_SCAN, true, report, false, err);
 	if (ret)
 		return ret;
 	*streams = calloc(t->nr_streams + 1, sizeof(**streams));

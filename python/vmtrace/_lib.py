@@ -396,6 +396,8 @@ PROTOTYPES = {
     'vmt_trace_stream': (ctypes.POINTER(StreamInfo), [P, u32]),
     'vmt_trace_stream_stats': (ctypes.c_int, [P, u32, ctypes.POINTER(StreamStats)]),
     'vmt_trace_nr_frames': (u64, [P]),
+    'vmt_trace_set_files': (ctypes.c_uint, [P]),
+    'vmt_trace_set_file': (ctypes.c_char_p, [P, ctypes.c_uint, ctypes.POINTER(u64)]),
     'vmt_trace_record_data': (ctypes.c_int, [P, P, P, ctypes.c_size_t]),
     'vmt_trace_session': (ctypes.c_int, [P, ctypes.POINTER(Session)]),
     'vmt_trace_check': (ctypes.c_int, [P]),

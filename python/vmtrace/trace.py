@@ -212,6 +212,20 @@ class Trace:
                 'session': self.session}
 
     @property
+    def files(self):
+        """A trace set's files (a set file, docs/FORMAT.md "Trace sets"), in
+        the order they are read, each as (path, time_shift): how many ns its
+        times were moved later to follow the files before it. [] for a
+        trace of one file."""
+        t = self._handle()
+        out = []
+        for k in range(lib.vmt_trace_set_files(t)):
+            shift = ctypes.c_uint64()
+            path = lib.vmt_trace_set_file(t, k, ctypes.byref(shift))
+            out.append((os.fsdecode(path), shift.value))
+        return out
+
+    @property
     def time_span(self):
         """(first, last): the least of the streams' first entries' times
         and the greatest of their last entries', in ns, as `vmtrace info`'s

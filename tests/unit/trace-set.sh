@@ -8,9 +8,10 @@
 #   the whole prints (the name aside) for every analysis command, dump in
 #   written and in time order and export csv; refs and evictions through the
 #   model codec, and exact accesses (cachesim).
-# - Every analysis command prints the same bytes at -j 1, -j 2 and as 2 MPI
-#   processes, on the set and on traces of the bench's kinds (vmt-synth
-#   mixed, random and sweep, smaller).
+# - Every analysis command prints the same bytes (reduce writes the same
+#   trace) at -j 1, -j 2 and as 2 MPI processes, on the set, on a set of the
+#   test traces of formats 1 to 3 and on traces of the bench's kinds
+#   (vmt-synth mixed, random and sweep, smaller).
 # - Files whose times overlap (a trace named twice) are read one after
 #   another: info says by how much the second moved, and stats counts each
 #   record twice.
@@ -125,6 +126,20 @@ analyses() {
 	alike "hmtt $name" "$tr" hmtt --section v2p,interleave,scr
 }
 analyses "set" "$tmp/mixed/set.vmts"
+# The test traces of formats 1, 2 and 3 as one set (their times overlap).
+data=$(cd "$(dirname "$0")/data" && pwd)
+printf 'vmtrace trace set\n%s\n%s\n%s\n' "$data/format1-1ebf73a.vmt" "$data/format2-3cd2bb1.vmt" \
+	"$data/format3-a2d8da3.vmt" >"$tmp/formats.vmts"
+analyses "formats 1-3" "$tmp/formats.vmts"
+# reduce writes a trace: the same file and output at -j 1, -j 2 and as 2 processes.
+"$bin" reduce --sad 20 -j 1 "$tmp/mixed/set.vmts" -o "$tmp/r1.vmt" >"$tmp/r1" 2>&1
+"$bin" reduce --sad 20 -j 2 "$tmp/mixed/set.vmts" -o "$tmp/r2.vmt" >"$tmp/r2" 2>&1
+mpi "$bin" reduce --sad 20 "$tmp/mixed/set.vmts" -o "$tmp/r3.vmt" >"$tmp/r3" 2>&1
+if [ -s "$tmp/r1.vmt" ] && cmp -s "$tmp/r1.vmt" "$tmp/r2.vmt" && cmp -s "$tmp/r1.vmt" "$tmp/r3.vmt" &&
+   cmp -s <(sed 's/r1.vmt/R/' "$tmp/r1") <(sed 's/r2.vmt/R/' "$tmp/r2") &&
+   cmp -s <(sed 's/r1.vmt/R/' "$tmp/r1") <(sed 's/r3.vmt/R/' "$tmp/r3"); then ok; else
+	fail "reduce set: -j 2 or 2 processes write or print otherwise: $(head -c 300 "$tmp/r3")"
+fi
 alike "cachesim set" "$tmp/exact/set.vmts" cachesim --preset psnap --top 2
 for kind in mixed random sweep; do
 	"$synth" "$kind" 100000 3 >"$tmp/$kind.raw" &&

@@ -162,13 +162,19 @@ class Range(ctypes.Structure):
     _fields_ = [('start', u64), ('end', u64)]
 
 
+class Phase(ctypes.Structure):
+    """struct vmt_trace_phase"""
+    _fields_ = [('pid', u32), ('reserved', u32), ('start', u64), ('end', u64)]
+
+
 class Filter(ctypes.Structure):
     """struct vmt_trace_filter"""
     _fields_ = [('types', u32), ('nr_pids', u32), ('pids', ctypes.POINTER(u32)),
                 ('nr_cpus', u32), ('cpus', ctypes.POINTER(u32)), ('time_range', ctypes.c_int),
                 ('from_time', u64), ('to_time', u64), ('nr_addrs', u32),
                 ('addrs', ctypes.POINTER(Range)), ('nr_ips', u32),
-                ('ips', ctypes.POINTER(Range))]
+                ('ips', ctypes.POINTER(Range)), ('nr_phases', u32),
+                ('phases', ctypes.POINTER(Phase))]
 
 
 class LoopsThread(ctypes.Structure):

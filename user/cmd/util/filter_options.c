@@ -7,7 +7,9 @@
  * become the trace's filter
  * (vmt_trace_set_filter()), which every cursor over it then applies.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,6 +24,10 @@ const char filter_options_usage[] =
 	"  --from NS        only records at or after this time (ns, as dump prints it)\n"
 	"  --to NS          only records at or before this time; --from and --to seek\n"
 	"                   through the trace's directory, reading no frame before --from\n"
+	"  --marker ID      only each process's records from its marker ID to its next\n"
+	"                   marker (or its end): a phase the program marked\n"
+	"  --between-markers A,B  only each process's records from its marker A to its\n"
+	"                   next marker B (or its end); the closing marker is outside\n"
 	"  -j, --jobs N     decode the trace's frames on N threads (default: one a CPU);\n"
 	"                   the output is the same whatever N\n";
 
@@ -108,6 +114,36 @@ static int parse_ranges(const char *cmd, const char *what, const char *arg,
 	return 0;
 }
 
+/* --marker ID or --between-markers A,B: marker ids, 0 to 2^32 - 2. */
+static int parse_markers(const char *cmd, int opt, const char *arg, struct filter_options *o)
+{
+	const char *name = opt == FILTER_OPT_MARKER ? "--marker" : "--between-markers";
+	const char *comma = strchr(arg, ',');
+	char first[32];
+	long long a, b = VMT_TRACE_ANY_MARKER;
+
+	if (o->phases) {
+		fprintf(stderr, "vmtrace %s: one --marker or --between-markers\n", cmd);
+		return -1;
+	}
+	if ((opt == FILTER_OPT_BETWEEN) != (comma != NULL) ||
+	    (comma && (size_t)(comma - arg) >= sizeof(first))) {
+		fprintf(stderr, "vmtrace %s: bad %s '%s' (%s)\n", cmd, name, arg,
+			opt == FILTER_OPT_MARKER ? "a marker id" : "two marker ids, A,B");
+		return -1;
+	}
+	snprintf(first, sizeof(first), "%.*s", comma ? (int)(comma - arg) : (int)strlen(arg), arg);
+	a = parse_number(cmd, name, first, 0, VMT_TRACE_ANY_MARKER - 1);
+	if (a >= 0 && comma)
+		b = parse_number(cmd, name, comma + 1, 0, VMT_TRACE_ANY_MARKER - 1);
+	if (a < 0 || b < 0)
+		return -1;
+	o->used = o->phases = true;
+	o->first_marker = (uint32_t)a;
+	o->last_marker = (uint32_t)b;
+	return 0;
+}
+
 int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter_options *o)
 {
 	struct vmt_trace_filter *f = &o->filter;
@@ -144,6 +180,9 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
 	case FILTER_OPT_IP:
 		o->used = true;
 		return parse_ranges(cmd, "--ip", arg, o->ips, &f->nr_ips) ? -1 : 1;
+	case FILTER_OPT_MARKER:
+	case FILTER_OPT_BETWEEN:
+		return parse_markers(cmd, opt, arg, o) ? -1 : 1;
 	case FILTER_OPT_FROM:
 	case FILTER_OPT_TO:
 		o->used = true;
@@ -180,6 +219,21 @@ int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_opt
 	o->filter.cpus = o->cpus;
 	o->filter.addrs = o->addrs;
 	o->filter.ips = o->ips;
+	if (o->phases && !o->filter.phases) {
+		struct vmt_trace_phase *phases;
+		int err = vmt_trace_marker_phases(t, o->first_marker, o->last_marker, &phases,
+						  &o->filter.nr_phases);
+
+		if (err == -ENOENT)
+			fprintf(stderr, "vmtrace %s: no marker %u in the trace\n", cmd,
+				o->first_marker);
+		else if (err)
+			fprintf(stderr, "vmtrace %s: finding the markers: %s\n", cmd,
+				err == -ENOMEM ? strerror(ENOMEM) : vmt_trace_error_message(t));
+		if (err)
+			return -1;
+		o->filter.phases = phases;
+	}
 	if (vmt_trace_set_filter(t, &o->filter)) {
 		fprintf(stderr, "vmtrace %s: %s\n", cmd, vmt_trace_error_message(t));
 		return -1;

@@ -144,6 +144,23 @@ static bool ranges_pass(const struct vmt_trace_filter *f, const struct vmt_recor
 	       (!f->nr_ips || (has_ip && in_ranges(f->ips, f->nr_ips, ip)));
 }
 
+/* Whether @r lies in one of its process's phases: the last that starts at or before it. */
+static bool in_phase(const struct vmt_trace_filter *f, const struct vmt_record *r)
+{
+	uint32_t lo = 0, hi = f->nr_phases;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct vmt_trace_phase *p = &f->phases[mid];
+
+		if (p->pid < r->hdr.pid || (p->pid == r->hdr.pid && p->start <= r->hdr.time_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && f->phases[lo - 1].pid == r->hdr.pid && r->hdr.time_ns < f->phases[lo - 1].end;
+}
+
 static bool record_passes(const struct vmt_trace_filter *f, const struct vmt_record *r)
 {
 	return type_passes(f, r->hdr.type) &&
@@ -151,7 +168,8 @@ static bool record_passes(const struct vmt_trace_filter *f, const struct vmt_rec
 	       (!f->nr_cpus || in_list(f->cpus, f->nr_cpus, r->hdr.cpu)) &&
 	       (!f->time_range ||
 		(r->hdr.time_ns >= f->from_time && r->hdr.time_ns <= f->to_time)) &&
-	       ((!f->nr_addrs && !f->nr_ips) || ranges_pass(f, r));
+	       ((!f->nr_addrs && !f->nr_ips) || ranges_pass(f, r)) &&
+	       (!f->nr_phases || in_phase(f, r));
 }
 
 /* A time-sorted stream's entries within the filter's time range: [s->start, s->end). */

@@ -896,15 +896,21 @@ struct vmt_trace_filter *vmt_trace_filter_copy(const struct vmt_trace_filter *fi
 	size_t ranges = (size_t)filter->nr_addrs + filter->nr_ips;
 	size_t ids = (size_t)filter->nr_pids + filter->nr_cpus;
 	struct vmt_trace_filter *copy;
+	struct vmt_trace_phase *phase;
 	struct vmt_trace_range *r;
 	uint32_t *id;
 
-	/* One block: the filter, its ranges (8-byte aligned after it), its ids. */
-	copy = malloc(sizeof(*copy) + ranges * sizeof(*r) + ids * sizeof(*id));
+	/* One block: the filter, its phases and ranges (8-byte aligned after it), its ids. */
+	copy = malloc(sizeof(*copy) + filter->nr_phases * sizeof(*phase) + ranges * sizeof(*r) +
+		      ids * sizeof(*id));
 	if (!copy)
 		return NULL;
 	*copy = *filter;
-	r = (struct vmt_trace_range *)(copy + 1);
+	phase = (struct vmt_trace_phase *)(copy + 1);
+	if (filter->nr_phases)
+		memcpy(phase, filter->phases, filter->nr_phases * sizeof(*phase));
+	copy->phases = phase;
+	r = (struct vmt_trace_range *)(phase + filter->nr_phases);
 	id = (uint32_t *)(r + ranges);
 	if (filter->nr_addrs)
 		memcpy(r, filter->addrs, filter->nr_addrs * sizeof(*r));
@@ -929,6 +935,19 @@ static bool ranges_valid(const struct vmt_trace_range *r, uint32_t n)
 	return true;
 }
 
+/* Each phase not empty, in order of pid and start, a process's apart. */
+static bool phases_valid(const struct vmt_trace_phase *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (p[i].start >= p[i].end)
+			return false;
+		if (i && (p[i].pid < p[i - 1].pid ||
+			  (p[i].pid == p[i - 1].pid && p[i].start < p[i - 1].end)))
+			return false;
+	}
+	return true;
+}
+
 int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter)
 {
 	struct vmt_trace_filter *copy;
@@ -943,11 +962,14 @@ int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter 
 				      (unsigned long long)filter->from_time,
 				      (unsigned long long)filter->to_time);
 	if ((filter->nr_pids && !filter->pids) || (filter->nr_cpus && !filter->cpus) ||
-	    (filter->nr_addrs && !filter->addrs) || (filter->nr_ips && !filter->ips))
+	    (filter->nr_addrs && !filter->addrs) || (filter->nr_ips && !filter->ips) ||
+	    (filter->nr_phases && !filter->phases))
 		return vmt_trace_fail(trace, -EINVAL, "filter: a count without its list");
 	if (!ranges_valid(filter->addrs, filter->nr_addrs) ||
 	    !ranges_valid(filter->ips, filter->nr_ips))
 		return vmt_trace_fail(trace, -EINVAL, "filter: an address range that ends where or before it starts");
+	if (!phases_valid(filter->phases, filter->nr_phases))
+		return vmt_trace_fail(trace, -EINVAL, "filter: phases empty, out of order or overlapping");
 	copy = vmt_trace_filter_copy(filter);
 	if (!copy)
 		return vmt_trace_fail(trace, -ENOMEM, "out of memory");

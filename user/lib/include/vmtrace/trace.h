@@ -407,6 +407,13 @@ struct vmt_trace_range {
  * Which records cursors return. A zeroed filter passes every record; each
  * field that is set narrows it, and a record must pass them all.
  */
+/* A process's phase: its records from @start to before @end (ns). */
+struct vmt_trace_phase {
+	uint32_t pid;
+	uint32_t reserved;
+	uint64_t start, end;
+};
+
 struct vmt_trace_filter {
 	uint32_t types;		/* bit t set: records of type t (t < 32); 0: any type */
 	uint32_t nr_pids;	/* 0: any pid */
@@ -430,6 +437,14 @@ struct vmt_trace_filter {
 	 */
 	uint32_t nr_ips;
 	const struct vmt_trace_range *ips;
+	/*
+	 * Records of a process within one of its phases (vmt_trace_marker_phases()
+	 * finds them between markers): @phases sorted by pid, then start, a
+	 * process's not overlapping. Records of processes without one do not
+	 * pass. 0: any record.
+	 */
+	uint32_t nr_phases;
+	const struct vmt_trace_phase *phases;
 };
 
 /*
@@ -439,10 +454,24 @@ struct vmt_trace_filter {
  * or CPU the filter leaves out are never decoded; a time range starts and
  * ends each time-sorted stream with vmt_trace_seek_time() instead of reading
  * the frames before it. vmt_trace_read() and vmt_trace_seek_time() still
- * reach every entry. -EINVAL when from_time > to_time, or a range of @addrs
- * or @ips is empty (start >= end).
+ * reach every entry. -EINVAL when from_time > to_time, a range of @addrs
+ * or @ips is empty (start >= end), or @phases are empty, out of order or
+ * overlapping.
  */
 int vmt_trace_set_filter(struct vmt_trace *trace, const struct vmt_trace_filter *filter);
+/*
+ * Every process's phases between its markers (HMTT's I-Code events): from
+ * each of its markers @first to its next marker @last, or (@last
+ * VMT_TRACE_ANY_MARKER) to its next marker of any id, or else to the
+ * trace's end; the closing marker is the phase's end, outside it. A marker
+ * @first within a phase is inside it. *@phases (malloc()ed; free()) as
+ * vmt_trace_filter wants them, and their number. The markers are read
+ * through a cursor over the whole trace (its filter set aside, then put
+ * back). 0 or -errno; -ENOENT when no phase begins.
+ */
+#define VMT_TRACE_ANY_MARKER	0xffffffffu
+int vmt_trace_marker_phases(struct vmt_trace *trace, uint32_t first, uint32_t last,
+			    struct vmt_trace_phase **phases, uint32_t *nr_phases);
 
 struct vmt_trace_cursor;
 

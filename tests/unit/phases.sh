@@ -9,7 +9,8 @@
 # records it keeps are converted into a trace of their own, and every
 # command run with the option on the whole trace prints what it prints with
 # none on the kept records (the file's name aside): stats, dump, mrc, reuse,
-# wss, heatmap, hmtt and cachesim; the same at -j 2 and as 2 MPI processes;
+# wss, heatmap, hmtt, cachesim and report (its processes and top pages: its
+# time slices span the whole trace, and their counts add up); the same at -j 2 and as 2 MPI processes;
 # bad values refused.
 set -uo pipefail
 bin=$1
@@ -115,6 +116,22 @@ for spec in "1 2" "1 any"; do
 	same "heatmap" heatmap --csv
 	same "hmtt" hmtt --section interleave,scr
 	same "cachesim" cachesim --cache L1=1k:2:64
+	# report's time slices (and the working set's window, a slice) span the
+	# whole trace's time, the kept records' theirs: its processes and top
+	# pages, and the slices' sum.
+	# shellcheck disable=SC2086
+	"$bin" report $phase "$tmp/all.vmt" >"$tmp/ra" 2>&1
+	"$bin" report "$tmp/kept.vmt" >"$tmp/rk" 2>&1
+	slices() { awk '/^references over time/ { on = 1; next } on && NF == 0 { on = 0 } on' "$1"; }
+	rest() {
+		awk '/^references over time/ { skip = 1 } /^top pages/ { skip = 0; top = 1 }
+		     top && NF == 0 { exit } !skip' "$1" | sed "s|$tmp/[a-z]*.vmt|TRACE|"
+	}
+	if cmp -s <(rest "$tmp/ra") <(rest "$tmp/rk") &&
+	   [ "$(slices "$tmp/ra" | awk '{ n += $3 } END { print n }')" = "$refs" ]; then ok; else
+		fail "report ($phase): otherwise than the kept records"
+		diff <(rest "$tmp/ra") <(rest "$tmp/rk") | head -6
+	fi
 	# The same at -j 2 and as 2 MPI processes.
 	# shellcheck disable=SC2086
 	"$bin" mrc -j 1 $phase "$tmp/all.vmt" >"$tmp/j1" 2>&1

@@ -16,6 +16,7 @@
 #include "report_html.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/filter_options.h"
 #include "util/report.h"
 
 static double seconds(uint64_t ns)
@@ -29,11 +30,13 @@ static double span_seconds(const struct vmt_trace_summary *s)
 }
 
 static const char report_usage[] =
-	"usage: vmtrace report [--buckets N] [--top N] [--html PAGE] FILE\n"
+	"usage: vmtrace report [--buckets N] [--top N] [--html PAGE] [filter options] FILE\n"
 	"  --buckets N      time slices of the reference rate (default 10)\n"
 	"  --top N          the most referenced pages to list (default 10)\n"
 	"  --html PAGE      write the report as one self-contained HTML page, with\n"
-	"                   gnuplot's pictures of the analyses, instead of the text\n";
+	"                   gnuplot's pictures of the analyses, instead of the text\n"
+	"  the filter options below narrow the records reported (--between-markers: a\n"
+	"  phase the program marked)\n";
 
 static void print_rates(const struct vmt_trace_summary *s)
 {
@@ -170,6 +173,7 @@ out:
 void usage_report(FILE *out)
 {
 	fputs(report_usage, out);
+	fputs(filter_options_usage, out);
 }
 
 int cmd_report(int argc, char **argv)
@@ -178,9 +182,11 @@ int cmd_report(int argc, char **argv)
 		{ "buckets", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
 		{ "html", required_argument, NULL, 'H' },
+		FILTER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmt_trace_summary_options o = { 0 };
+	struct filter_options filter = { 0 };
 	const char *html = NULL;
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
@@ -188,11 +194,16 @@ int cmd_report(int argc, char **argv)
 	long long n;
 	int opt, status;
 
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
 		if (opt == 'H') {
 			html = optarg;
 			continue;
 		}
+		n = parse_filter_option("report", opt, optarg, &filter);
+		if (n < 0)
+			return 2;
+		if (n)
+			continue;
 		if (opt != 'b' && opt != 't') {
 			usage_report(stderr);
 			return 2;
@@ -210,7 +221,7 @@ int cmd_report(int argc, char **argv)
 		usage_report(stderr);
 		return 2;
 	}
-	s = report_summarize("report", argv[optind], &o, NULL, &t, &elsewhere);
+	s = report_summarize("report", argv[optind], &o, &filter, &t, &elsewhere);
 	if (!s)
 		return 1;
 	if (html) {

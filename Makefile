@@ -332,6 +332,7 @@ ifeq ($(NO_PARALLEL),)
 	@tests/unit/trace-set.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 endif
 	@tests/unit/cachesim.sh $(BUILD)/bin/vmtrace
+	@tests/unit/cachesim-emit.sh $(BUILD)/bin/vmtrace
 	@tests/unit/profile.sh $(BUILD)/bin/vmtrace
 	@tests/unit/cachesim-threads.sh $(BUILD)/bin/vmtrace
 	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace

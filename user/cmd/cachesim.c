@@ -7,7 +7,8 @@
  * hierarchy, the top instructions, a picture. Under MPI the hierarchies
  * are dealt out among the processes (run_dealt()).
  *
- * The file, in order: the usage and options (parse_cs_option()); the
+ * The file, in order: the usage and options (parse_cs_option()); --emit's
+ * trace of the bus view (emit_begin(), emit_line(), emit_end()); the
  * numbers as people read them (kib(), geometry(), ratio()); the outputs
  * (print_csv(), print_header(), print_table(), print_top()) from the
  * results (take_results()); the results of several processes packed,
@@ -28,6 +29,7 @@
 #include "util/cmd_util.h"
 #include "util/ip_places.h"
 #include "util/ranks.h"
+#include "util/writer_options.h"
 #include "base/pack.h"
 
 #define MAX_HIERARCHIES	64
@@ -35,7 +37,7 @@
 enum {
 	CS_OPT_CACHE = 0x300, CS_OPT_TLB, CS_OPT_CONFIG, CS_OPT_PRESET, CS_OPT_CORES,
 	CS_OPT_CORE_BY, CS_OPT_SEED, CS_OPT_PER_THREAD, CS_OPT_TOP, CS_OPT_BY_MARKER,
-	CS_OPT_PREFETCH, CS_OPT_NO_CLASSIFY, CS_OPT_BATCH,
+	CS_OPT_PREFETCH, CS_OPT_NO_CLASSIFY, CS_OPT_BATCH, CS_OPT_EMIT,
 };
 
 void usage_cachesim(FILE *out)
@@ -68,11 +70,29 @@ void usage_cachesim(FILE *out)
 	      "  --no-classify      leave out the three Cs (compulsory, capacity, conflict)\n"
 	      "  -j, --threads N    threads that simulate, hierarchies dealt out among them\n"
 	      "                     (default: one per CPU; the counts are the same)\n"
-	      "  --batch N          accesses handed to the threads at a time (default 65536)\n",
+	      "  --batch N          accesses handed to the threads at a time (default 65536)\n"
+	      "  --emit FILE        the bus view: a trace of what leaves the last level for\n"
+	      "                     memory, one hierarchy's only, a line an exact record, in\n"
+	      "                     the order of the accesses that caused them, with their\n"
+	      "                     pid, tid, cpu, ip and time: each miss's fill (a read,\n"
+	      "                     flag bus_fill), each dirty line's write-back (a write,\n"
+	      "                     bus_writeback; at a write-through level each write\n"
+	      "                     going on), each prefetch (a read, bus_prefetch); a\n"
+	      "                     fill's victim's write-back comes after it. The writer's\n"
+	      "                     options below choose its codec\n",
 	      out);
 	fputs(analysis_options_usage, out);
 	fputs(filter_options_usage, out);
+	fputs(writer_options_usage, out);
 }
+
+/* --emit: the bus view of the one hierarchy, written as the simulation goes. */
+struct cs_emit {
+	const char *path;	/* NULL: no --emit */
+	struct vmt_trace_writer_options wopts;
+	struct vmt_trace_writer *w;
+	uint64_t fills, writebacks, prefetches;
+};
 
 struct cs_run {
 	struct analysis_options o;
@@ -82,6 +102,7 @@ struct cs_run {
 	int custom;
 	bool prefetch;
 	struct vmt_cachesim_options so;
+	struct cs_emit emit;
 };
 
 static struct vmt_hierarchy_config *custom(struct cs_run *run)
@@ -254,12 +275,81 @@ static int parse_cs_option(void *ctx, int opt, const char *arg)
 			return -1;
 		run->so.batch = (unsigned int)v;
 		return 1;
+	case CS_OPT_EMIT:
+		run->emit.path = arg;
+		return 1;
 	case 'j':
 		v = parse_number("cachesim", "--threads", arg, 1, 256);
 		if (v < 0)
 			return -1;
 		/* The same threads decode the trace (the filter's -j). */
 		run->so.threads = run->o.filter.threads = (unsigned int)v;
+		return 1;
+	}
+	return parse_writer_option("cachesim", opt, arg, &run->emit.wopts);
+}
+
+/* A line leaving the last level (vmt_cachesim_bus()): an exact record of it. */
+static int emit_line(void *ctx, const struct vmt_cachesim_bus *b)
+{
+	struct cs_emit *e = ctx;
+	struct vmt_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = VMT_REC_EXACT;
+	r.hdr.time_ns = b->cause->time;
+	r.hdr.pid = b->cause->pid;
+	r.hdr.tid = b->cause->tid;
+	r.hdr.cpu = b->cause->cpu;
+	r.exact.addr = b->addr;
+	r.exact.ip = b->cause->ip;
+	r.exact.size = (uint16_t)b->size;	/* check_options(): at most 32 KiB */
+	r.exact.access = b->access;
+	r.exact.flags = b->flags;
+	if (b->flags & VMT_EXACT_BUS_FILL)
+		e->fills++;
+	else if (b->flags & VMT_EXACT_BUS_PREFETCH)
+		e->prefetches++;
+	else
+		e->writebacks++;
+	return vmt_trace_writer_append_record(e->w, &r);
+}
+
+/* The writer of --emit's trace, and @sim's bus view going to it: 0, or 1 having said why not. */
+static int emit_begin(struct cs_emit *e, struct vmt_cachesim *sim)
+{
+	struct vmt_trace_error err = { { 0 } };
+
+	if (vmt_trace_writer_create(&e->w, e->path, &e->wopts, &err)) {
+		fprintf(stderr, "vmtrace cachesim: --emit %s: %s\n", e->path, err.message);
+		e->w = NULL;
+		return 1;
+	}
+	if (vmt_cachesim_bus(sim, 0, emit_line, e)) {
+		fprintf(stderr, "vmtrace cachesim: --emit: %s\n", strerror(EINVAL));
+		return 1;
+	}
+	return 0;
+}
+
+/* The trace closed when the simulation went well (@ok), else left out; 0, or 1 having said why. */
+static int emit_end(struct cs_emit *e, bool ok)
+{
+	struct vmt_trace_error err = { { 0 } };
+
+	if (!e->w)
+		return 0;
+	if (!ok) {
+		vmt_trace_writer_abandon(e->w);
+		e->w = NULL;
+		unlink(e->path);
+		return 0;
+	}
+	ok = !vmt_trace_writer_close(e->w, &err);
+	e->w = NULL;
+	if (!ok) {
+		fprintf(stderr, "vmtrace cachesim: --emit %s: %s\n", e->path, err.message);
+		unlink(e->path);
 		return 1;
 	}
 	return 0;
@@ -407,6 +497,10 @@ static void print_header(const struct cs_run *run, const char *path,
 	printf("# next-line prefetcher: %s\n", any_prefetch ?
 	       "on where a level says 'prefetch'" :
 	       "off (drcachesim's is on by default: compare with it turned off)");
+	if (run->emit.path)
+		printf("# bus view in %s: %s fills, %s write-backs, %s prefetches\n",
+		       run->emit.path, fmt_count(run->emit.fills, a),
+		       fmt_count(run->emit.writebacks, b), fmt_count(run->emit.prefetches, c));
 }
 
 static void print_table(const struct cs_run *run, const struct vmt_cachesim_row *rows, size_t n,
@@ -654,6 +748,9 @@ static int run_dealt(struct cs_run *run, const char *path, struct cs_results *re
 			fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
 			status = 1;
 		}
+		/* --emit: one hierarchy, so this process (0) alone writes. */
+		if (!status && run->emit.path && emit_begin(&run->emit, sim))
+			status = 1;
 		ret = status ? 0 : vmt_analyze(*t, &run->o.ref, &analysis, 1, &stats);
 		if (ret) {
 			fprintf(stderr, "vmtrace cachesim: %s\n",
@@ -661,6 +758,8 @@ static int run_dealt(struct cs_run *run, const char *path, struct cs_results *re
 				vmt_trace_error_message(*t));
 			status = 1;
 		}
+		if (emit_end(&run->emit, !status))
+			status = 1;
 		if (!status) {
 			vmt_cachesim_totals(sim, tot);
 			status = take_results(run, sim, nr, global, &local) ? 1 : 0;
@@ -760,6 +859,20 @@ static int check_options(struct cs_run *run)
 			return -1;
 		}
 	}
+	if (run->emit.path && run->nr_h != 1) {
+		fprintf(stderr, "vmtrace cachesim: --emit writes one hierarchy's bus view, and %u "
+			"are given (one --preset such as psnap3 rather than psnap, one --config "
+			"hierarchy, or the --cache levels alone)\n", run->nr_h);
+		return -1;
+	}
+	for (k = 0; run->emit.path && k < run->h[0].nr_caches; k++) {
+		if (run->h[0].caches[k].line > 32768) {
+			fprintf(stderr, "vmtrace cachesim: --emit: %s's line of %u bytes is more than "
+				"an exact record's size holds (32 KiB)\n", run->h[0].caches[k].name,
+				run->h[0].caches[k].line);
+			return -1;
+		}
+	}
 	run->so.per_process = run->o.per_process;
 	run->so.physical = run->o.ref.space == VMT_REF_PHYSICAL;
 	run->so.addr_lo = run->o.ref.addr_lo;
@@ -785,7 +898,9 @@ int cmd_cachesim(int argc, char **argv)
 		{ "no-classify", no_argument, NULL, CS_OPT_NO_CLASSIFY },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "batch", required_argument, NULL, CS_OPT_BATCH },
+		{ "emit", required_argument, NULL, CS_OPT_EMIT },
 		ANALYSIS_LONG_OPTIONS,
+		WRITER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cs_run *run = calloc(1, sizeof(*run));
@@ -794,6 +909,7 @@ int cmd_cachesim(int argc, char **argv)
 		.usage = usage_cachesim, .parse = parse_cs_option, .ctx = run,
 	};
 	struct vmt_trace_error err = { { 0 } };
+	struct vmt_trace_writer_options wopts;
 	struct vmt_cachesim *sim = NULL;
 	struct vmt_analysis *analysis = NULL;
 	struct vmt_cachesim_totals tot;
@@ -809,12 +925,23 @@ int cmd_cachesim(int argc, char **argv)
 	}
 	run->custom = -1;
 	run->so.threads = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	run->emit.wopts.codec = VMT_CODEC_MODEL;	/* convert's and record's */
+	wopts = run->emit.wopts;
 	ret = parse_analysis_command_line(&line, argc, argv, &run->o, &path);
 	if (ret >= 0)
 		goto out;
 	ret = 2;
 	if (check_options(run))
 		goto out;
+	if (!run->emit.path && memcmp(&wopts, &run->emit.wopts, sizeof(wopts))) {
+		fprintf(stderr, "vmtrace cachesim: --codec, --stage2, --level and --frame-bytes "
+			"are for --emit's trace\n");
+		goto out;
+	}
+	if (run->emit.path && same_file(path, run->emit.path)) {
+		fprintf(stderr, "vmtrace cachesim: --emit %s is the input itself\n", run->emit.path);
+		goto out;
+	}
 	if (ranks_size() > 1) {
 		ret = run_dealt(run, path, &res, &tot, &t);
 		if (ret)
@@ -836,6 +963,8 @@ int cmd_cachesim(int argc, char **argv)
 		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
 		goto out;
 	}
+	if (run->emit.path && emit_begin(&run->emit, sim))
+		goto out;
 	ret = vmt_analyze(t, &run->o.ref, &analysis, 1, &stats);
 	if (ret) {
 		fprintf(stderr, "vmtrace cachesim: %s\n",
@@ -845,6 +974,8 @@ int cmd_cachesim(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
+	if (emit_end(&run->emit, true))
+		goto out;
 	vmt_cachesim_totals(sim, &tot);
 	if (take_results(run, sim, run->nr_h, NULL, &res)) {
 		fprintf(stderr, "vmtrace cachesim: %s\n", strerror(ENOMEM));
@@ -877,6 +1008,7 @@ simulated:
 out:
 	if (ret == ANALYSIS_ELSEWHERE)
 		ret = 0;
+	emit_end(&run->emit, false);	/* a failed pass's: left out */
 	results_free(&res);
 	vmt_analysis_destroy(analysis);
 	vmt_cachesim_destroy(sim);

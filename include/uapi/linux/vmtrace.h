@@ -355,6 +355,23 @@ struct vmt_exact {
 #define VMT_EXACT_STRING	0x1	/* an iteration of a string instruction */
 #define VMT_EXACT_SPLIT		0x2	/* one page's part of an access across a page end */
 #define VMT_EXACT_STACK		0x4	/* an implicit stack access (push, pop, call, ret) */
+/*
+ * Not a program's access but a simulated cache hierarchy's traffic to
+ * memory (vmtrace cachesim --emit, the "bus view": docs/analysis/cachesim.md),
+ * a line a record, @addr its first byte and @size its bytes, @value zero;
+ * the header's pid, tid, cpu and time and @ip are the program's access
+ * that caused it:
+ * - VMT_EXACT_BUS_FILL: a demand miss of the last level read the line
+ *   (VMT_ACCESS_READ);
+ * - VMT_EXACT_BUS_WRITEBACK: a line written to memory (VMT_ACCESS_WRITE):
+ *   a dirty line the last level evicted or gave up, or, at a write-through
+ *   last level, a write going on outward;
+ * - VMT_EXACT_BUS_PREFETCH: the last level's prefetcher read the line
+ *   (VMT_ACCESS_READ).
+ */
+#define VMT_EXACT_BUS_FILL	0x8
+#define VMT_EXACT_BUS_WRITEBACK	0x10
+#define VMT_EXACT_BUS_PREFETCH	0x20
 
 struct vmt_record {
 	struct vmt_record_header hdr;

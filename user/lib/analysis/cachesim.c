@@ -45,6 +45,12 @@ static bool writes(enum kind kind)
 
 enum cls { C_COMPULSORY, C_CAPACITY, C_CONFLICT };
 
+/* Whom a hierarchy's bus view goes to (vmt_cachesim_bus()). */
+struct cs_bus {
+	vmt_cachesim_bus_fn fn;
+	void *ctx;
+};
+
 struct cs_cache {
 	struct cs_array a;
 	unsigned int shift;	/* log2 of the line's bytes */
@@ -64,17 +70,23 @@ struct cs_cache {
 	 */
 	struct vmt_cache_config cfg;	/* a cache's (a TLB's is zeroes) */
 	struct cs_cache *leader;
+	/* a last level's: its hierarchy's bus view, or NULL (no one asked) */
+	const struct cs_bus *bus;
 	bool logging;
 	struct cs_event *log;
 	uint32_t nr_log, log_room;
 	int last_result;
 };
 
-/* What a leader sent outward: a demand access, or a write-back. */
+/*
+ * What a leader sent outward: a demand access, or a write-back; or what its
+ * prefetcher fetched, which a follower that is its hierarchy's last level
+ * puts in its bus view (see follow()).
+ */
 struct cs_event {
 	uint64_t addr, size;
 	uint32_t pid;
-	bool writeback;
+	bool writeback, prefetch;
 	uint8_t kind;
 };
 
@@ -107,6 +119,7 @@ struct cs_hier {
 	uint64_t top_room, nr_top;
 	/* the hierarchies that read one another's level-1 logs share a group */
 	unsigned int group;
+	struct cs_bus bus;	/* its last level caches' bus view, when fn is set */
 };
 
 
@@ -121,6 +134,7 @@ struct cs_run {
 	/* the access being simulated: whether the last level missed (for top) */
 	bool ll_missed;
 	unsigned int ll_row;
+	const struct vmt_cache_access *cause;	/* and itself, for the bus view */
 };
 
 /* The parallel pass: an access as the reader hands it to the workers. */
@@ -191,6 +205,7 @@ struct vmt_cachesim {
 	bool *pending_valid;
 	uint64_t pending_room, nr_pending;
 	uint64_t nr_waiting;	/* pending entries valid */
+	uint64_t now;		/* the last record's time: a split access's when simulated */
 	struct cs_run run;	/* vmt_cachesim_access()'s */
 	int error;
 	/* the parallel pass: jobs on a pool, a batch being filled, one in flight */
@@ -635,7 +650,7 @@ static int writeback_in(struct cs_run *run, struct cs_cache *c, uint64_t addr,
 
 /* A leader's log of what it sends outward in this access; 0 or -ENOMEM. */
 static int log_event(struct cs_cache *c, uint64_t addr, uint64_t size, uint32_t pid,
-		     bool writeback, enum kind kind)
+		     bool writeback, bool prefetch, enum kind kind)
 {
 	if (c->nr_log == c->log_room) {
 		uint32_t room = c->log_room ? 2 * c->log_room : 16;
@@ -646,26 +661,57 @@ static int log_event(struct cs_cache *c, uint64_t addr, uint64_t size, uint32_t 
 		c->log = p;
 		c->log_room = room;
 	}
-	c->log[c->nr_log++] = (struct cs_event){ addr, size, pid, writeback, (uint8_t)kind };
+	c->log[c->nr_log++] = (struct cs_event){ addr, size, pid, writeback, prefetch, (uint8_t)kind };
 	return 0;
+}
+
+/*
+ * A line leaving the last level for memory: the bus view's (@flags one of
+ * VMT_EXACT_BUS_*), caused by the access being simulated. 0 or -errno.
+ */
+static int bus_line(const struct cs_run *run, const struct cs_bus *bus, uint64_t addr,
+		    uint64_t size, bool write, uint8_t flags)
+{
+	struct vmt_cachesim_bus b = {
+		.addr = addr, .size = (uint32_t)size,
+		.access = write ? VMT_ACCESS_WRITE : VMT_ACCESS_READ,
+		.flags = flags, .cause = run->cause,
+	};
+	int ret = bus->fn(bus->ctx, &b);
+
+	return ret < 0 ? ret : 0;
+}
+
+/* A demand access that leaves the last level @c: a write going through, or a fill. */
+static int bus_demand(const struct cs_run *run, const struct cs_cache *c, const struct cs_bus *bus,
+		      uint64_t addr, uint64_t size, enum kind kind)
+{
+	bool through = writes(kind) && c->write == VMT_CACHE_WRITE_THROUGH;
+
+	return bus_line(run, bus, addr, size, through,
+			through ? VMT_EXACT_BUS_WRITEBACK : VMT_EXACT_BUS_FILL);
 }
 
 /* @c's demand access of [@addr, @addr + @size) to the next level: as demand(). */
 static int demand_out(struct cs_run *run, struct cs_cache *c, uint64_t addr, uint64_t size,
 		      uint32_t pid, enum kind kind)
 {
-	if (c->logging && log_event(c, addr, size, pid, false, kind))
+	if (c->logging && log_event(c, addr, size, pid, false, false, kind))
 		return -ENOMEM;
-	return c->next ? demand(run, c->next, addr, size, pid, kind) : 0;
+	if (c->next)
+		return demand(run, c->next, addr, size, pid, kind);
+	return c->bus ? bus_demand(run, c, c->bus, addr, size, kind) : 0;
 }
 
 /* @c's write-back of [@addr, @addr + @size) to the next level. */
 static int writeback_out(struct cs_run *run, struct cs_cache *c, uint64_t addr,
 			 uint64_t size, uint32_t pid)
 {
-	if (c->logging && log_event(c, addr, size, pid, true, K_WRITE))
+	if (c->logging && log_event(c, addr, size, pid, true, false, K_WRITE))
 		return -ENOMEM;
-	return c->next ? writeback_in(run, c->next, addr, size, pid) : 0;
+	if (c->next)
+		return writeback_in(run, c->next, addr, size, pid);
+	return c->bus ? bus_line(run, c->bus, addr, size, true, VMT_EXACT_BUS_WRITEBACK) : 0;
 }
 
 /* A write-back of [@addr, @addr + @size) arriving at @c from inside. */
@@ -788,13 +834,27 @@ static int classify(struct cs_cache *c, uint64_t line, uint32_t pid, bool *first
 	return 0;
 }
 
-/* A demand miss of @line at @c: the next-line prefetcher, when @c has one. */
+/*
+ * A demand miss of @line at @c: the next-line prefetcher, when @c has one.
+ * It fetches from memory only at the last level (the bus view's); a level
+ * inside fills itself alone.
+ */
 static int prefetch(struct cs_run *run, struct cs_cache *c, uint64_t line, uint32_t pid)
 {
+	uint64_t addr = (line + 1) << c->shift;
+	int ret;
+
 	if (!c->prefetch || cs_array_find(&c->a, cs_array_set(&c->a, line + 1), line + 1,
 					  pid) != CS_NO_WAY)
 		return 0;
 	CNT(run, c->row, prefetches);
+	if (c->logging && log_event(c, addr, line_bytes(c), pid, false, true, K_READ))
+		return -ENOMEM;
+	if (!c->next && c->bus) {
+		ret = bus_line(run, c->bus, addr, line_bytes(c), false, VMT_EXACT_BUS_PREFETCH);
+		if (ret)
+			return ret;
+	}
 	return fill(run, c, line + 1, pid, false);
 }
 
@@ -1030,7 +1090,9 @@ static struct cs_top_entry *top_entry(struct cs_hier *h, uint64_t ip, uint32_t p
 
 /*
  * A follower's access: its leader has just simulated it; the follower's
- * next level gets what the leader sent outward, in the same order.
+ * next level gets what the leader sent outward, in the same order (its
+ * prefetches stay inside); a follower that is its hierarchy's last level
+ * puts all of it in the bus view, when it has one.
  */
 static int follow(struct cs_run *run, struct cs_cache *f)
 {
@@ -1038,11 +1100,20 @@ static int follow(struct cs_run *run, struct cs_cache *f)
 	uint32_t i;
 	int ret;
 
-	for (i = 0; f->next && i < l->nr_log; i++) {
+	for (i = 0; (f->next || f->bus) && i < l->nr_log; i++) {
 		const struct cs_event *e = &l->log[i];
 
-		ret = e->writeback ? writeback_in(run, f->next, e->addr, e->size, e->pid) :
-		      demand(run, f->next, e->addr, e->size, e->pid, (enum kind)e->kind);
+		if (!f->next)
+			ret = e->prefetch ? bus_line(run, f->bus, e->addr, e->size, false,
+						     VMT_EXACT_BUS_PREFETCH) :
+			      e->writeback ? bus_line(run, f->bus, e->addr, e->size, true,
+						      VMT_EXACT_BUS_WRITEBACK) :
+			      bus_demand(run, f, f->bus, e->addr, e->size, (enum kind)e->kind);
+		else if (e->prefetch)
+			continue;
+		else
+			ret = e->writeback ? writeback_in(run, f->next, e->addr, e->size, e->pid) :
+			      demand(run, f->next, e->addr, e->size, e->pid, (enum kind)e->kind);
 		if (ret < 0)
 			return ret;
 	}
@@ -1075,6 +1146,7 @@ static int hier_access(struct cs_run *run, struct cs_hier *h, unsigned int core,
 	}
 	run->ll_missed = false;
 	run->ll_row = h->last_row;
+	run->cause = a;
 	if (l1->leader) {
 		ret = follow(run, l1);
 	} else {
@@ -1187,6 +1259,29 @@ int vmt_cachesim_access(struct vmt_cachesim *sim, const struct vmt_cache_access 
 	for (i = 0; !ret && i < sim->nr_h; i++)
 		ret = hier_access(&sim->run, &sim->h[i], core, a, kind);
 	return ret;
+}
+
+int vmt_cachesim_bus(struct vmt_cachesim *sim, unsigned int hi, vmt_cachesim_bus_fn fn, void *ctx)
+{
+	struct cs_hier *h;
+	unsigned int i;
+	int ret;
+
+	if (hi >= sim->nr_h)
+		return -EINVAL;
+	ret = flush_jobs(sim);	/* no worker in the middle of a batch */
+	if (ret)
+		return ret;
+	h = &sim->h[hi];
+	h->bus.fn = fn;
+	h->bus.ctx = ctx;
+	for (i = 0; i < h->nr_caches; i++) {
+		struct cs_cache *c = &h->caches[i];
+
+		if (!c->tlb && !c->next)
+			c->bus = fn ? &h->bus : NULL;
+	}
+	return 0;
 }
 
 /*
@@ -1502,6 +1597,10 @@ static int flush_pending(struct vmt_cachesim *sim, struct vmt_cache_access *p)
 {
 	struct vmt_cache_access a = *p;
 
+	/* Simulated now, after the records since its first part: their time or later. */
+	if (a.time < sim->now)
+		a.time = sim->now;
+
 	sim->pending_valid[p - sim->pending] = false;
 	sim->nr_waiting--;
 	return simulate(sim, &a);
@@ -1513,7 +1612,7 @@ static int exact_access(struct vmt_cachesim *sim, const struct vmt_record *rec)
 	struct vmt_cache_access a = {
 		.addr = e->addr, .ip = e->ip, .size = e->size ? e->size : 1,
 		.pid = rec->hdr.pid, .tid = rec->hdr.tid, .cpu = rec->hdr.cpu,
-		.access = e->access,
+		.access = e->access, .time = rec->hdr.time_ns,
 	};
 	struct vmt_cache_access *p = sim->nr_waiting ? pending_of(sim, a.tid, false) : NULL;
 	int ret;
@@ -1550,7 +1649,7 @@ static int reference_access(struct vmt_cachesim *sim, const struct vmt_record *r
 	struct vmt_cache_access a = {
 		.addr = r->vaddr, .ip = r->ip, .size = 1,
 		.pid = rec->hdr.pid, .tid = rec->hdr.tid, .cpu = rec->hdr.cpu,
-		.huge = r->flags & VMT_REF_HUGE,
+		.huge = r->flags & VMT_REF_HUGE, .time = rec->hdr.time_ns,
 	};
 
 	sim->totals.reference_records++;
@@ -1586,6 +1685,8 @@ static int cs_record(struct vmt_analysis *analysis, const struct vmt_record *rec
 {
 	struct vmt_cachesim *sim = ((struct cs_analysis *)analysis)->sim;
 
+	if (sim->now < rec->hdr.time_ns)
+		sim->now = rec->hdr.time_ns;
 	switch (rec->hdr.type) {
 	case VMT_REC_EXACT:
 		return exact_access(sim, rec);

@@ -192,6 +192,13 @@ struct vmt_cache_access {
 	uint16_t cpu;
 	uint8_t access;		/* VMT_ACCESS_READ, _WRITE, _RMW or _EXEC */
 	bool huge;		/* a 2 MiB page held it (the TLB's unit) */
+	/*
+	 * ns, as the record's; only the bus view reads it (0 will do). The
+	 * analysis gives an access split at a page end the time of the
+	 * record that completed it (its second part's, or the thread's next
+	 * record's), so that the bus view's times never go back.
+	 */
+	uint64_t time;
 };
 
 /* Simulate @a in every hierarchy. 0 or -ENOMEM. */
@@ -244,6 +251,47 @@ struct vmt_cachesim_top {
 /* The top instructions of hierarchy @h, most misses first: in @top (malloc()ed), @nr of them. */
 int vmt_cachesim_top(const struct vmt_cachesim *sim, unsigned int h, struct vmt_cachesim_top **top,
 		     size_t *nr);
+
+/*
+ * ---- The bus view ----
+ *
+ * What leaves a hierarchy's last cache level for memory, a line at a time,
+ * each with the access that caused it (vmtrace cachesim --emit writes it as
+ * a trace; docs/analysis/cachesim.md, "The bus view"):
+ * - a fill, VMT_EXACT_BUS_FILL with VMT_ACCESS_READ: a demand access missed
+ *   at the last level, which reads the line (a write miss too: write-
+ *   allocate). At a write-back last level (the default) the fills are its
+ *   misses, a miss for each line of an access that straddles two;
+ * - a write-back, VMT_EXACT_BUS_WRITEBACK with VMT_ACCESS_WRITE: a dirty
+ *   line left the last level (its victim, or taken by another core's
+ *   write), as many as its writebacks count; at a write-through last level,
+ *   each write (or write-back from inside) going on to memory instead;
+ * - a prefetch, VMT_EXACT_BUS_PREFETCH with VMT_ACCESS_READ: the last
+ *   level's next-line prefetcher read the line, as many as its prefetches
+ *   count (a level inside's prefetcher fills that level alone: the
+ *   simulator's model, so nothing of it reaches memory).
+ * The lines come in the order the simulator makes them, access by access:
+ * a fill first, then the write-back of the line it displaced (when dirty),
+ * then the prefetch it set off and its victim's write-back. The flags are
+ * include/uapi/linux/vmtrace.h's (struct vmt_exact's).
+ */
+struct vmt_cachesim_bus {
+	uint64_t addr;		/* the line's first byte */
+	uint32_t size;		/* the line's bytes */
+	uint8_t access;		/* VMT_ACCESS_READ or VMT_ACCESS_WRITE */
+	uint8_t flags;		/* one of VMT_EXACT_BUS_FILL, _WRITEBACK, _PREFETCH */
+	const struct vmt_cache_access *cause;	/* the access that caused it */
+};
+/* 0, or a negative errno, which stops the simulation with it. */
+typedef int (*vmt_cachesim_bus_fn)(void *ctx, const struct vmt_cachesim_bus *line);
+/*
+ * Call @fn with each line that leaves hierarchy @h's last level, from now
+ * on (call it before the first access); @fn NULL: no more. It runs on the
+ * thread that simulates @h (with options->threads, a worker's), one line
+ * at a time, in order. When no hierarchy has one, the simulator pays one
+ * predictable branch a miss. 0, or -EINVAL for no hierarchy @h.
+ */
+int vmt_cachesim_bus(struct vmt_cachesim *sim, unsigned int h, vmt_cachesim_bus_fn fn, void *ctx);
 
 /* ---- Configurations ---- */
 

@@ -296,7 +296,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
 # (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
-# hmtt.sh, report.sh), phases between markers against a model (phases.sh), every
+# hmtt.sh, report.sh), phases between markers against a model (phases.sh), curves of
+# exact accesses against a brute-force LRU stack (exact-source.sh), every
 # reading command's output the same whatever -j (jobs.sh)
 # and under 2 and 3 MPI processes (mpi.sh), trace sets against the trace they
 # were cut from, and at -j 1, -j 2 and 2 processes (trace-set.sh), cachesim against a brute-force model (cachesim.sh) and
@@ -325,6 +326,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/disk-full.sh $(BUILD)/bin/vmtrace
 	@tests/unit/analysis-cli.sh $(BUILD)/bin/vmtrace
 	@tests/unit/phases.sh $(BUILD)/bin/vmtrace
+	@tests/unit/exact-source.sh $(BUILD)/bin/vmtrace
 	@tests/unit/shards-error.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 ifeq ($(NO_PARALLEL),)
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

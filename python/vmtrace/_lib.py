@@ -200,7 +200,7 @@ SCR_MIN_WINDOW, SCR_MAX_WINDOW = 3, 1024
 class RefOptions(ctypes.Structure):
     """struct vmt_ref_options"""
     _fields_ = [('space', ctypes.c_int), ('unit', ctypes.c_int), ('addr_lo', u64),
-                ('addr_hi', u64)]
+                ('addr_hi', u64), ('source', ctypes.c_int)]
 
 
 class AnalyzeStats(ctypes.Structure):

@@ -15,6 +15,11 @@ const char analysis_options_usage[] =
 	"  --space virtual|physical  count virtual pages of each process (default), or frames\n"
 	"  --unit page|line   4 KiB pages (2 MiB where huge; default), or 64-byte lines\n"
 	"  --addr START-END   only addresses in [START, END) (virtual, or physical)\n"
+	"  --source faults|exact  the references: the pages the tracer saw referenced, or\n"
+	"                   every exact access (loads, stores, fetches; virtual only), each\n"
+	"                   in its first byte's unit; default: exact when the trace holds\n"
+	"                   exact accesses and no references (exact mode's, lackey's, din's,\n"
+	"                   cachesim --emit's), else faults\n"
 	"  --per-process      each process on its own, and all together\n"
 	"  --csv              comma-separated values, a header line first\n"
 	"  --plot FILE        draw it with gnuplot into FILE (.svg or .png)\n";
@@ -53,6 +58,13 @@ int parse_analysis_option(const char *cmd, int opt, const char *arg, struct anal
 		return 1;
 	case ANALYSIS_OPT_ADDR:
 		return parse_addr_range(cmd, "--addr", arg, &o->ref.addr_lo, &o->ref.addr_hi) ? -1 : 1;
+	case ANALYSIS_OPT_SOURCE:
+		choice = parse_choice(cmd, "--source", arg, "faults", "exact");
+		if (choice < 0)
+			return -1;
+		o->ref.source = choice ? VMT_REF_EXACT : VMT_REF_FAULTS;
+		o->source_given = true;
+		return 1;
 	case ANALYSIS_OPT_PER_PROCESS:
 		o->per_process = true;
 		return 1;
@@ -111,9 +123,37 @@ int parse_analysis_command_line(const struct analysis_command_line *l, int argc,
 	return -1;
 }
 
+/*
+ * Exact accesses are the references of a trace that holds some and no
+ * reference record: by its streams alone (a stream of mixed types, the
+ * model codec's, holds references and evictions).
+ */
+static enum vmt_ref_source default_source(const struct vmt_trace *t)
+{
+	bool refs = false, exact = false;
+
+	for (uint32_t i = 0; i < vmt_trace_nr_streams(t); i++) {
+		const struct vmt_trace_stream_info *s = vmt_trace_stream(t, i);
+		struct vmt_trace_stream_stats st;
+
+		if (vmt_trace_stream_stats(t, i, &st) || !st.entries)
+			continue;
+		if (s->kind == VMT_STREAM_LOOPS ||
+		    (s->kind == VMT_STREAM_RECORDS && s->record_type == VMT_REC_EXACT))
+			exact = true;
+		if (s->kind == VMT_STREAM_RECORDS && (s->record_type == VMT_REC_REFERENCE ||
+						      s->record_type == VMT_TRACE_ANY_TYPE))
+			refs = true;
+	}
+	return exact && !refs ? VMT_REF_EXACT : VMT_REF_FAULTS;
+}
+
 struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analysis_options *o)
 {
 	struct vmt_trace *t = open_or_say(cmd, path, 0);
+
+	if (t && !o->source_given)
+		o->ref.source = default_source(t);
 
 	if (t && apply_filter_options(cmd, t, &o->filter)) {
 		vmt_trace_close(t);
@@ -274,7 +314,8 @@ int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_opt
 	if (!stats->references) {
 		bool filtered = o->filter.used || o->ref.addr_lo || o->ref.addr_hi;
 
-		fprintf(stderr, "vmtrace %s: no references%s%s\n", cmd,
+		fprintf(stderr, "vmtrace %s: no %s%s%s\n", cmd,
+			o->ref.source == VMT_REF_EXACT ? "exact accesses" : "references",
 			filtered ? " pass the filters" : " in the trace",
 			stats->no_frame ? " (none with a frame: --space physical)" : "");
 		return 1;
@@ -335,8 +376,9 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 		unit = "64-byte lines";
 	else
 		unit = "pages (4 KiB, 2 MiB where huge)";
-	fprintf(out, "# %s: %s references, %.3f s; unit: %s %s\n", path,
+	fprintf(out, "# %s: %s %s, %.3f s; unit: %s %s\n", path,
 		fmt_count(stats->references, refs),
+		o->ref.source == VMT_REF_EXACT ? "exact accesses" : "references",
 		(stats->last_ns - stats->first_ns) / 1e9,
 		o->ref.space == VMT_REF_PHYSICAL ? "physical" : "virtual", unit);
 	if (stats->no_frame)

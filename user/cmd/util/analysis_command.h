@@ -24,6 +24,7 @@ enum {
 	ANALYSIS_OPT_CSV,
 	ANALYSIS_OPT_PLOT,
 	ANALYSIS_OPT_ADDR,
+	ANALYSIS_OPT_SOURCE,
 };
 #define ANALYSIS_LONG_OPTIONS \
 	FILTER_LONG_OPTIONS, \
@@ -32,13 +33,15 @@ enum {
 	{ "per-process", no_argument, NULL, ANALYSIS_OPT_PER_PROCESS }, \
 	{ "csv", no_argument, NULL, ANALYSIS_OPT_CSV }, \
 	{ "plot", required_argument, NULL, ANALYSIS_OPT_PLOT }, \
-	{ "addr", required_argument, NULL, ANALYSIS_OPT_ADDR }
+	{ "addr", required_argument, NULL, ANALYSIS_OPT_ADDR }, \
+	{ "source", required_argument, NULL, ANALYSIS_OPT_SOURCE }
 extern const char analysis_options_usage[];
 
 struct analysis_options {
 	struct filter_options filter;
 	struct vmt_ref_options ref;
 	bool per_process;
+	bool source_given;	/* --source; else analysis_open() chooses */
 	/*
 	 * Under MPI: every process reads the whole trace, its analyses count
 	 * their share of the units; not set: each reads its part by time.

@@ -17,17 +17,23 @@
 int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_options *options,
 			struct vmt_ref *ref)
 {
-	bool huge = rec->ref.flags & VMT_REF_HUGE;
+	bool exact = options->source == VMT_REF_EXACT;
+	bool huge = !exact && (rec->ref.flags & VMT_REF_HUGE);
 	unsigned int shift;
 	uint64_t addr;
 
-	if (rec->hdr.type != VMT_REC_REFERENCE)
+	if (rec->hdr.type != (exact ? VMT_REC_EXACT : VMT_REC_REFERENCE))
 		return 0;
 	if (options->unit == VMT_REF_LINE)
 		shift = VMT_REF_LINE_SHIFT;
 	else
 		shift = huge ? VMT_REF_HUGE_SHIFT : VMT_REF_PAGE_SHIFT;
-	if (options->space == VMT_REF_PHYSICAL) {
+	if (exact) {
+		/* An exact access has no frame: in the physical space, none. */
+		if (options->space == VMT_REF_PHYSICAL)
+			return 0;
+		addr = rec->exact.addr;
+	} else if (options->space == VMT_REF_PHYSICAL) {
 		if (!rec->ref.pfn)
 			return 0;
 		/* The frame the record names holds the page; the offset is the address's. */
@@ -47,8 +53,8 @@ int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_optio
 	ref->tid = rec->hdr.tid;
 	ref->size = UINT32_C(1) << shift;
 	ref->cpu = rec->hdr.cpu;
-	ref->access = rec->ref.access;
-	ref->kernel_mode = rec->ref.kernel_mode;
+	ref->access = exact ? rec->exact.access : rec->ref.access;
+	ref->kernel_mode = exact ? rec->exact.kernel_mode : rec->ref.kernel_mode;
 	return 1;
 }
 
@@ -69,9 +75,11 @@ static int vmt_analyze_record(const struct vmt_record *rec, const struct vmt_ref
 		}
 	}
 	if (!vmt_ref_from_record(rec, options, &ref)) {
-		if (rec->hdr.type != VMT_REC_REFERENCE)
+		bool exact = options->source == VMT_REF_EXACT;
+
+		if (rec->hdr.type != (exact ? VMT_REC_EXACT : VMT_REC_REFERENCE))
 			return 0;
-		if (options->space == VMT_REF_PHYSICAL && !rec->ref.pfn)
+		if (options->space == VMT_REF_PHYSICAL && (exact || !rec->ref.pfn))
 			stats->no_frame++;
 		else
 			stats->out_of_range++;

@@ -45,6 +45,17 @@ enum vmt_ref_unit {
 #define VMT_REF_HUGE_SHIFT	21
 #define VMT_REF_LINE_SHIFT	6
 
+/* Which records an analysis reads as references. */
+enum vmt_ref_source {
+	VMT_REF_FAULTS = 0,	/* reference records: the pages the tracer saw referenced */
+	/*
+	 * Exact records: every load, store and fetch (exact mode's, lackey's,
+	 * din's, cachesim --emit's), each in the unit of its first byte;
+	 * virtual alone (they have no frame)
+	 */
+	VMT_REF_EXACT,
+};
+
 struct vmt_ref_options {
 	enum vmt_ref_space space;
 	enum vmt_ref_unit unit;
@@ -53,6 +64,7 @@ struct vmt_ref_options {
 	 * both 0: any address.
 	 */
 	uint64_t addr_lo, addr_hi;
+	enum vmt_ref_source source;
 };
 
 /* One reference, as every analysis sees it. */

@@ -102,7 +102,9 @@ static void print_exact(FILE *out, const struct vmt_record *rec, const void *dat
 
 	fprintf(out, " addr=0x%llx size=%u access=%s value=", (unsigned long long)e->addr, e->size,
 		NAME(VMT_NAMES_ACCESS, e->access));
-	if (!e->size) {
+	/* A bus record (cachesim --emit) moves a line: it holds no value. */
+	if (!e->size || (e->flags & (VMT_EXACT_BUS_FILL | VMT_EXACT_BUS_WRITEBACK |
+				   VMT_EXACT_BUS_PREFETCH))) {
 		fputc('-', out);
 	} else if (!bytes || (e->size > sizeof(e->value) && rec->hdr.data_len < e->size)) {
 		fputc('?', out);
@@ -122,6 +124,12 @@ static void print_exact(FILE *out, const struct vmt_record *rec, const void *dat
 		fputs(" split=1", out);
 	if (e->flags & VMT_EXACT_STACK)
 		fputs(" stack=1", out);
+	if (e->flags & VMT_EXACT_BUS_FILL)
+		fputs(" bus=fill", out);
+	if (e->flags & VMT_EXACT_BUS_WRITEBACK)
+		fputs(" bus=writeback", out);
+	if (e->flags & VMT_EXACT_BUS_PREFETCH)
+		fputs(" bus=prefetch", out);
 }
 
 void print_record(FILE *out, const struct vmt_record *rec, const void *data)

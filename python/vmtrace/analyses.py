@@ -475,7 +475,7 @@ def _hmtt_tables(sections, a, scr_window):
     return out
 
 
-def hmtt(trace, sections=None, window=None, scr_window=16, space='virtual', unit='page',
+def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit='page',
          addr=None, per_process=False, **filters):
     """`vmtrace hmtt --csv`: HMTT's analyses as a dict of DataFrames, the
     command's tables: 'dma' (an interval a row, start_s from the first),

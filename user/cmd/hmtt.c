@@ -22,7 +22,7 @@
 #include "util/cmd_util.h"
 
 #define CMD			"hmtt"
-#define DEFAULT_SCR_WINDOW	16
+#define DEFAULT_SCR_WINDOW	32	/* HMTT's */
 
 enum section {
 	SECTION_DMA		= 1 << 0,
@@ -49,7 +49,7 @@ static const char hmtt_usage[] =
 	"  --window T         dma: intervals of T (ns, or with a unit: 500us, 10ms, 2s);\n"
 	"                     default: the whole trace as one\n"
 	"  --scr-window W     scr: streams within a window of W references (3..1024,\n"
-	"                     default 16)\n"
+	"                     default 32, as HMTT's)\n"
 	"  --space virtual|physical  dma and interleave: which references count\n"
 	"                     (physical: those with a frame); scr measures both\n"
 	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines\n"

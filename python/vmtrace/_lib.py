@@ -188,6 +188,7 @@ class LoopsThread(ctypes.Structure):
 
 REF_VIRTUAL, REF_PHYSICAL = 0, 1        # enum vmt_ref_space
 REF_PAGE, REF_LINE = 0, 1               # enum vmt_ref_unit
+REF_FAULTS, REF_EXACT = 0, 1            # enum vmt_ref_source
 MRC_POLICIES = ('lru', 'fifo', 'clock', 'opt')  # enum vmt_mrc_policy, by vmt_mrc_policy_name()
 REUSE_BUCKETS = 16 + 64 - 4             # VMT_REUSE_BUCKETS
 REUSE_DISTANT = 64                      # VMT_REUSE_DISTANT

@@ -57,7 +57,28 @@ def duration_ns(value, what='window', bare_ns=True):
     return int(n)
 
 
-def _ref_options(space, unit, addr):
+def _default_source(trace):
+    """`--source`'s default, as the commands choose it: exact accesses on a
+    trace that holds some and no reference record (a stream of mixed types,
+    the model codec's, holds references and evictions)."""
+    exact = refs = False
+    for s in trace.streams:
+        if not s['entries']:
+            continue
+        if s['kind'] == 'loops' or (s['kind'] == 'records' and s['record_type'] == 'exact'):
+            exact = True
+        if s['kind'] == 'records' and s['record_type'] in ('ref', None):
+            refs = True
+    return 'exact' if exact and not refs else 'faults'
+
+
+def _ref_options(trace, space, unit, addr, filters):
+    """struct vmt_ref_options; filters' 'source' ('faults' or 'exact', the
+    commands' --source; None or left out: their default) taken out of it."""
+    source = filters.pop('source', None) or _default_source(trace)
+    sources = {'faults': _lib.REF_FAULTS, 'exact': _lib.REF_EXACT}
+    if source not in sources:
+        raise ValueError(f"source: 'faults' or 'exact', not {source!r}")
     spaces = {'virtual': _lib.REF_VIRTUAL, 'physical': _lib.REF_PHYSICAL}
     units = {'page': _lib.REF_PAGE, 'line': _lib.REF_LINE}
     if space not in spaces:
@@ -69,7 +90,7 @@ def _ref_options(space, unit, addr):
         lo, hi = (int(a) for a in addr)
         if not 0 <= lo < hi < 1 << 64:
             raise ValueError(f'addr: [{lo:#x}, {hi:#x}) is empty or out of range')
-    return _lib.RefOptions(spaces[space], units[unit], lo, hi)
+    return _lib.RefOptions(spaces[space], units[unit], lo, hi, sources[source])
 
 
 class _Analyses:
@@ -202,7 +223,7 @@ def mrc(trace, policies='lru', sizes=None, sample=None, space='virtual', unit='p
         if not 0 < float(sample) <= 1:
             raise ValueError(f'sample: a rate in (0, 1], not {sample}')
         opts.sample_rate = float(sample)
-    ref = _ref_options(space, unit, addr)
+    ref = _ref_options(trace, space, unit, addr, filters)
     col = 'lines' if unit == 'line' else 'pages'
     with _Analyses() as a:
         make = lambda out: lib.vmt_mrc_create(out, ctypes.byref(opts))  # noqa: E731
@@ -249,7 +270,7 @@ def reuse(trace, top=10, space='virtual', unit='page', addr=None, per_process=Fa
     units referenced most: addr, pid, references, distant), stats."""
     if not 0 <= int(top) <= 1000000:
         raise ValueError('top: 0 to 1000000')
-    ref = _ref_options(space, unit, addr)
+    ref = _ref_options(trace, space, unit, addr, filters)
     columns = ['histogram', 'low', 'high', 'count', 'percent', 'cumulative']
     with _Analyses() as a:
         make = lambda out: lib.vmt_reuse_create(out, int(top))  # noqa: E731
@@ -292,7 +313,7 @@ def wss(trace, window, space='virtual', unit='page', addr=None, per_process=Fals
     mean_units, mean_bytes, and p<N> and p<N>_bytes at each of @percents:
     wss's table), window_ns, first_ns, stats."""
     window_ns = duration_ns(window, 'window', bare_ns=True)
-    ref = _ref_options(space, unit, addr)
+    ref = _ref_options(trace, space, unit, addr, filters)
     percents = [int(p) for p in percents]
     if len(percents) > _lib.WSS_MAX_PERCENTILES or any(not 0 <= p <= 100 for p in percents):
         raise ValueError('percents: at most 16, each 0 to 100')
@@ -367,7 +388,7 @@ def heatmap(trace, rows=30, cols=80, space='virtual', unit='page', addr=None,
     rows, cols = int(rows), int(cols)
     if not (1 <= rows <= _lib.HEATMAP_MAX_ROWS and 1 <= cols <= _lib.HEATMAP_MAX_COLS):
         raise ValueError(f'rows and cols: 1 to {_lib.HEATMAP_MAX_ROWS}')
-    ref = _ref_options(space, unit, addr)
+    ref = _ref_options(trace, space, unit, addr, filters)
     opts = _lib.HeatmapOptions(rows, cols)
     by_process = per_process or space == 'virtual'
     with _Analyses() as a:
@@ -499,7 +520,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit
     window_ns = 0 if window is None else duration_ns(window, 'window', bare_ns=True)
     if not _lib.SCR_MIN_WINDOW <= int(scr_window) <= _lib.SCR_MAX_WINDOW:
         raise ValueError('scr_window: 3 to 1024')
-    ref = _ref_options(space, unit, addr)
+    ref = _ref_options(trace, space, unit, addr, filters)
     makers = {}
     if 'dma' in sections:
         makers['dma'] = lambda out: lib.vmt_dma_traffic_create(out, window_ns)
@@ -638,7 +659,7 @@ def cachesim(trace, cache=None, tlb=None, config=None, preset=None, prefetch=Fal
     if not 1 <= int(cores) <= _lib.CACHE_MAX_CORES:
         raise ValueError('cores: 1 to 256')
     hs, n = _hierarchies(cache, tlb, config, preset, prefetch)
-    ref = _ref_options(space, 'page', addr)
+    ref = _ref_options(trace, space, 'page', addr, filters)
     so = _lib.CachesimOptions(
         cores=int(cores), core_by_thread=core_by == 'thread', seed=int(seed),
         per_thread=bool(per_thread), per_process=bool(per_process), top=int(top),

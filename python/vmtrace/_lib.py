@@ -463,6 +463,8 @@ PROTOTYPES = {
     'vmt_interleave_histogram': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(HistBucket))]),
     'vmt_scr_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_int, ctypes.c_int,
                                       ctypes.c_uint]),
+    'vmt_scr_create_from': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
+                                           ctypes.c_uint]),
     'vmt_scr_result': (ctypes.POINTER(ScrResult), [P]),
     'vmt_scr_rate': (ctypes.c_double, [P]),
     # cachesim.h

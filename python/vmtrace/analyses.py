@@ -530,8 +530,10 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit
         makers['interleave'] = lib.vmt_interleave_create
     if 'scr' in sections:
         for sp, code in (('virtual', _lib.REF_VIRTUAL), ('physical', _lib.REF_PHYSICAL)):
-            makers['scr_' + sp] = (lambda code: lambda out: lib.vmt_scr_create(
-                out, code, ref.unit, int(scr_window)))(code)
+            # SCR of the pass's references (their source), in each space, any address.
+            scr_ref = _lib.RefOptions(code, ref.unit, 0, 0, ref.source)
+            makers['scr_' + sp] = (lambda o: lambda out: lib.vmt_scr_create_from(
+                out, ctypes.byref(o), int(scr_window)))(scr_ref)
     with _Analyses() as a:
         whole, per = {}, {}
         for k, make in makers.items():

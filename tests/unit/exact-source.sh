@@ -4,7 +4,7 @@
 # (--source exact, the default on a trace of exact records alone): mrc's
 # LRU curve by lines and by pages of a din trace (tests/unit/exact-din.py)
 # against python3's brute-force LRU stack over the same addresses, each
-# access in its first byte's unit; --source faults on it and --source exact
+# access in its first byte's unit, and hmtt's SCR against its definition; --source faults on it and --source exact
 # on a trace of references find nothing, and say which.
 set -uo pipefail
 bin=$1
@@ -47,6 +47,29 @@ for r in rows:
 print('exact-source: %s: %d sizes, the brute-force faults at each' % (unit, len(rows)))
 PY
 done
+
+# hmtt's SCR over the exact accesses (virtual: they have no frame) against
+# its definition (docs/analysis/hmtt.md), brute force: j < k < i within a
+# window of 32 whose pages step by one stride not 0 are all three covered.
+"$bin" hmtt --csv --section scr "$tmp/e.vmt" >"$tmp/scr.csv" 2>"$tmp/err" || fail "hmtt: $(cat "$tmp/err")"
+python3 - "$tmp/e.din" "$tmp/scr.csv" <<'PY' && ok || fail "hmtt's SCR: not the brute-force count"
+import csv
+import sys
+
+a = [int(line.split()[1], 16) >> 12 for line in open(sys.argv[1])]
+covered, w = set(), 32
+for i in range(len(a)):
+    for k in range(max(0, i - w + 1), i):
+        for j in range(max(0, i - w + 1), k):
+            if a[i] - a[k] == a[k] - a[j] != 0:
+                covered.update((i, j, k))
+rows = {r['space']: r for r in csv.DictReader(open(sys.argv[2]))}
+assert rows['virtual']['window'] == '32', rows
+assert int(rows['virtual']['references']) == len(a), rows
+assert int(rows['virtual']['covered']) == len(covered), (rows['virtual'], len(covered))
+assert int(rows['physical']['references']) == 0, rows
+print('exact-source: SCR: %d of %d accesses covered, as counted by brute force' % (len(covered), len(a)))
+PY
 
 # Each source finds nothing where there is none of it, and says so.
 if ! "$bin" mrc --source faults "$tmp/e.vmt" >/dev/null 2>"$tmp/err" &&

@@ -325,6 +325,7 @@ struct hmtt_maker {
 	uint64_t window_ns;
 	enum vmt_ref_unit unit;
 	unsigned int scr_window;
+	enum vmt_ref_source source;	/* scr's references: the pass's */
 };
 
 static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
@@ -339,8 +340,12 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
 		return vmt_v2p_create(a);
 	case SECTION_INTERLEAVE:
 		return vmt_interleave_create(a);
-	default:
-		return vmt_scr_create(a, m->space, m->unit, m->scr_window);
+	default: {
+		struct vmt_ref_options o = { .space = m->space, .unit = m->unit,
+					     .source = m->source };
+
+		return vmt_scr_create_from(a, &o, m->scr_window);
+	}
 	}
 }
 
@@ -374,7 +379,7 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections, uint64_t 
 			continue;
 		*m = (struct hmtt_maker){ kind_sections[k],
 			k == HMTT_SCR_PHYSICAL ? VMT_REF_PHYSICAL : VMT_REF_VIRTUAL,
-			window_ns, o->ref.unit, scr_window };
+			window_ns, o->ref.unit, scr_window, o->ref.source };
 		err = hmtt_make(m, 0, &h->all[k]);
 		if (err)
 			break;

@@ -183,10 +183,19 @@ static const struct vmt_analysis_ops scr_ops = {
 int vmt_scr_create(struct vmt_analysis **analysis, enum vmt_ref_space space,
 		   enum vmt_ref_unit unit, unsigned int window)
 {
+	struct vmt_ref_options o = { .space = space, .unit = unit };
+
+	return vmt_scr_create_from(analysis, &o, window);
+}
+
+int vmt_scr_create_from(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
+			unsigned int window)
+{
 	struct scr *s;
 
 	if (window < VMT_SCR_MIN_WINDOW || window > VMT_SCR_MAX_WINDOW ||
-	    space > VMT_REF_PHYSICAL || unit > VMT_REF_LINE)
+	    options->space > VMT_REF_PHYSICAL || options->unit > VMT_REF_LINE ||
+	    options->source > VMT_REF_EXACT)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -196,8 +205,7 @@ int vmt_scr_create(struct vmt_analysis **analysis, enum vmt_ref_space space,
 		return -ENOMEM;
 	}
 	s->analysis.ops = &scr_ops;
-	s->options.space = space;
-	s->options.unit = unit;
+	s->options = *options;
 	s->window = window;
 	*analysis = &s->analysis;
 	return 0;

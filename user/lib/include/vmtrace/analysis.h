@@ -627,7 +627,15 @@ struct vmt_scr_result {
 	uint64_t covered;	/* those in a stream */
 };
 
-/* -EINVAL: a window outside [VMT_SCR_MIN_WINDOW, VMT_SCR_MAX_WINDOW]. */
+/*
+ * SCR in @options' space and unit over the records it names as references
+ * (@options->source: exact accesses have virtual addresses alone), within
+ * its address range. -EINVAL: a window outside [VMT_SCR_MIN_WINDOW,
+ * VMT_SCR_MAX_WINDOW].
+ */
+int vmt_scr_create_from(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
+			unsigned int window);
+/* The same over reference records, any address. */
 int vmt_scr_create(struct vmt_analysis **analysis, enum vmt_ref_space space,
 		   enum vmt_ref_unit unit, unsigned int window);
 const struct vmt_scr_result *vmt_scr_result(const struct vmt_analysis *analysis);

@@ -51,18 +51,21 @@ mpi() {
 same() {
 	local name=$1 np
 	shift
-	"$bin" "$@" >"$tmp/alone" 2>&1
+	# Standard output and error apart: mpirun forwards them on two paths,
+	# whose lines may reach us in either order.
+	"$bin" "$@" >"$tmp/alone" 2>"$tmp/alone.err"
 	echo "exit $?" >>"$tmp/alone"
 	if ! grep -q "^exit 0$" "$tmp/alone" || [ "$(wc -l <"$tmp/alone")" -lt 3 ]; then
-		fail "$name: alone: $(head -c 300 "$tmp/alone")"
+		fail "$name: alone: $(head -c 300 "$tmp/alone" "$tmp/alone.err")"
 		return
 	fi
 	for np in ${NP:-2}; do
-		mpi "$np" "$bin" "$@" >"$tmp/ranks" 2>&1
+		mpi "$np" "$bin" "$@" >"$tmp/ranks" 2>"$tmp/ranks.err"
 		echo "exit $?" >>"$tmp/ranks"
-		if ! cmp -s "$tmp/alone" "$tmp/ranks"; then
+		if ! cmp -s "$tmp/alone" "$tmp/ranks" || ! cmp -s "$tmp/alone.err" "$tmp/ranks.err"; then
 			fail "$name: $np processes print otherwise than one"
 			diff "$tmp/alone" "$tmp/ranks" | head -6
+			diff "$tmp/alone.err" "$tmp/ranks.err" | head -4
 			return
 		fi
 	done
@@ -111,10 +114,11 @@ fails() {
 	fi
 }
 # reduce: process 0 writes the one trace, the trace one process writes.
-"$bin" reduce --sad 50 "$tmp/model.vmt" -o "$tmp/alone.vmt" >"$tmp/alone" 2>&1
-mpi 2 "$bin" reduce --sad 50 "$tmp/model.vmt" -o "$tmp/ranks.vmt" >"$tmp/ranks" 2>&1
+"$bin" reduce --sad 50 "$tmp/model.vmt" -o "$tmp/alone.vmt" >"$tmp/alone" 2>"$tmp/alone.err"
+mpi 2 "$bin" reduce --sad 50 "$tmp/model.vmt" -o "$tmp/ranks.vmt" >"$tmp/ranks" 2>"$tmp/ranks.err"
 if [ -s "$tmp/alone.vmt" ] && cmp -s "$tmp/alone.vmt" "$tmp/ranks.vmt" &&
-   cmp -s <(sed 's/alone.vmt/OUT/' "$tmp/alone") <(sed 's/ranks.vmt/OUT/' "$tmp/ranks"); then
+   cmp -s <(sed 's/alone.vmt/OUT/' "$tmp/alone") <(sed 's/ranks.vmt/OUT/' "$tmp/ranks") &&
+   cmp -s "$tmp/alone.err" "$tmp/ranks.err"; then
 	passed=$((passed + 1))
 else
 	fail "reduce: 2 processes write or print otherwise than one: $(head -c 300 "$tmp/ranks")"

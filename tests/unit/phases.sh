@@ -134,15 +134,16 @@ for spec in "1 2" "1 any"; do
 	fi
 	# The same at -j 2 and as 2 MPI processes.
 	# shellcheck disable=SC2086
-	"$bin" mrc -j 1 $phase "$tmp/all.vmt" >"$tmp/j1" 2>&1
+	"$bin" mrc -j 1 $phase "$tmp/all.vmt" >"$tmp/j1" 2>/dev/null
 	# shellcheck disable=SC2086
-	"$bin" mrc -j 2 $phase "$tmp/all.vmt" >"$tmp/j2" 2>&1
-	cmp -s "$tmp/j1" "$tmp/j2" && ok || fail "$phase: -j 2 otherwise than -j 1"
+	"$bin" mrc -j 2 $phase "$tmp/all.vmt" >"$tmp/j2" 2>/dev/null
+	[ "$(wc -l <"$tmp/j1")" -gt 3 ] && cmp -s "$tmp/j1" "$tmp/j2" && ok ||
+		fail "$phase: -j 2 otherwise than -j 1 ($(wc -l <"$tmp/j1") lines)"
 	if command -v mpirun >/dev/null && [ -x "$(dirname "$bin")/vmtrace-mpi" ]; then
 		# shellcheck disable=SC2086
 		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe \
 			--mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
-			"$bin" mrc $phase "$tmp/all.vmt" >"$tmp/np2" 2>&1
+			"$bin" mrc $phase "$tmp/all.vmt" >"$tmp/np2" 2>/dev/null
 		cmp -s "$tmp/j1" "$tmp/np2" && ok || fail "$phase: 2 MPI processes otherwise than one"
 	fi
 done

@@ -12,7 +12,8 @@ failed=0 passed=0
 fail() { echo "hmtt: FAIL: $*"; failed=$((failed + 1)); }
 pass() { passed=$((passed + 1)); }
 
-# raw FILE SPEC...: records, each "ref TIME PID VPN PFN" or "dma TIME OP DIR SIZE".
+# raw FILE SPEC...: records, each "ref TIME PID VPN PFN", "dma TIME OP DIR SIZE" or
+# "exact TIME PID ADDR".
 raw() {
 	python3 - "$@" <<'PY'
 import struct, sys
@@ -24,6 +25,10 @@ for spec in sys.argv[2:]:
         pid, vpn, pfn = int(f[2]), int(f[3], 0), int(f[4], 0)
         out += struct.pack("<QIIHHI", t, pid, pid, 2, 0, 0)
         out += struct.pack("<QQQIBBBBII", vpn << 12, pfn, 0, 4, 1, 0, 0, 0, 0, 0)
+    elif kind == "exact":
+        pid, addr = int(f[2]), int(f[3], 0)
+        out += struct.pack("<QIIHHI", t, pid, pid, 15, 0, 0)
+        out += struct.pack("<QQHBBB3x16s", addr, 0, 8, 1, 0, 0, b"")
     else:
         op, d, size = int(f[2]), int(f[3]), int(f[4])
         out += struct.pack("<QIIHHI", t, 0, 0, 13, 0, 0)
@@ -87,15 +92,64 @@ echo "5,5,0,5,5,0,3,3,100.0000" | diff -u - "$tmp/out" >"$tmp/diff" && pass ||
 "$bin" hmtt --csv --section interleave "$tmp/t.vmt" | sed -n 2p >"$tmp/out"
 echo "5,2,3,2,1.6667,2,2" | diff -u - "$tmp/out" >"$tmp/diff" && pass ||
 	fail "interleave csv: $(cat "$tmp/diff")"
-# The tables, for people: aligned, thousands separated.
-"$bin" hmtt "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" && grep -q '65,536' "$tmp/out" &&
-	grep -q 'stream coverage rate' "$tmp/out" && pass || fail "hmtt TRACE: $(cat "$tmp/err")"
+# dram, map bank=12,13;row=20-30 (4 banks: a frame's low 2 bits; rows of
+# 1 MiB): frames 0x100 0x101 0x200 0x102 0x103 are (bank, row) (0,1) (1,1)
+# (0,2) (2,1) (3,1): miss, miss, conflict, miss, miss. Window 2 over banks
+# 0 1 0 2 3: 2 distinct in each of 4 windows. Bits between 0x100000,
+# 0x101000, 0x200000, 0x102000, 0x103000: 12 in 3 of the 4 pairs, 13 in 1,
+# 20 and 21 in 2.
+map='bank=12,13;row=20-30'
+"$bin" hmtt --csv --section dram --dram-map "$map" --dram-window 2 "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err"
+cat >"$tmp/want" <<'CSV'
+space,accesses,no_frame,hits,misses,conflicts,hit_pct,miss_pct,conflict_pct,window,blp,max_banks,banks_touched,banks
+physical,5,0,0,4,1,0.0000,80.0000,20.0000,2,2.0000,2,4,4
 
-# --per-process: each process's dma, v2p and scr tables are those of the
-# same sections run on that process alone (--pid); interleave is all's.
-"$bin" hmtt --csv --per-process --section dma,v2p,scr "$tmp/t.vmt" >"$tmp/per" 2>"$tmp/err"
+bit,changes,pairs,change_pct,field
+CSV
+for b in $(seq 6 47); do
+	case $b in
+	12) echo "12,3,4,75.0000,bank" ;;
+	13) echo "13,1,4,25.0000,bank" ;;
+	20 | 21) echo "$b,2,4,50.0000,row" ;;
+	2[2-9] | 30) echo "$b,0,4,0.0000,row" ;;
+	*) echo "$b,0,4,0.0000,-" ;;
+	esac
+done >>"$tmp/want"
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "dram csv: $(cat "$tmp/diff" "$tmp/err")"
+# --space virtual: pages 0x10 0x11 0x11 0x12 0x13, all row 0, banks 0 1 1 2 3:
+# miss, miss, hit, miss, miss; windows of 2: 2 1 2 2 (7 / 4).
+"$bin" hmtt --csv --section dram --dram-map "$map" --dram-window 2 --space virtual \
+	"$tmp/t.vmt" 2>&1 | sed -n 2p >"$tmp/out"
+echo "virtual,5,0,1,4,0,20.0000,80.0000,0.0000,2,1.7500,2,4,4" | diff -u - "$tmp/out" >"$tmp/diff" &&
+	pass || fail "dram --space virtual csv: $(cat "$tmp/diff")"
+# A preset's map, with XOR: bit 18 is row's and (XORed in) bg's.
+"$bin" hmtt --csv --section dram --dram-map ddr5-2ch "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err"
+tail -1 "$tmp/out" | grep -qx '47,0,4,0.0000,-' && grep -qx '18,0,4,0.0000,bg+row' "$tmp/out" &&
+	pass || fail "dram ddr5-2ch: $(cat "$tmp/out" "$tmp/err")"
+# A map reading bits past 47: the table goes up to its highest.
+"$bin" hmtt --csv --section dram --dram-map 'bank=12;row=40-50' "$tmp/t.vmt" 2>&1 | tail -1 |
+	grep -qx '50,0,4,0.0000,row' && pass || fail "dram: the bit table to bit 50"
+# Exact accesses have no frame: their virtual addresses, said so.
+trace exact "exact 0 5 0x1000" "exact 1 5 0x1040" "exact 2 5 0x1000"
+"$bin" hmtt --section dram --dram-map "$map" "$tmp/exact.vmt" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q 'exact accesses have no frame' "$tmp/out" &&
+	"$bin" hmtt --csv --section dram --dram-map "$map" "$tmp/exact.vmt" | sed -n 2p |
+	grep -qx 'virtual,3,0,2,1,0,66.6667,33.3333,0.0000,32,1.0000,1,1,4' &&
+	pass || fail "dram on exact accesses: $(cat "$tmp/out" "$tmp/err")"
+
+# The tables, for people: aligned, thousands separated; every section but
+# dram by default, dram with its default map when asked for.
+"$bin" hmtt "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" && grep -q '65,536' "$tmp/out" &&
+	grep -q 'stream coverage rate' "$tmp/out" && ! grep -q '^DRAM' "$tmp/out" &&
+	"$bin" hmtt --section scr,dram "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^DRAM: row buffers' "$tmp/out" &&
+	grep -q 'map ddr4-2ch: ch=6;' "$tmp/out" && pass || fail "hmtt TRACE: $(cat "$tmp/err")"
+
+# --per-process: each process's dma, v2p, scr and dram tables are those of
+# the same sections run on that process alone (--pid); interleave is all's.
+"$bin" hmtt --csv --per-process --section dma,v2p,scr,dram "$tmp/t.vmt" >"$tmp/per" 2>"$tmp/err"
 for pid in 1 2; do
-	"$bin" hmtt --csv --section dma,v2p,scr --pid $pid "$tmp/t.vmt" >"$tmp/alone" 2>/dev/null
+	"$bin" hmtt --csv --section dma,v2p,scr,dram --pid $pid "$tmp/t.vmt" >"$tmp/alone" 2>/dev/null
 	# The tables after the one-row table of this pid, up to the next pid's.
 	awk -v pid=$pid 'prev == "pid" { on = ($0 == pid); skip = 1 } { prev = $0 }
 		/^pid$/ { on = 0 } on && !skip { print } { skip = 0 }' "$tmp/per" |
@@ -112,12 +166,23 @@ expect 2 "bad time '0'" --window 0 "$tmp/t.vmt"
 expect 2 "bad time '10parsecs'" --window 10parsecs "$tmp/t.vmt"
 expect 2 "unknown section 'dmaa'" --section v2p,dmaa "$tmp/t.vmt"
 expect 2 "bad --scr-window '2'" --scr-window 2 "$tmp/t.vmt"
+expect 2 "'row=17-64': bit 64 past 63" --dram-map 'bank=9,10;row=17-64' "$tmp/t.vmt"
+expect 2 "'row=10-20': bit 10 overlaps, already bank's" --dram-map 'bank=9,10;row=10-20' "$tmp/t.vmt"
+expect 2 "no bank bits" --dram-map 'row=17-32;col=0-12' "$tmp/t.vmt"
+expect 2 "no row bits" --dram-map 'bank=13,14' "$tmp/t.vmt"
+expect 2 "unknown field 'chan'" --dram-map 'chan=6;bank=13;row=14-30' "$tmp/t.vmt"
+expect 2 "no preset 'ddr3'" --dram-map ddr3 "$tmp/t.vmt"
+expect 2 "bad --dram-window '1'" --dram-window 1 "$tmp/t.vmt"
 expect 1 "no DMA records in the trace" --section dma "$tmp/nodma.vmt"
 expect 1 "no references in the trace" "$tmp/empty.vmt"
 expect 1 "no references pass the filters" --pid 4242 "$tmp/t.vmt"
 expect 1 "" "$tmp/no-such-file.vmt"
 # The other sections go on without DMA records, which they say.
 expect 0 "no DMA records in the trace" "$tmp/nodma.vmt"
+# No frame in the trace: dram's physical section is empty, and says so.
+"$bin" hmtt --section dram "$tmp/nodma.vmt" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '2 references without a frame passed over: none names one' "$tmp/out" &&
+	pass || fail "dram without frames: $(cat "$tmp/out" "$tmp/err")"
 
 echo "hmtt: $passed checks passed, $failed failures"
 [ $failed -eq 0 ]

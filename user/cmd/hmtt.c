@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr]
+ * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram]
  *
  * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
- * _interleave.c, _scr.c), one pass over the trace, a table or two a
- * section: DMA traffic against the CPU's references per interval and DMA
+ * _interleave.c, _scr.c, _dram.c), one pass over the trace, a table or two
+ * a section: DMA traffic against the CPU's references per interval and DMA
  * request sizes; how pages and frames were mapped and how often virtually
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
- * on physical addresses.
+ * on physical addresses; row-buffer hits, bank-level parallelism and
+ * address-bit changes through a DRAM address map.
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
@@ -23,38 +24,64 @@
 
 #define CMD			"hmtt"
 #define DEFAULT_SCR_WINDOW	32	/* HMTT's */
+#define DEFAULT_DRAM_WINDOW	32	/* as SCR's */
+#define DEFAULT_DRAM_MAP	"ddr4-2ch"
 
 enum section {
 	SECTION_DMA		= 1 << 0,
 	SECTION_V2P		= 1 << 1,
 	SECTION_INTERLEAVE	= 1 << 2,
 	SECTION_SCR		= 1 << 3,
-	SECTION_ALL		= (1 << 4) - 1,
+	SECTION_DRAM		= 1 << 4,
+	/* dram when asked for: its numbers are those of a DRAM map taken on trust */
+	SECTION_DEFAULT		= (1 << 4) - 1,
 };
 
-static const char *const section_names[] = { "dma", "v2p", "interleave", "scr" };
+static const char *const section_names[] = { "dma", "v2p", "interleave", "scr", "dram" };
 #define NR_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
 enum {
 	HMTT_OPT_WINDOW = 0x300,
 	HMTT_OPT_SECTION,
 	HMTT_OPT_SCR_WINDOW,
+	HMTT_OPT_DRAM_MAP,
+	HMTT_OPT_DRAM_WINDOW,
+};
+
+struct hmtt_command {
+	unsigned int sections, scr_window;
+	uint64_t window_ns;
+	struct vmt_dram_map dram_map;
+	char dram_map_text[512];	/* a preset's name and its bits, or the bits given */
+	unsigned int dram_window;
+	bool space_given;		/* --space: dram's is physical unless it says virtual */
+	enum vmt_ref_space dram_space;
 };
 
 static const char hmtt_usage[] =
 	"usage: vmtrace hmtt [options] TRACE\n"
 	"  HMTT's analyses: DMA traffic against the CPU's references, virtual to physical\n"
-	"  mappings, interleaving of processes' references, stream coverage rate (SCR)\n"
-	"  --section S[,S]    dma, v2p, interleave, scr (default: all four)\n"
+	"  mappings, interleaving of processes' references, stream coverage rate (SCR),\n"
+	"  DRAM row buffers, bank parallelism and address-bit changes\n"
+	"  --section S[,S]    dma, v2p, interleave, scr, dram (default: all but dram,\n"
+	"                     whose figures stand on an assumed DRAM map)\n"
 	"  --window T         dma: intervals of T (ns, or with a unit: 500us, 10ms, 2s);\n"
 	"                     default: the whole trace as one\n"
 	"  --scr-window W     scr: streams within a window of W references (3..1024,\n"
 	"                     default 32, as HMTT's)\n"
+	"  --dram-map M       dram: the address map, a preset (ddr4-1ch, ddr4-2ch, the\n"
+	"                     default, ddr5-2ch) or fields' bits, as\n"
+	"                     'ch=6;rank=16;bg=7,8;bank=9^13,10^14;row=17-32;col=0-5,11-15'\n"
+	"  --dram-window W    dram: bank parallelism over W consecutive accesses (2..65536,\n"
+	"                     default 32)\n"
 	"  --space virtual|physical  dma and interleave: which references count\n"
-	"                     (physical: those with a frame); scr measures both\n"
-	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines\n"
-	"  --per-process      dma, v2p and scr of each process too (after all of them), in\n"
-	"                     the order of their first references; interleave is all's\n"
+	"                     (physical: those with a frame); scr measures both; dram\n"
+	"                     reads physical addresses unless --space virtual is given\n"
+	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines;\n"
+	"                     dram reads lines\n"
+	"  --per-process      dma, v2p, scr and dram of each process too (after all of\n"
+	"                     them), in the order of their first references; interleave\n"
+	"                     is all's\n"
 	"  --csv              comma-separated values, a header line a table, tables apart\n"
 	"                     by an empty line; with --per-process, each process's tables\n"
 	"                     come after a table 'pid' of one row, its pid\n";
@@ -80,7 +107,7 @@ static int parse_sections(const char *arg, unsigned int *sections)
 			if (!strcmp(item, section_names[i]))
 				break;
 		if (i == NR_SECTIONS) {
-			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr)\n",
+			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram)\n",
 				CMD, item);
 			return -1;
 		}
@@ -318,6 +345,97 @@ static void print_scr(const struct analysis_options *o, struct vmt_analysis *con
 	}
 }
 
+/* The fields that read address bit @bit, as "row+bg", or "-". */
+static const char *bit_fields(const struct vmt_dram_map *map, unsigned int bit, char buf[32])
+{
+	static const char *const names[VMT_DRAM_NR_FIELDS] = {
+		"ch", "rank", "bg", "bank", "row", "col",
+	};
+	size_t len = 0;
+
+	strcpy(buf, "-");
+	for (unsigned int f = 0; f < VMT_DRAM_NR_FIELDS; f++)
+		if (vmt_dram_field_bits(map, f) >> bit & 1)
+			len += (size_t)snprintf(buf + len, 32 - len, "%s%s", len ? "+" : "",
+						names[f]);
+	return buf;
+}
+
+static void print_dram(const struct analysis_options *o, struct vmt_analysis *a,
+		       const struct hmtt_command *c, bool *first)
+{
+	const struct vmt_dram_result *r = vmt_dram_result(a);
+	const char *where;
+	char title[1024], f[32], n[6][32];
+	unsigned int bit, top = 47;
+	uint64_t opened = r->misses + r->conflicts;
+
+	if (c->dram_space == VMT_REF_PHYSICAL)
+		where = "its physical address (its frame's)";
+	else if (o->ref.source == VMT_REF_EXACT)
+		where = "its virtual address, a stand-in for the physical one\n"
+			"(exact accesses have no frame)";
+	else
+		where = "its virtual address, a stand-in for the physical one (--space virtual)";
+	snprintf(title, sizeof(title), "DRAM: row buffers (open page), bank-level parallelism and address-bit changes\n"
+		 "over the references in time order, each a 64-byte line at\n%s;\n"
+		 "map %s", where, c->dram_map_text);
+	print_title(o, first, title);
+	if (o->csv) {
+		printf("space,accesses,no_frame,hits,misses,conflicts,hit_pct,miss_pct,conflict_pct,window,blp,max_banks,banks_touched,banks\n");
+		printf("%s,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%.4f,%u,%.4f,%llu,%llu,%llu\n",
+		       c->dram_space == VMT_REF_PHYSICAL ? "physical" : "virtual",
+		       (unsigned long long)r->references, (unsigned long long)r->no_frame,
+		       (unsigned long long)r->hits, (unsigned long long)r->misses,
+		       (unsigned long long)r->conflicts, percent(r->hits, r->references),
+		       percent(r->misses, r->references), percent(r->conflicts, r->references),
+		       r->window, vmt_dram_blp(a), (unsigned long long)r->max_banks,
+		       (unsigned long long)r->banks_touched, (unsigned long long)r->banks);
+	} else {
+		printf("  %14s %14s %14s %14s %7s %7s %9s\n", "accesses", "hits", "misses",
+		       "conflicts", "hit%", "miss%", "conflict%");
+		printf("  %14s %14s %14s %14s %6.2f%% %6.2f%% %8.2f%%\n",
+		       fmt_count(r->references, n[0]), fmt_count(r->hits, n[1]),
+		       fmt_count(r->misses, n[2]), fmt_count(r->conflicts, n[3]),
+		       percent(r->hits, r->references), percent(r->misses, r->references),
+		       percent(r->conflicts, r->references));
+		printf("  a miss: no row open in the bank yet; a conflict: another row open\n"
+		       "  (%s of %s accesses open a row)\n", fmt_count(opened, n[0]),
+		       fmt_count(r->references, n[1]));
+		printf("  bank-level parallelism: %.2f distinct banks (at most %s) among %u\n"
+		       "  consecutive accesses, on the mean; %s of the map's %s banks accessed\n",
+		       vmt_dram_blp(a), fmt_count(r->max_banks, n[0]), r->window,
+		       fmt_count(r->banks_touched, n[1]), fmt_count(r->banks, n[2]));
+		if (r->no_frame)
+			printf("  %s references without a frame passed over%s\n",
+			       fmt_count(r->no_frame, n[0]), r->references ? "" :
+			       ": none names one (--space virtual: virtual addresses as a stand-in)");
+	}
+
+	for (unsigned int fi = 0; fi < VMT_DRAM_NR_FIELDS; fi++) {
+		uint64_t bits = vmt_dram_field_bits(&c->dram_map, fi);
+
+		if (bits && 63 - (unsigned int)__builtin_clzll(bits) > top)
+			top = 63 - (unsigned int)__builtin_clzll(bits);
+	}
+	snprintf(title, sizeof(title), "address bits changed between consecutive accesses (HMTT's figure), of\n"
+		 "%s pairs; field: the map's fields that read the bit", fmt_count(r->pairs, n[0]));
+	print_title(o, first, title);
+	if (o->csv)
+		printf("bit,changes,pairs,change_pct,field\n");
+	else
+		printf("  %4s %14s %8s  %s\n", "bit", "changes", "percent", "field");
+	for (bit = 6; bit <= top; bit++) {
+		if (o->csv)
+			printf("%u,%llu,%llu,%.4f,%s\n", bit, (unsigned long long)r->flips[bit],
+			       (unsigned long long)r->pairs, percent(r->flips[bit], r->pairs),
+			       bit_fields(&c->dram_map, bit, f));
+		else
+			printf("  %4u %14s %7.2f%%  %s\n", bit, fmt_count(r->flips[bit], n[0]),
+			       percent(r->flips[bit], r->pairs), bit_fields(&c->dram_map, bit, f));
+	}
+}
+
 /* The analysis of one section, made for vmt_analyze() or, per process, for a pid. */
 struct hmtt_maker {
 	unsigned int section;	/* a SECTION_* bit */
@@ -325,7 +443,9 @@ struct hmtt_maker {
 	uint64_t window_ns;
 	enum vmt_ref_unit unit;
 	unsigned int scr_window;
-	enum vmt_ref_source source;	/* scr's references: the pass's */
+	enum vmt_ref_source source;	/* scr's and dram's references: the pass's */
+	const struct vmt_dram_map *dram_map;
+	unsigned int dram_window;
 };
 
 static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
@@ -340,6 +460,11 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
 		return vmt_v2p_create(a);
 	case SECTION_INTERLEAVE:
 		return vmt_interleave_create(a);
+	case SECTION_DRAM: {
+		struct vmt_ref_options o = { .space = m->space, .source = m->source };
+
+		return vmt_dram_create(a, &o, m->dram_map, m->dram_window);
+	}
 	default: {
 		struct vmt_ref_options o = { .space = m->space, .unit = m->unit,
 					     .source = m->source };
@@ -354,7 +479,10 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
  * with --per-process one per process of each but interleave's (through
  * vmt_per_process_create(), in @per[]). scr has two: virtual and physical.
  */
-enum { HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR_VIRTUAL, HMTT_SCR_PHYSICAL, HMTT_KINDS };
+enum {
+	HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR_VIRTUAL, HMTT_SCR_PHYSICAL, HMTT_DRAM,
+	HMTT_KINDS
+};
 
 struct hmtt_analyses {
 	struct hmtt_maker makers[HMTT_KINDS];
@@ -363,11 +491,12 @@ struct hmtt_analyses {
 	unsigned int n;
 };
 
-static int hmtt_create(struct hmtt_analyses *h, unsigned int sections, uint64_t window_ns,
-		       const struct analysis_options *o, unsigned int scr_window)
+static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
+		       const struct hmtt_command *c, const struct analysis_options *o)
 {
 	static const unsigned int kind_sections[HMTT_KINDS] = {
 		SECTION_DMA, SECTION_V2P, SECTION_INTERLEAVE, SECTION_SCR, SECTION_SCR,
+		SECTION_DRAM,
 	};
 	int err = 0;
 
@@ -377,9 +506,17 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections, uint64_t 
 
 		if (!(sections & kind_sections[k]))
 			continue;
-		*m = (struct hmtt_maker){ kind_sections[k],
-			k == HMTT_SCR_PHYSICAL ? VMT_REF_PHYSICAL : VMT_REF_VIRTUAL,
-			window_ns, o->ref.unit, scr_window, o->ref.source };
+		*m = (struct hmtt_maker){
+			.section = kind_sections[k],
+			.space = k == HMTT_SCR_PHYSICAL ? VMT_REF_PHYSICAL :
+				 k == HMTT_DRAM ? c->dram_space : VMT_REF_VIRTUAL,
+			.window_ns = c->window_ns,
+			.unit = o->ref.unit,
+			.scr_window = c->scr_window,
+			.source = o->ref.source,
+			.dram_map = &c->dram_map,
+			.dram_window = c->dram_window,
+		};
 		err = hmtt_make(m, 0, &h->all[k]);
 		if (err)
 			break;
@@ -402,7 +539,8 @@ static void hmtt_destroy(struct hmtt_analyses *h)
 
 /* The sections asked for, of one process or all of them (@a by HMTT_*). */
 static void print_sections(const struct analysis_options *o, unsigned int sections,
-			   struct vmt_analysis *const *a, unsigned int scr_window, bool *first)
+			   struct vmt_analysis *const *a, const struct hmtt_command *c,
+			   bool *first)
 {
 	if (sections & SECTION_DMA && vmt_dma_traffic_records(a[HMTT_DMA]))
 		print_dma(o, a[HMTT_DMA], first);
@@ -411,12 +549,15 @@ static void print_sections(const struct analysis_options *o, unsigned int sectio
 	if (sections & SECTION_INTERLEAVE && a[HMTT_INTERLEAVE])
 		print_interleave(o, a[HMTT_INTERLEAVE], first);
 	if (sections & SECTION_SCR)
-		print_scr(o, &a[HMTT_SCR_VIRTUAL], scr_window, first);
+		print_scr(o, &a[HMTT_SCR_VIRTUAL], c->scr_window, first);
+	if (sections & SECTION_DRAM)
+		print_dram(o, a[HMTT_DRAM], c, first);
 }
 
 /* --per-process: each process's sections, in the order of its first reference. */
 static void print_processes(const struct analysis_options *o, unsigned int sections,
-			    const struct hmtt_analyses *h, unsigned int scr_window, bool *first)
+			    const struct hmtt_analyses *h, const struct hmtt_command *c,
+			    bool *first)
 {
 	const struct vmt_analysis *any = NULL;
 	unsigned int k, i;
@@ -435,14 +576,36 @@ static void print_processes(const struct analysis_options *o, unsigned int secti
 		print_title(o, first, title);
 		if (o->csv)
 			printf("pid\n%u\n", pid);
-		print_sections(o, sections & ~SECTION_INTERLEAVE, a, scr_window, first);
+		print_sections(o, sections & ~SECTION_INTERLEAVE, a, c, first);
 	}
 }
 
-struct hmtt_command {
-	unsigned int sections, scr_window;
-	uint64_t window_ns;
-};
+/* --dram-map: a preset's name or a map's bits; 0, or -1 having said why not. */
+static int parse_dram_map(struct hmtt_command *c, const char *arg)
+{
+	char err[160], bits[400];
+	const char *name;
+	unsigned int i;
+
+	if (!strchr(arg, '=')) {
+		if (vmt_dram_map_preset(arg, &c->dram_map)) {
+			fprintf(stderr, "vmtrace %s: --dram-map: no preset '%s' (", CMD, arg);
+			for (i = 0; (name = vmt_dram_map_preset_name(i, NULL)); i++)
+				fprintf(stderr, "%s%s", i ? ", " : "", name);
+			fprintf(stderr, "; or bits, as 'ch=6;bank=13,14;row=15-30;col=0-5,7-12')\n");
+			return -1;
+		}
+		vmt_dram_map_format(&c->dram_map, bits, sizeof(bits));
+		snprintf(c->dram_map_text, sizeof(c->dram_map_text), "%s: %s", arg, bits);
+		return 0;
+	}
+	if (vmt_dram_map_parse(arg, &c->dram_map, err, sizeof(err))) {
+		fprintf(stderr, "vmtrace %s: --dram-map: %s\n", CMD, err);
+		return -1;
+	}
+	vmt_dram_map_format(&c->dram_map, c->dram_map_text, sizeof(c->dram_map_text));
+	return 0;
+}
 
 static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 {
@@ -465,6 +628,18 @@ static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 			return -1;
 		c->scr_window = (unsigned int)n;
 		return 1;
+	case HMTT_OPT_DRAM_MAP:
+		return parse_dram_map(c, arg) ? -1 : 1;
+	case HMTT_OPT_DRAM_WINDOW:
+		n = parse_number(CMD, "--dram-window", arg, VMT_DRAM_MIN_WINDOW,
+				 VMT_DRAM_MAX_WINDOW);
+		if (n < 0)
+			return -1;
+		c->dram_window = (unsigned int)n;
+		return 1;
+	case ANALYSIS_OPT_SPACE:
+		c->space_given = true;
+		return 0;	/* analysis_command.c's to read */
 	case ANALYSIS_OPT_PLOT:
 		fprintf(stderr, "vmtrace %s: --plot is not one of hmtt's options\n", CMD);
 		usage_hmtt(stderr);
@@ -480,14 +655,19 @@ int cmd_hmtt(int argc, char **argv)
 		{ "window", required_argument, NULL, HMTT_OPT_WINDOW },
 		{ "section", required_argument, NULL, HMTT_OPT_SECTION },
 		{ "scr-window", required_argument, NULL, HMTT_OPT_SCR_WINDOW },
+		{ "dram-map", required_argument, NULL, HMTT_OPT_DRAM_MAP },
+		{ "dram-window", required_argument, NULL, HMTT_OPT_DRAM_WINDOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct hmtt_command c = { .scr_window = DEFAULT_SCR_WINDOW };
+	struct hmtt_command c = {
+		.scr_window = DEFAULT_SCR_WINDOW,
+		.dram_window = DEFAULT_DRAM_WINDOW,
+	};
 	struct analysis_options o = { 0 };
 	struct vmt_analyze_stats stats;
 	struct hmtt_analyses h;
-	unsigned int sections, scr_window;
+	unsigned int sections;
 	struct vmt_trace *t;
 	const char *path;
 	bool first = true;
@@ -499,13 +679,18 @@ int cmd_hmtt(int argc, char **argv)
 		return status;
 	status = 1;
 	sections = c.sections;
-	scr_window = c.scr_window;
 	if (!sections)
-		sections = SECTION_ALL;
+		sections = SECTION_DEFAULT;
+	if (!c.dram_map_text[0] && parse_dram_map(&c, DEFAULT_DRAM_MAP))
+		return 1;
 	t = analysis_open(CMD, path, &o);
 	if (!t)
 		return 1;
-	err = hmtt_create(&h, sections, c.window_ns, &o, scr_window);
+	/* Physical addresses, unless asked for virtual ones or there are none (exact accesses). */
+	c.dram_space = o.ref.source == VMT_REF_EXACT ||
+		       (c.space_given && o.ref.space == VMT_REF_VIRTUAL) ?
+		       VMT_REF_VIRTUAL : VMT_REF_PHYSICAL;
+	err = hmtt_create(&h, sections, &c, &o);
 	if (err) {
 		fprintf(stderr, "vmtrace %s: %s\n", CMD, strerror(-err));
 		goto out;
@@ -527,8 +712,8 @@ int cmd_hmtt(int argc, char **argv)
 		analysis_print_header(stdout, path, &o, &stats);
 		first = false;
 	}
-	print_sections(&o, sections, h.all, scr_window, &first);
-	print_processes(&o, sections, &h, scr_window, &first);
+	print_sections(&o, sections, h.all, &c, &first);
+	print_processes(&o, sections, &h, &c, &first);
 	status = 0;
 out:
 	hmtt_destroy(&h);

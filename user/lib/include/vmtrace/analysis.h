@@ -642,6 +642,113 @@ const struct vmt_scr_result *vmt_scr_result(const struct vmt_analysis *analysis)
 /* The summary: covered / references, in percent. */
 double vmt_scr_rate(const struct vmt_analysis *analysis);
 
+/*
+ * DRAM: the references as a memory controller would send them to DRAM,
+ * each a 64-byte line, through an address map that says which address
+ * bits select the channel, rank, bank group, bank, row and column. Over
+ * the accesses in time order: row-buffer hits, misses and conflicts under
+ * an open-page policy; bank-level parallelism; and how often each address
+ * bit changes between consecutive accesses (HMTT's address-bit figure).
+ *
+ * A map's field is a list of field bits, its least significant first, each
+ * the XOR (the parity) of the address bits of a mask: a plain bit is a
+ * mask of one. The text form (vmt_dram_map_parse()), fields apart by ';':
+ *
+ *   ch=6;rank=16;bg=7,8;bank=9^13,10^14;row=17-32;col=0-5,11-15
+ *
+ * each FIELD=ITEM[,ITEM...], FIELD one of ch, rank, bg, bank, row, col;
+ * an ITEM is a bit (0..63), a range L-H (bits L to H, the lowest first),
+ * or such terms of equal length joined by '^', XORed bit by bit
+ * (13-15^18-20: 13^18, 14^19, 15^20). bank and row are needed, the others
+ * may be left out (no bits: one channel, rank...). No field bit may be
+ * the XOR of others (a bit in two fields overlaps). At most
+ * VMT_DRAM_MAX_BANK_BITS bits select a bank (ch, rank, bg and bank).
+ * docs/analysis/hmtt.md has the presets and where they come from.
+ */
+enum vmt_dram_field {
+	VMT_DRAM_CHANNEL,
+	VMT_DRAM_RANK,
+	VMT_DRAM_BANK_GROUP,
+	VMT_DRAM_BANK,
+	VMT_DRAM_ROW,
+	VMT_DRAM_COLUMN,
+	VMT_DRAM_NR_FIELDS,
+};
+
+#define VMT_DRAM_MAX_FIELD_BITS	64
+#define VMT_DRAM_MAX_BANK_BITS	12
+
+struct vmt_dram_map {
+	unsigned int nr_bits[VMT_DRAM_NR_FIELDS];
+	/* Bit i of a field is the parity of an address's bits in masks[field][i]. */
+	uint64_t masks[VMT_DRAM_NR_FIELDS][VMT_DRAM_MAX_FIELD_BITS];
+};
+
+/*
+ * @spec as a map: 0, or -EINVAL with what is wrong in @err (of @size
+ * bytes; may be NULL).
+ */
+int vmt_dram_map_parse(const char *spec, struct vmt_dram_map *map, char *err, size_t size);
+/* The preset @name's map ("ddr4-1ch"...): 0, or -ENOENT. */
+int vmt_dram_map_preset(const char *name, struct vmt_dram_map *map);
+/* The @i-th preset's name (NULL past the last), and a line or two on it in *@summary. */
+const char *vmt_dram_map_preset_name(unsigned int i, const char **summary);
+/*
+ * @map in the text form vmt_dram_map_parse() reads, into @buf of @size
+ * (cut short to fit, '\0' ended): the length it needs, without the '\0'.
+ */
+size_t vmt_dram_map_format(const struct vmt_dram_map *map, char *buf, size_t size);
+/*
+ * The value of @field at @addr; and its bank, one number: the channel's,
+ * rank's, bank group's and bank's bits side by side, the channel's highest.
+ */
+uint64_t vmt_dram_decode(const struct vmt_dram_map *map, enum vmt_dram_field field,
+			 uint64_t addr);
+uint64_t vmt_dram_bank(const struct vmt_dram_map *map, uint64_t addr);
+/* The address bits @field reads, its masks ORed. */
+uint64_t vmt_dram_field_bits(const struct vmt_dram_map *map, enum vmt_dram_field field);
+
+#define VMT_DRAM_MIN_WINDOW	2
+#define VMT_DRAM_MAX_WINDOW	65536
+
+struct vmt_dram_result {
+	uint64_t references;	/* accesses: references with an address in the space */
+	uint64_t no_frame;	/* physical: references without a frame, passed over */
+	/* Open page: per bank, the last row accessed stays open. */
+	uint64_t hits;		/* to the open row */
+	uint64_t misses;	/* to a bank with no row open yet (empty) */
+	uint64_t conflicts;	/* to a bank with another row open */
+	uint64_t banks;		/* the map's: 2^(its ch, rank, bg and bank bits) */
+	uint64_t banks_touched;	/* of them, accessed */
+	/*
+	 * Bank-level parallelism: the distinct banks among each @window
+	 * consecutive accesses (windows sliding by one access; fewer accesses
+	 * than @window are one window), summed over the @windows.
+	 */
+	unsigned int window;
+	uint64_t windows;
+	uint64_t window_banks;
+	uint64_t max_banks;	/* the most in one window */
+	/* Address bits: of the @pairs of consecutive accesses, those in which bit b changed. */
+	uint64_t pairs;
+	uint64_t flips[64];
+};
+
+/*
+ * DRAM over @options' space and source (exact accesses have virtual
+ * addresses alone: a stand-in for physical ones), within its address range,
+ * each reference's line; @map copied. -EINVAL: a window outside
+ * [VMT_DRAM_MIN_WINDOW, VMT_DRAM_MAX_WINDOW], a map without row or bank
+ * bits or with too many bank bits.
+ */
+int vmt_dram_create(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
+		    const struct vmt_dram_map *map, unsigned int window);
+const struct vmt_dram_result *vmt_dram_result(const struct vmt_analysis *analysis);
+/* The summary: row-buffer hits in percent of the accesses. */
+double vmt_dram_hit_rate(const struct vmt_analysis *analysis);
+/* The mean distinct banks a window: window_banks / windows (0: no access). */
+double vmt_dram_blp(const struct vmt_analysis *analysis);
+
 #ifdef __cplusplus
 }
 #endif

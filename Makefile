@@ -386,7 +386,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/lib/libvmtrace-fuzz.a
 
 FUZZ_SECONDS ?= 600
 check-fuzz: $(patsubst %,$(BUILD)/fuzz/%,$(FUZZ_TARGETS))
-	@scripts/run-fuzz 8 $^
+	@scripts/run-fuzz 6 $^
 
 # The libFuzzer targets, then the module's interface fuzzer (tests/vm/progs/
 # ifuzz.c) for IFUZZ_SECONDS on 6.12 and on the debug kernel, a new seed each,

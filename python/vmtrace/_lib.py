@@ -411,6 +411,8 @@ PROTOTYPES = {
     'vmt_trace_loops': (ctypes.c_int, [P, ctypes.POINTER(ctypes.POINTER(LoopsThread)),
                                        ctypes.POINTER(u32)]),
     'vmt_trace_set_filter': (ctypes.c_int, [P, ctypes.POINTER(Filter)]),
+    'vmt_trace_marker_phases': (ctypes.c_int, [P, u32, u32, ctypes.POINTER(ctypes.POINTER(Phase)),
+                                               ctypes.POINTER(u32)]),
     'vmt_trace_cursor_create': (ctypes.c_int, [P, ctypes.c_int, ctypes.POINTER(P)]),
     'vmt_trace_cursor_read': (ctypes.c_int, [P, P, P, ctypes.c_size_t]),
     'vmt_trace_cursor_free': (None, [P]),

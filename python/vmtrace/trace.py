@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 """A trace file open for reading: vmtrace.open(path) -> Trace."""
 import ctypes
+import errno
 import os
 
 import numpy as np
@@ -78,11 +79,30 @@ def _types(types):
     return mask
 
 
-def _filter(types=None, pids=None, cpus=None, start=None, end=None, addrs=None, ips=None):
+def _phases(phases):
+    """struct vmt_trace_phase[] of (pid, start, end) tuples (Trace.marker_phases()'s),
+    sorted by pid and start, as the library wants them (it checks the rest)."""
+    try:
+        items = sorted((int(p), int(s), int(e)) for p, s, e in phases)
+    except (TypeError, ValueError):
+        raise ValueError('phases: (pid, start, end) tuples, as marker_phases() gives') from None
+    if not items:
+        raise ValueError('phases: none (marker_phases() found none?)')
+    out = (_lib.Phase * len(items))()
+    for i, (pid, start, end) in enumerate(items):
+        if not (0 <= pid < 1 << 32 and 0 <= start < end < 1 << 64):
+            raise ValueError(f'phases: ({pid}, {start}, {end}) is not a pid and a time range')
+        out[i].pid, out[i].start, out[i].end = pid, start, end
+    return out
+
+
+def _filter(types=None, pids=None, cpus=None, start=None, end=None, addrs=None, ips=None,
+            phases=None):
     """A struct vmt_trace_filter of `vmtrace dump`'s options (--type, --pid,
-    --cpu, --from, --to, --addr, --ip), and the arrays it points to (to keep
-    alive), or (None, None) when every argument is None."""
-    args = (types, pids, cpus, start, end, addrs, ips)
+    --cpu, --from, --to, --addr, --ip; phases: --marker's and
+    --between-markers', from Trace.marker_phases()), and the arrays it points
+    to (to keep alive), or (None, None) when every argument is None."""
+    args = (types, pids, cpus, start, end, addrs, ips, phases)
     if all(a is None for a in args):
         return None, None
     f, keep = _lib.Filter(), []
@@ -106,6 +126,9 @@ def _filter(types=None, pids=None, cpus=None, start=None, end=None, addrs=None, 
     if ips is not None:
         keep.append(_ranges(ips, 'ips'))
         f.nr_ips, f.ips = len(keep[-1]), keep[-1]
+    if phases is not None:
+        keep.append(_phases(phases))
+        f.nr_phases, f.phases = len(keep[-1]), keep[-1]
     return f, keep
 
 
@@ -316,7 +339,7 @@ class Trace:
         return got
 
     def batches(self, n=65536, types=None, pids=None, cpus=None, start=None, end=None,
-                addrs=None, ips=None, order='written'):
+                addrs=None, ips=None, order='written', phases=None):
         """The records records() would return, as arrays of up to @n records
         each (a new array each time), read as they are asked for."""
         if n < 1:
@@ -324,7 +347,8 @@ class Trace:
         if order not in ('written', 'time'):
             raise ValueError(f"order: 'written' or 'time', not {order!r}")
         # Bad filters raise here; the cursor is made at the first batch.
-        return self._batches(n, _filter(types, pids, cpus, start, end, addrs, ips), order)
+        return self._batches(n, _filter(types, pids, cpus, start, end, addrs, ips, phases),
+                             order)
 
     def _batches(self, n, filt_keep, order):
         cursor = self._cursor(filt_keep[0], order)
@@ -340,7 +364,7 @@ class Trace:
             self._free_cursor(cursor)
 
     def records(self, types=None, pids=None, cpus=None, start=None, end=None, addrs=None,
-                ips=None, order='written', max_records=DEFAULT_MAX_RECORDS):
+                ips=None, order='written', max_records=DEFAULT_MAX_RECORDS, phases=None):
         """The records that pass the filters, as one numpy array of RECORD_DTYPE.
 
         The filters are `vmtrace dump`'s, and pass what dump's options pass:
@@ -353,11 +377,13 @@ class Trace:
         addrs   (start, end) address ranges, [start, end): references',
                 evictions' and exact accesses' addresses      (--addr)
         ips     (start, end) instruction ranges               (--ip)
+        phases  each process's records within its phases, (pid, start, end)
+                tuples: marker_phases()'s (--marker, --between-markers)
         order   'written' (as the writer received them) or 'time' (--order)
 
         More than @max_records records raise LimitError (None: no bound).
         """
-        filt, keep = _filter(types, pids, cpus, start, end, addrs, ips)
+        filt, keep = _filter(types, pids, cpus, start, end, addrs, ips, phases)
         bound = self._bound(filt)
         cursor = self._cursor(filt, order)
         del keep
@@ -475,6 +501,28 @@ class Trace:
         """`vmtrace cachesim`'s rows as a DataFrame (vmtrace.analyses.cachesim)."""
         from .analyses import cachesim
         return cachesim(self, **options)
+
+    def marker_phases(self, first, last=None):
+        """Each process's phases between its markers, as `--between-markers
+        FIRST,LAST` (or, @last None, `--marker FIRST`) finds them: (pid,
+        start, end) tuples, end exclusive (2**64 - 1: the trace's end), for
+        the filters' phases=. A marker id not in the trace raises ValueError."""
+        any_marker = 0xffffffff
+        ids = [first] + ([] if last is None else [last])
+        if not all(isinstance(i, int) and 0 <= i < any_marker for i in ids):
+            raise ValueError(f'marker ids: 0 to {any_marker - 1}, not {ids}')
+        out, n = ctypes.POINTER(_lib.Phase)(), ctypes.c_uint32()
+        ret = lib.vmt_trace_marker_phases(self._handle(), first,
+                                          any_marker if last is None else last,
+                                          ctypes.byref(out), ctypes.byref(n))
+        if ret == -errno.ENOENT:
+            raise ValueError(f'no marker {first} in the trace')
+        if ret:
+            raise self._error(ret)
+        try:
+            return [(out[i].pid, out[i].start, out[i].end) for i in range(n.value)]
+        finally:
+            _lib.libc_free(ctypes.cast(out, ctypes.c_void_p))
 
     def to_pandas(self, type, **filters):
         """The records of one type as a pandas DataFrame, with the columns of

@@ -421,6 +421,7 @@ PROTOTYPES = {
                                    ctypes.c_uint, ctypes.POINTER(AnalyzeStats)]),
     'vmt_analysis_destroy': (None, [P]),
     'vmt_per_process_create': (ctypes.c_int, [ctypes.POINTER(P), CREATE_FN, P]),
+    'vmt_per_process_set_source': (None, [P, ctypes.c_int]),
     'vmt_per_process_count': (ctypes.c_uint, [P]),
     'vmt_per_process_get': (P, [P, ctypes.c_uint, ctypes.POINTER(u32)]),
     'vmt_wss_create': (ctypes.c_int, [ctypes.POINTER(P), u64]),

@@ -109,8 +109,9 @@ class _Analyses:
         self.list.append(a.value)
         return a.value
 
-    def per_process(self, make):
-        """vmt_per_process_create(): @make(pointer) for each process."""
+    def per_process(self, make, source=_lib.REF_FAULTS):
+        """vmt_per_process_create(): @make(pointer) for each process, made at
+        its first reference of the pass's @source."""
         def create(ctx, pid, out):
             try:
                 return make(out)
@@ -123,6 +124,7 @@ class _Analyses:
         if ret:
             raise MemoryError(os.strerror(-ret))
         self.list.append(a.value)
+        lib.vmt_per_process_set_source(a.value, source)
         return a.value
 
     def __enter__(self):
@@ -228,7 +230,7 @@ def mrc(trace, policies='lru', sizes=None, sample=None, space='virtual', unit='p
     with _Analyses() as a:
         make = lambda out: lib.vmt_mrc_create(out, ctypes.byref(opts))  # noqa: E731
         whole = a.add(make)
-        pp = a.per_process(make) if per_process else None
+        pp = a.per_process(make, ref.source) if per_process else None
         stats = _run(trace, a.list, ref, filters)
 
         def curves(h):
@@ -275,7 +277,7 @@ def reuse(trace, top=10, space='virtual', unit='page', addr=None, per_process=Fa
     with _Analyses() as a:
         make = lambda out: lib.vmt_reuse_create(out, int(top))  # noqa: E731
         whole = a.add(make)
-        pp = a.per_process(make) if per_process else None
+        pp = a.per_process(make, ref.source) if per_process else None
         stats = _run(trace, a.list, ref, filters)
         who = [('all', whole)] + (_processes(pp) if pp is not None else [])
         frames, summary = [], []
@@ -321,7 +323,7 @@ def wss(trace, window, space='virtual', unit='page', addr=None, per_process=Fals
     with _Analyses() as a:
         make = lambda out: lib.vmt_wss_create(out, window_ns)  # noqa: E731
         whole = a.add(make)
-        pp = a.per_process(make) if per_process else None
+        pp = a.per_process(make, ref.source) if per_process else None
         stats = _run(trace, a.list, ref, filters)
         who = [('all', whole)] + (_processes(pp) if pp is not None else [])
         frames, summary = [], []
@@ -393,7 +395,7 @@ def heatmap(trace, rows=30, cols=80, space='virtual', unit='page', addr=None,
     by_process = per_process or space == 'virtual'
     with _Analyses() as a:
         make = lambda out: lib.vmt_heatmap_create(out, ctypes.byref(opts))  # noqa: E731
-        h = a.per_process(make) if by_process else a.add(make)
+        h = a.per_process(make, ref.source) if by_process else a.add(make)
         _run(trace, a.list, ref, filters)               # the survey
         second = dict(filters)
         if by_process and not per_process:
@@ -539,7 +541,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit
         for k, make in makers.items():
             whole[k] = a.add(make)
             if per_process and k != 'interleave':
-                per[k] = a.per_process(make)
+                per[k] = a.per_process(make, ref.source)
         _run(trace, a.list, ref, filters)
         if 'dma' in whole and not lib.vmt_dma_traffic_records(whole['dma']) and \
                 sections == ['dma']:

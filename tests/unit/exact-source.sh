@@ -71,6 +71,18 @@ assert int(rows['physical']['references']) == 0, rows
 print('exact-source: SCR: %d of %d accesses covered, as counted by brute force' % (len(covered), len(a)))
 PY
 
+# Per process, a process's first access reaches the analyses that read
+# records (scr): one process's counts are all the processes' counts.
+"$bin" hmtt --csv --section scr --per-process "$tmp/e.vmt" >"$tmp/pp.csv" 2>"$tmp/err"
+[ "$(grep -c '^virtual,32,4000,' "$tmp/pp.csv")" = 2 ] && ok ||
+	fail "hmtt --per-process: $(cat "$tmp/pp.csv" "$tmp/err")"
+# An address of 2^48 or more does not fit a unit's key: left out, and said.
+printf '0 1000\n0 4000000001000\n0 1000\n' >"$tmp/hi.din"
+"$bin" convert --from din "$tmp/hi.din" -o "$tmp/hi.vmt" >/dev/null 2>&1 || fail "convert hi.din"
+"$bin" mrc --unit line "$tmp/hi.vmt" >"$tmp/hi" 2>&1 &&
+	grep -q '^# 1 exact accesses at 2^48 or above left out' "$tmp/hi" &&
+	grep -q '^all: footprint 1 lines' "$tmp/hi" && ok || fail "2^48: $(cat "$tmp/hi")"
+
 # Each source finds nothing where there is none of it, and says so.
 if ! "$bin" mrc --source faults "$tmp/e.vmt" >/dev/null 2>"$tmp/err" &&
    grep -q "no references in the trace" "$tmp/err"; then ok; else fail "--source faults: $(cat "$tmp/err")"; fi

@@ -129,6 +129,23 @@ fails "dump under mpirun" 1 "does not split its work" "$bin" dump "$tmp/model.vm
 mkdir "$tmp/lone" && cp "$bin" "$tmp/lone/vmtrace"
 fails "vmtrace without vmtrace-mpi" 0 "lone/vmtrace-mpi: No such file" \
 	"$tmp/lone/vmtrace" stats "$tmp/model.vmt"
+# A trace one process cannot open (a file on one machine alone): the job
+# fails, whichever process it is, and none waits for ever.
+for cmd in hmtt heatmap "reduce --sad 4 -o $tmp/r.vmt" mrc; do
+	for order in "$tmp/model.vmt $tmp/none.vmt" "$tmp/none.vmt $tmp/model.vmt"; do
+		set -- $order
+		# shellcheck disable=SC2086
+		timeout 120 mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo \
+			--mca oob_tcp_if_include lo -np 1 "$bin" $cmd "$1" : -np 1 "$bin" $cmd "$2" \
+			>/dev/null 2>&1
+		status=$?
+		if [ $status = 0 ] || [ $status = 124 ]; then
+			fail "$cmd, one trace missing ($(basename "$1") first): exit $status"
+		else
+			passed=$((passed + 1))
+		fi
+	done
+done
 # A missing trace: the processes say so, and the job fails.
 fails "a missing trace" 0 "none.vmt" "$bin" stats "$tmp/none.vmt"
 

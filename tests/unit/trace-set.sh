@@ -163,6 +163,17 @@ grep -q "trace set of 2 files" "$tmp/info" && grep -q "its times [0-9]* ns later
 	awk '{ t = $1 + 0; if (t < last) { bad = 1 } last = t } END { exit bad }' &&
 	ok || fail "twice: times go back"
 
+# A trace whose times reach past 2^63, named three times: the third cannot
+# follow the second without passing 2^64 ns, and is refused (no time wraps).
+python3 - "$tmp/late.raw" <<'PY'
+import struct, sys
+with open(sys.argv[1], 'wb') as f:
+    for t in (10, 20, (1 << 63) + 5):
+        f.write(struct.pack('<QIIHHI', t, 1, 1, 2, 0, 0) +
+                struct.pack('<QQQIBBBBII', 0x400000, 0, 0, 4, 1, 0, 0, 0, 0, 0))
+PY
+"$bin" convert "$tmp/late.raw" -o "$tmp/late.vmt" >/dev/null 2>&1 || fail "convert late"
+
 # refuse NAME PATTERN SETFILE-LINES...: stats of the set fails, saying PATTERN.
 refuse() {
 	local name=$1 pattern=$2
@@ -179,6 +190,7 @@ refuse "a missing file" "bad.vmts: cannot read .*none.vmt" mixed.vmt none.vmt
 refuse "no file" "names no trace" "# nothing"
 refuse "a set within" "bad.vmts: .*twice.vmts: a trace set within a set" twice.vmts
 refuse "itself" "bad.vmts: .*bad.vmts: a trace set within a set" bad.vmts
+refuse "times past 2^64" "late.vmt: its times cannot follow the files before it" late.vmt late.vmt late.vmt
 refuse "not a trace" "exact.din: not a vmtrace trace file" mixed.vmt exact.din
 "$bin" loops "$tmp/exact.vmt" -o "$tmp/loops.vmt" >/dev/null 2>&1 || fail "loops"
 refuse "a loop file" "loop streams .* cannot join a trace set" loops.vmt

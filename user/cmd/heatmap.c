@@ -179,15 +179,18 @@ int cmd_heatmap(int argc, char **argv)
 		return status;
 	t = analysis_open("heatmap", path, &o);
 	if (!t)
-		return 1;
+		return failed_before_run();
 	run.per_process_space = o.per_process || o.ref.space == VMT_REF_VIRTUAL;
 	err = run.per_process_space ?
 	      vmt_per_process_create(&run.analysis, create_heatmap, &run) :
 	      vmt_heatmap_create(&run.analysis, &run.options);
 	if (err) {
 		fprintf(stderr, "vmtrace heatmap: %s\n", strerror(-err));
+		failed_before_run();
 		goto out;
 	}
+	if (run.per_process_space)
+		vmt_per_process_set_source(run.analysis, o.ref.source);
 	/*
 	 * The survey. Under MPI, each process surveys the whole trace, so that
 	 * all have the one layout, and counts its part of it (by time) below.

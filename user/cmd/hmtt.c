@@ -446,6 +446,7 @@ struct hmtt_maker {
 	enum vmt_ref_source source;	/* scr's and dram's references: the pass's */
 	const struct vmt_dram_map *dram_map;
 	unsigned int dram_window;
+	uint64_t addr_lo, addr_hi;	/* --addr, for scr and dram in its space */
 };
 
 static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
@@ -461,13 +462,15 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
 	case SECTION_INTERLEAVE:
 		return vmt_interleave_create(a);
 	case SECTION_DRAM: {
-		struct vmt_ref_options o = { .space = m->space, .source = m->source };
+		struct vmt_ref_options o = { .space = m->space, .source = m->source,
+					     .addr_lo = m->addr_lo, .addr_hi = m->addr_hi };
 
 		return vmt_dram_create(a, &o, m->dram_map, m->dram_window);
 	}
 	default: {
 		struct vmt_ref_options o = { .space = m->space, .unit = m->unit,
-					     .source = m->source };
+					     .source = m->source, .addr_lo = m->addr_lo,
+					     .addr_hi = m->addr_hi };
 
 		return vmt_scr_create_from(a, &o, m->scr_window);
 	}
@@ -517,6 +520,11 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 			.dram_map = &c->dram_map,
 			.dram_window = c->dram_window,
 		};
+		/* --addr is of the pass's space: it bounds scr and dram in that one. */
+		if (m->space == o->ref.space) {
+			m->addr_lo = o->ref.addr_lo;
+			m->addr_hi = o->ref.addr_hi;
+		}
 		err = hmtt_make(m, 0, &h->all[k]);
 		if (err)
 			break;
@@ -524,8 +532,10 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 		if (!o->per_process || k == HMTT_INTERLEAVE)
 			continue;
 		err = vmt_per_process_create(&h->per[k], hmtt_make, m);
-		if (!err)
-			h->list[h->n++] = h->per[k];
+		if (err)
+			break;
+		vmt_per_process_set_source(h->per[k], o->ref.source);
+		h->list[h->n++] = h->per[k];
 	}
 	return err;
 }
@@ -685,7 +695,7 @@ int cmd_hmtt(int argc, char **argv)
 		return 1;
 	t = analysis_open(CMD, path, &o);
 	if (!t)
-		return 1;
+		return failed_before_run();
 	/* Physical addresses, unless asked for virtual ones or there are none (exact accesses). */
 	c.dram_space = o.ref.source == VMT_REF_EXACT ||
 		       (c.space_given && o.ref.space == VMT_REF_VIRTUAL) ?
@@ -693,6 +703,7 @@ int cmd_hmtt(int argc, char **argv)
 	err = hmtt_create(&h, sections, &c, &o);
 	if (err) {
 		fprintf(stderr, "vmtrace %s: %s\n", CMD, strerror(-err));
+		failed_before_run();
 		goto out;
 	}
 	err = analysis_run(CMD, t, &o, h.list, h.n, &stats);

@@ -33,14 +33,6 @@ void usage_reduce(FILE *out)
 	fputs(writer_options_usage, out);
 }
 
-/* 1, having told the other processes (which wait in reduce()) that this one failed. */
-static int failed_before_run(void)
-{
-	if (ranks_size() > 1)
-		ranks_agree(1);
-	return 1;
-}
-
 static int reduce(const char *in_path, const char *out_path, struct vmt_trace *t,
 		  struct analysis_options *o, const struct vmt_sad_options *sad_options,
 		  const struct vmt_trace_writer_options *wopts)
@@ -163,7 +155,7 @@ int cmd_reduce(int argc, char **argv)
 	sad->per_process = o.per_process;
 	t = analysis_open("reduce", path, &o);
 	if (!t)
-		return 1;
+		return failed_before_run();
 	status = reduce(path, out_path, t, &o, sad, &c.wopts);
 	vmt_trace_close(t);
 	return status;

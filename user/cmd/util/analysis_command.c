@@ -279,6 +279,13 @@ static int run_parts(const char *cmd, struct vmt_trace *t, const struct analysis
 	return 0;
 }
 
+int failed_before_run(void)
+{
+	if (ranks_size() > 1)
+		ranks_agree(1);
+	return 1;
+}
+
 int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats)
@@ -335,6 +342,8 @@ int run_analysis(const struct analysis_runner *r, const char *path, struct analy
 	err = t ? r->create(r->ctx, 0, &analyses[0]) : -EINVAL;
 	if (!err && o->per_process)
 		err = vmt_per_process_create(&analyses[1], r->create, r->ctx);
+	if (!err && o->per_process)
+		vmt_per_process_set_source(analyses[1], o->ref.source);
 	if (err) {
 		if (t)
 			fprintf(stderr, "vmtrace %s: %s\n", r->cmd, strerror(-err));
@@ -387,6 +396,9 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 	if (o->ref.addr_lo || o->ref.addr_hi)
 		fprintf(out, "# addresses [0x%llx, 0x%llx) only: %s references outside left out\n",
 			(unsigned long long)o->ref.addr_lo, (unsigned long long)o->ref.addr_hi,
+			fmt_count(stats->out_of_range, refs));
+	else if (stats->out_of_range)
+		fprintf(out, "# %s exact accesses at 2^48 or above left out (a virtual unit holds 48 bits)\n",
 			fmt_count(stats->out_of_range, refs));
 	fprintf(out, "# %s\n", describe_session(o->session_err, &o->session, settings,
 						  sizeof(settings)));

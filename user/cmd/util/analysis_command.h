@@ -89,6 +89,12 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
  * nothing.
  */
 #define ANALYSIS_ELSEWHERE	3
+/*
+ * 1, having told the other processes, which wait in analysis_run() (or a
+ * command's own ranks_agree()), that this one failed before it: for a
+ * failure between analysis_open() and analysis_run().
+ */
+int failed_before_run(void);
 int analysis_run(const char *cmd, struct vmt_trace *t, const struct analysis_options *o,
 		 struct vmt_analysis *const *analyses, unsigned int n,
 		 struct vmt_analyze_stats *stats);

@@ -33,6 +33,13 @@ int vmt_ref_from_record(const struct vmt_record *rec, const struct vmt_ref_optio
 		if (options->space == VMT_REF_PHYSICAL)
 			return 0;
 		addr = rec->exact.addr;
+		/*
+		 * A virtual unit's key holds 48 bits of address (vmt_ref_key()),
+		 * all a user address has; an imported one may have more: left
+		 * out, and counted as out of range.
+		 */
+		if (addr >> 48)
+			return 0;
 	} else if (options->space == VMT_REF_PHYSICAL) {
 		if (!rec->ref.pfn)
 			return 0;
@@ -200,6 +207,7 @@ struct per_process {
 	struct vmt_analysis **subs;
 	uint32_t *pids;
 	unsigned int nr, room;
+	uint16_t first_type;	/* the record type of a process's first reference */
 };
 
 static struct per_process *to_per_process(const struct vmt_analysis *a)
@@ -259,7 +267,7 @@ static int per_process_record(struct vmt_analysis *a, const struct vmt_record *r
 	unsigned int i;
 	int err;
 
-	if (rec->hdr.type == VMT_REC_REFERENCE) {
+	if (rec->hdr.type == pp->first_type) {
 		/* A process's first reference makes its analysis, which sees this record. */
 		struct vmt_analysis *sub = per_process_sub(pp, rec->hdr.pid, &err);
 
@@ -386,6 +394,12 @@ static const struct vmt_analysis_ops per_process_ops = {
 	.splits = per_process_splits,
 };
 
+void vmt_per_process_set_source(struct vmt_analysis *analysis, enum vmt_ref_source source)
+{
+	to_per_process(analysis)->first_type = source == VMT_REF_EXACT ? VMT_REC_EXACT :
+					       VMT_REC_REFERENCE;
+}
+
 int vmt_per_process_create(struct vmt_analysis **analysis, vmt_analysis_create_fn create,
 			   void *ctx)
 {
@@ -393,6 +407,7 @@ int vmt_per_process_create(struct vmt_analysis **analysis, vmt_analysis_create_f
 
 	if (!pp)
 		return -ENOMEM;
+	pp->first_type = VMT_REC_REFERENCE;
 	if (vmt_u64_map_init(&pp->index)) {
 		free(pp);
 		return -ENOMEM;

@@ -771,8 +771,14 @@ static int join_members(struct vmt_trace *t)
 			return err;
 		/* One after another: a file that starts before the last ends starts after it. */
 		if (time_bounds(f, &least, &greatest)) {
-			if (k && least <= end)
+			if (k && least <= end) {
+				/* Moved past the end of time, its times would wrap: refused. */
+				if (end == UINT64_MAX || greatest > UINT64_MAX - (end + 1 - least))
+					return vmt_trace_fail(t, -EOVERFLOW,
+							      "%s: its times cannot follow the files before it (the last at %llu ns) without passing 2^64 ns",
+							      m->path, (unsigned long long)end);
 				m->time_shift = end + 1 - least;
+			}
 			if (greatest + m->time_shift > end)
 				end = greatest + m->time_shift;
 		}

@@ -104,6 +104,12 @@ int vmt_trace_set_file_read(int fd, const char *path, char ***paths, unsigned in
 	err = read_all(fd, path, &text, &len, why, why_len);
 	if (err)
 		return err;
+	/* Read again, it may have changed since it was found to be a set file. */
+	if (!vmt_trace_set_file_is(text, len)) {
+		snprintf(why, why_len, "%s: not a set file any more", path);
+		free(text);
+		return -EBADMSG;
+	}
 	if (memchr(text, '\0', len)) {
 		snprintf(why, why_len, "%s: a NUL byte in a set file", path);
 		free(text);

@@ -202,6 +202,12 @@ typedef int (*vmt_analysis_create_fn)(void *ctx, uint32_t pid, struct vmt_analys
 
 int vmt_per_process_create(struct vmt_analysis **analysis, vmt_analysis_create_fn create,
 			   void *ctx);
+/*
+ * Which record is a process's first reference, the one that makes its
+ * analysis: a reference record (VMT_REF_FAULTS, the default) or an exact
+ * one (VMT_REF_EXACT): the pass's vmt_ref_options.source, before the pass.
+ */
+void vmt_per_process_set_source(struct vmt_analysis *analysis, enum vmt_ref_source source);
 /* How many processes, and the @i-th (in order of first reference). */
 unsigned int vmt_per_process_count(const struct vmt_analysis *analysis);
 struct vmt_analysis *vmt_per_process_get(const struct vmt_analysis *analysis, unsigned int i,

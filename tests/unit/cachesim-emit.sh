@@ -142,7 +142,8 @@ refused 1 "No such file or directory" cachesim --emit "$tmp/none/x.vmt" "$tmp/ex
 refused 2 "the input itself" cachesim --emit "$tmp/exact.vmt" "$tmp/exact.vmt"
 refused 2 "are for --emit's trace" cachesim --codec zstd "$tmp/exact.vmt"
 refused 2 "unknown codec" cachesim --emit "$tmp/x.vmt" --codec nope "$tmp/exact.vmt"
-"$bin" cachesim --help | grep -q -- "--emit FILE" && pass || fail "--help says nothing of --emit"
+# Whole first: grep -q ending early would cut --help's pipe (pipefail).
+grep -q -- "--emit FILE" <<<"$("$bin" cachesim --help)" && pass || fail "--help says nothing of --emit"
 
 echo "cachesim-emit: $passed passed, $failed failed"
 [ $failed = 0 ]

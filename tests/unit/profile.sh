@@ -125,7 +125,7 @@ bad 2 "no such preset" compare --preset nosuch "$tmp/t.vmt" "$tmp/s1.vmt"
 bad 2 "usage" compare "$tmp/t.vmt"
 bad 2 "neither .svg nor .png" compare --plot "$tmp/s.gif" "$tmp/t.vmt" "$tmp/s1.vmt"
 for c in profile synth compare; do
-	"$bin" $c --help | grep -q "usage: vmtrace $c" && ok || fail "$c --help"
+	grep -q "usage: vmtrace $c" <<<"$("$bin" $c --help)" && ok || fail "$c --help"
 done
 
 echo "profile: $passed passed, $failed failed"

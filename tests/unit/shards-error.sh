@@ -35,7 +35,7 @@ refuse --sample-size -5 "bad --sample-size '-5'"
 refuse --sample-size 8k "bad --sample-size '8k'"
 refuse --sample-size 2000000000 "bad --sample-size"
 refuse --sample-size 100 --policy fifo,clock "--policy must include lru"
-"$bin" mrc --help | grep -q -- '--sample-size N' && ok || fail "--help: no --sample-size line"
+grep -q -- '--sample-size N' <<<"$("$bin" mrc --help)" && ok || fail "--help: no --sample-size line"
 
 # csv SIZES ARGS...: "size faults references" lines.
 csv() { local sizes=$1; shift; "$bin" mrc --csv "$@" --sizes "$sizes" "$tmp/m.vmt" | awk -F, 'NR > 1 { print $2, $4, $3 }'; }

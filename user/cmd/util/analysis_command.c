@@ -348,8 +348,7 @@ int run_analysis(const struct analysis_runner *r, const char *path, struct analy
 		if (t)
 			fprintf(stderr, "vmtrace %s: %s\n", r->cmd, strerror(-err));
 		/* The other processes learn of it in analysis_run(), where they wait. */
-		if (ranks_size() > 1)
-			ranks_agree(1);
+		failed_before_run();
 		goto out;
 	}
 	err = analysis_run(r->cmd, t, o, analyses, n, &stats);

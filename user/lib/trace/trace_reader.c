@@ -535,18 +535,24 @@ static struct vmt_trace *trace_new(void)
 	return t;
 }
 
-/* "@set: " before @err's message, as much of the name as leaves room for it. */
-static void name_the_set(const char *set, struct vmt_trace_error *err)
+/*
+ * "@name: " before the message in @msg (@size bytes, at most 256), as much
+ * of the name as leaves room for the message.
+ */
+static void name_message(char *msg, size_t size, const char *name)
 {
-	char why[sizeof(err->message)];
-	size_t n = strlen(err->message), room = sizeof(why) - 1, at;
+	char why[256];
+	size_t n = strnlen(msg, size - 1), room, at;
 
-	memcpy(why, err->message, n + 1);
-	at = (size_t)snprintf(err->message, sizeof(err->message), "%.*s: ",
-			      (int)(n + 3 < room ? room - n - 3 : 0), set);
+	if (size > sizeof(why))
+		size = sizeof(why);
+	room = size - 1;
+	n = n < room ? n : room;
+	memcpy(why, msg, n);
+	at = (size_t)snprintf(msg, size, "%.*s: ", (int)(n + 3 < room ? room - n - 3 : 0), name);
 	n = at + n <= room ? n : room - at;
-	memcpy(err->message + at, why, n);
-	err->message[at + n] = '\0';
+	memcpy(msg + at, why, n);
+	msg[at + n] = '\0';
 }
 
 /*
@@ -577,7 +583,7 @@ static int open_if_set(struct vmt_trace *t, const char *path, unsigned int flags
 	ret = vmt_trace_open_set(trace, (const char *const *)paths, n, flags, err);
 	vmt_trace_set_paths_free(paths, n);
 	if (ret)
-		name_the_set(path, err);
+		name_message(err->message, sizeof(err->message), path);
 	return ret;
 }
 
@@ -1141,16 +1147,7 @@ static int decode_member_frame(const struct vmt_trace *t, uint64_t frame_no,
 	int err = decode_frame(m->trace, src->frame, buf);
 
 	if (err) {
-		char why[sizeof(buf->why)];
-		size_t n = strlen(buf->why), room = sizeof(why) - 1, at;
-
-		/* The file's name first, as much of it as leaves room for why. */
-		memcpy(why, buf->why, n + 1);
-		at = (size_t)snprintf(buf->why, sizeof(buf->why), "%.*s: ",
-				      (int)(n + 3 < room ? room - n - 3 : 0), m->path);
-		n = at + n <= room ? n : room - at;
-		memcpy(buf->why + at, why, n);
-		buf->why[at + n] = '\0';
+		name_message(buf->why, sizeof(buf->why), m->path);
 		return err;
 	}
 	for (uint32_t i = 0; i < ref->entry_count; i++) {

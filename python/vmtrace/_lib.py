@@ -33,6 +33,7 @@ DATA_DROPPED = 0x80000000       # VMT_DATA_DROPPED
 EXACT_STRING = 0x1              # VMT_EXACT_STRING
 EXACT_SPLIT = 0x2               # VMT_EXACT_SPLIT
 EXACT_STACK = 0x4               # VMT_EXACT_STACK
+EXACT_BUS_SHIFT = 3             # VMT_EXACT_BUS_CODE(): VMT_EXACT_BUS_FILL, _WRITEBACK, _PREFETCH
 PROT_READ, PROT_WRITE, PROT_EXEC, PROT_SHARED = 0x1, 0x2, 0x4, 0x8  # VMT_PROT_*
 
 
@@ -137,7 +138,7 @@ ORDER_WRITTEN, ORDER_TIME = 0, 1  # enum vmt_trace_order
 STREAM_KINDS = ('opaque', 'records', 'order', 'data', 'loops', 'loopset')  # enum vmt_stream_kind
 STREAM_RECORDS = 1
 NAMES_ACCESS, NAMES_CAUSE, NAMES_MODE, NAMES_VMA_OP, NAMES_VMA_CAUSE, NAMES_VMA_KIND, \
-    NAMES_DMA_OP, NAMES_DMA_DIR, NAMES_PAGEMAP_OP = range(9)  # enum vmt_field_names
+    NAMES_DMA_OP, NAMES_DMA_DIR, NAMES_PAGEMAP_OP, NAMES_EXACT_BUS = range(10)  # enum vmt_field_names
 
 
 class Error(ctypes.Structure):

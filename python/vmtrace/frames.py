@@ -69,13 +69,15 @@ _HEX = np.frombuffer(b'0123456789abcdef', dtype=np.uint8)
 def _exact_values(trace, v):
     """An exact access's value in hex, its bytes in memory order: value[:size]
     up to 16 bytes, the data beyond (when the data holds them all); '' when
-    the size is 0 or the data is missing."""
+    the size is 0, the data is missing, or it is a bus record (a line moved,
+    no value: cachesim --emit's)."""
     n = len(v)
     value = np.ascontiguousarray(v['value']).reshape(n, 16)
     digits = np.empty((n, 32), dtype=np.uint8)
     digits[:, 0::2] = _HEX[value >> 4]
     digits[:, 1::2] = _HEX[value & 15]
     size = v['size'].astype(np.int64)
+    size[(v['flags'] >> _lib.EXACT_BUS_SHIFT) & 7 != 0] = 0
     digits[np.arange(32) >= 2 * np.minimum(size, 16)[:, None]] = 0     # NULs: cut there
     out = digits.view('S32').ravel().astype(str).astype(object)
     for i in np.flatnonzero(size > 16):
@@ -120,7 +122,9 @@ def _exact(trace, v):
             'ip': v['ip'], 'mode': _either(v['kernel_mode'], 'user', 'kernel'),
             'string': _bit(v['flags'], _lib.EXACT_STRING),
             'split': _bit(v['flags'], _lib.EXACT_SPLIT),
-            'stack': _bit(v['flags'], _lib.EXACT_STACK)}
+            'stack': _bit(v['flags'], _lib.EXACT_STACK),
+            'bus': _words((np.asarray(v['flags']) >> _lib.EXACT_BUS_SHIFT) & 7,
+                          _lib.NAMES_EXACT_BUS)}
 
 
 def _other(trace, records):

@@ -88,7 +88,8 @@ def hand_records():
                 value = value[:size].ljust(16, b'\0')
             rec(t, 15, pid, pid, cpu,
                 struct.pack('<QQHBBB3x', 0x600000 + 8 * i, 0x401000 + i if i % 3 else 0, size,
-                            (1, 2, 3, 4)[i % 4], i % 5 == 0, i % 8) + value, data)
+                            (1, 2, 3, 4)[i % 4], i % 5 == 0,
+                            i % 8 | (0, 0x8, 0x10, 0x20, 0x18)[i // 8 % 5]) + value, data)
     rec(t + 10, 6, 20, 20, 0, struct.pack('<IIII', 0, 0, 1, 0))
     rec(t + 20, 4, 10, 10, 1, struct.pack('<I', 8), b'end')
     return b''.join(out)

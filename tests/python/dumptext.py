@@ -5,7 +5,7 @@ field of every record as dump does compares these lines with dump's."""
 import vmtrace
 from vmtrace import _lib
 
-NAMES = {f: vmtrace.field_names(f) for f in range(9)}
+NAMES = {f: vmtrace.field_names(f) for f in range(_lib.NAMES_EXACT_BUS + 1)}
 
 
 def name(field, code):
@@ -42,7 +42,7 @@ def exact_value(e, data):
     size = int(e['size'])
     value = bytes(e['value'])
     b = data if size > 16 else value
-    if not size:
+    if not size or e['flags'] & 0x38:    # none decoded, or a bus record's line
         return '-'
     if b is None or (size > 16 and e['data_len'] < size):
         return '?'
@@ -118,7 +118,9 @@ def line(trace, r):
               f' access={name(_lib.NAMES_ACCESS, v["access"])} value={exact_value(v, data)}'
               f' ip={v["ip"]:#x} mode={"kernel" if v["kernel_mode"] else "user"}'
               + (' string=1' if v['flags'] & 1 else '') + (' split=1' if v['flags'] & 2 else '')
-              + (' stack=1' if v['flags'] & 4 else ''))
+              + (' stack=1' if v['flags'] & 4 else '')
+              + (f' bus={name(_lib.NAMES_EXACT_BUS, v["flags"] >> 3 & 7)}'
+                 if v['flags'] & 0x38 else ''))
     elif tname == 'marker':
         s += f' id={v["id"]}' + data_field('text', r, data)
     return s

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/unit/babeltrace2.sh VMTRACE VMT-SYNTH PLUGIN_DIR: the babeltrace2 plugin
 # (source.vmtrace.trace) read by babeltrace2 itself, on a trace of vmt-synth's
-# references and evictions plus hand-made records of every other type a trace file holds:
+# references and evictions plus hand-made records of every other type a trace file holds
+# (exact accesses with each of their flags, the bus view's among them):
 # - babeltrace2 finds the plugin for the .vmt file by itself and prints one
 #   event a record: as many as `vmtrace stats` counts, of each type as many as
 #   `vmtrace dump` prints, each with dump's time and field values;
@@ -51,6 +52,12 @@ for i in range(3):
     rec(t + 10, 14, c, 40, 41, struct.pack("<QQBBHI", 0x7f0000001000, 0x4242, 1, 0, 0, 3))
     rec(t + 11, 4, c, 40, 41, struct.pack("<II24x", 42 + i, 0), b"phase %d" % i)
     rec(t + 12, 3, c, 40, 41, struct.pack("<QQQIBBBBI", 0x7f0000002000, 0x77, 0, 0, 0, 0, 0, 3, 1))
+    # exact accesses: a program's, a string instruction's, and the bus view's
+    # (cachesim --emit) fill, write-back and prefetch
+    for j, flags in enumerate((0, 0x1 | 0x4, 0x8, 0x10, 0x20)):
+        rec(t + 13 + j, 15, c, 40, 41,
+            struct.pack("<QQHBBB3x", 0x600000 + 64 * j, 0x401000 + j, 8, 1 + j % 2, j == 1,
+                        flags) + bytes([0xab, 0xcd, j, 0xef, 0, 0, 0, 0xfa]).ljust(16, b"\0"))
     t += 1000
 PY
 }
@@ -102,13 +109,21 @@ for line in open(sys.argv[1]):
     if "seg" in f:
         f["index"], f["count"] = map(int, f.pop("seg").split("/"))
     f["cpu_id"] = f.pop("cpu")
+    if typ == "exact":
+        # an exact access's value: dump's number (up to 8 bytes), babeltrace2's
+        # bytes in memory order; both say "-" for none
+        v = f["value"]
+        f["value"] = v.to_bytes(f["size"], "little").hex() if isinstance(v, int) else v
     dump[(int(time), typ)].append(f)
 types = lambda d: collections.Counter(k[1] for k, v in d.items() for _ in v)
 if types(bt) != types(dump):
     sys.exit("types: babeltrace2 %s, dump %s" % (types(bt), types(dump)))
 # every type but DATA, whose bytes a trace file keeps in its data stream
-if len(types(dump)) != 13:
-    sys.exit("the trace has %d record types, not 13" % len(types(dump)))
+if len(types(dump)) != 14:
+    sys.exit("the trace has %d record types, not 14" % len(types(dump)))
+if not {"fill", "writeback", "prefetch"} <= {f.get("bus") for k in dump if k[1] == "exact"
+                                             for f in dump[k]}:
+    sys.exit("the exact records lack a bus record of each kind")
 bad = 0
 for key, recs in dump.items():
     for f in recs:
@@ -160,5 +175,5 @@ else
 	fail "make install: $(tail -3 "$tmp/make.log")"
 fi
 
-echo "babeltrace2: $records events of 13 record types as dump prints them, CTF round trip, trimming, muxing with dmesg and a second trace, install; $failed failures"
+echo "babeltrace2: $records events of 14 record types as dump prints them, CTF round trip, trimming, muxing with dmesg and a second trace, install; $failed failures"
 [ $failed -eq 0 ]

@@ -164,12 +164,15 @@ static void row_exact(FILE *out, const struct vmt_record *rec, const void *data)
 
 	fprintf(out, ",%llu,%u,%s,", (unsigned long long)e->addr, e->size,
 		access_name(e->access));
-	if (p && (e->size <= sizeof(e->value) || rec->hdr.data_len >= e->size))
+	/* A bus record (cachesim --emit) moves a line: it holds no value. */
+	if (p && !VMT_EXACT_BUS_CODE(e->flags) &&
+	    (e->size <= sizeof(e->value) || rec->hdr.data_len >= e->size))
 		for (unsigned int i = 0; i < e->size; i++)
 			fprintf(out, "%02x", p[i]);
-	fprintf(out, ",%llu,%s,%d,%d,%d", (unsigned long long)e->ip,
+	fprintf(out, ",%llu,%s,%d,%d,%d,%s", (unsigned long long)e->ip,
 		e->kernel_mode ? "kernel" : "user", !!(e->flags & VMT_EXACT_STRING),
-		!!(e->flags & VMT_EXACT_SPLIT), !!(e->flags & VMT_EXACT_STACK));
+		!!(e->flags & VMT_EXACT_SPLIT), !!(e->flags & VMT_EXACT_STACK),
+		vmt_field_name(VMT_NAMES_EXACT_BUS, VMT_EXACT_BUS_CODE(e->flags)));
 }
 
 /* A type vmtrace does not know: its number and payload, as 64-bit words. */
@@ -201,7 +204,7 @@ static const struct csv_table tables[VMT_REC_TYPES + 1] = {
 		"op,dir,dma,phys,size,index,count,in_task,dev,dev_dropped", row_dma,
 	},
 	[VMT_REC_PAGEMAP] = { "op,addr,pfn,huge,event", row_pagemap },
-	[VMT_REC_EXACT] = { "addr,size,access,value,ip,mode,string,split,stack", row_exact },
+	[VMT_REC_EXACT] = { "addr,size,access,value,ip,mode,string,split,stack,bus", row_exact },
 	[OTHER_TYPES] = { "type,raw0,raw1,raw2,raw3,raw4", row_other },
 };
 

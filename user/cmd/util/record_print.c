@@ -124,12 +124,9 @@ static void print_exact(FILE *out, const struct vmt_record *rec, const void *dat
 		fputs(" split=1", out);
 	if (e->flags & VMT_EXACT_STACK)
 		fputs(" stack=1", out);
-	if (e->flags & VMT_EXACT_BUS_FILL)
-		fputs(" bus=fill", out);
-	if (e->flags & VMT_EXACT_BUS_WRITEBACK)
-		fputs(" bus=writeback", out);
-	if (e->flags & VMT_EXACT_BUS_PREFETCH)
-		fputs(" bus=prefetch", out);
+	if (VMT_EXACT_BUS_CODE(e->flags))
+		fprintf(out, " bus=%s",
+			vmt_field_name(VMT_NAMES_EXACT_BUS, VMT_EXACT_BUS_CODE(e->flags)));
 }
 
 void print_record(FILE *out, const struct vmt_record *rec, const void *data)

@@ -42,6 +42,11 @@ static const char *const dma_ops[] = {
 };
 static const char *const dma_dirs[] = { "bidirectional", "to_device", "from_device", "none" };
 static const char *const pagemap_ops[] = { "map", "unmap" };
+/* By VMT_EXACT_BUS_CODE(): bit 0 fill, bit 1 writeback, bit 2 prefetch. */
+static const char *const exact_bus[] = {
+	"none", "fill", "writeback", "fill+writeback", "prefetch", "fill+prefetch",
+	"writeback+prefetch", "fill+writeback+prefetch",
+};
 
 #define TABLE(t)	{ t, sizeof(t) / sizeof(t[0]) }
 static const struct {
@@ -57,6 +62,7 @@ static const struct {
 	[VMT_NAMES_DMA_OP] = TABLE(dma_ops),
 	[VMT_NAMES_DMA_DIR] = TABLE(dma_dirs),
 	[VMT_NAMES_PAGEMAP_OP] = TABLE(pagemap_ops),
+	[VMT_NAMES_EXACT_BUS] = TABLE(exact_bus),
 };
 
 const char *const *vmt_field_names(enum vmt_field_names field, unsigned int *count)

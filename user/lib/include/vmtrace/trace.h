@@ -65,8 +65,17 @@ enum vmt_field_names {
 	VMT_NAMES_DMA_OP,	/* dma.op: "map_page", "unmap_page", ... */
 	VMT_NAMES_DMA_DIR,	/* dma.dir: "bidirectional", "to_device", ... */
 	VMT_NAMES_PAGEMAP_OP,	/* pagemap.op: "map", "unmap" */
+	/*
+	 * exact.flags' VMT_EXACT_BUS_* bits as one code, VMT_EXACT_BUS_CODE():
+	 * "none", "fill", "writeback", "prefetch" (and their sums, "fill+writeback"...)
+	 */
+	VMT_NAMES_EXACT_BUS,
 	VMT_NAMES_COUNT,
 };
+
+/* An exact record's bus bits (VMT_EXACT_BUS_FILL, _WRITEBACK, _PREFETCH) as 0..7. */
+#define VMT_EXACT_BUS_SHIFT	3
+#define VMT_EXACT_BUS_CODE(flags)	(((flags) >> VMT_EXACT_BUS_SHIFT) & 7)
 
 /*
  * The words of field @field's codes, code i's at [i] ("?" for a code without

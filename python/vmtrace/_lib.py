@@ -197,6 +197,8 @@ WSS_MAX_PERCENTILES = 16                # VMT_WSS_MAX_PERCENTILES
 HEATMAP_MAX_ROWS = HEATMAP_MAX_COLS = 4096
 DMA_SIZE_BUCKETS = 33                   # VMT_DMA_SIZE_BUCKETS
 SCR_MIN_WINDOW, SCR_MAX_WINDOW = 3, 1024
+DRAM_NR_FIELDS, DRAM_MAX_FIELD_BITS = 6, 64  # VMT_DRAM_NR_FIELDS (ch, rank, bg, bank, row, col)
+DRAM_MIN_WINDOW, DRAM_MAX_WINDOW = 2, 65536
 
 
 class RefOptions(ctypes.Structure):
@@ -299,6 +301,20 @@ class InterleaveResult(ctypes.Structure):
 class ScrResult(ctypes.Structure):
     """struct vmt_scr_result"""
     _fields_ = [('references', u64), ('covered', u64)]
+
+
+class DramMap(ctypes.Structure):
+    """struct vmt_dram_map"""
+    _fields_ = [('nr_bits', ctypes.c_uint * DRAM_NR_FIELDS),
+                ('masks', (u64 * DRAM_MAX_FIELD_BITS) * DRAM_NR_FIELDS)]
+
+
+class DramResult(ctypes.Structure):
+    """struct vmt_dram_result"""
+    _fields_ = [('references', u64), ('no_frame', u64), ('hits', u64), ('misses', u64),
+                ('conflicts', u64), ('banks', u64), ('banks_touched', u64),
+                ('window', ctypes.c_uint), ('windows', u64), ('window_banks', u64),
+                ('max_banks', u64), ('pairs', u64), ('flips', u64 * 64)]
 
 
 # ---- user/lib/include/vmtrace/cachesim.h: the cache simulator ----------------
@@ -471,6 +487,18 @@ PROTOTYPES = {
                                            ctypes.c_uint]),
     'vmt_scr_result': (ctypes.POINTER(ScrResult), [P]),
     'vmt_scr_rate': (ctypes.c_double, [P]),
+    'vmt_dram_map_parse': (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(DramMap),
+                                          ctypes.c_char_p, ctypes.c_size_t]),
+    'vmt_dram_map_preset': (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(DramMap)]),
+    'vmt_dram_map_preset_name': (ctypes.c_char_p, [ctypes.c_uint,
+                                                   ctypes.POINTER(ctypes.c_char_p)]),
+    'vmt_dram_map_format': (ctypes.c_size_t, [ctypes.POINTER(DramMap), ctypes.c_char_p,
+                                              ctypes.c_size_t]),
+    'vmt_dram_field_bits': (u64, [ctypes.POINTER(DramMap), ctypes.c_int]),
+    'vmt_dram_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
+                                       ctypes.POINTER(DramMap), ctypes.c_uint]),
+    'vmt_dram_result': (ctypes.POINTER(DramResult), [P]),
+    'vmt_dram_blp': (ctypes.c_double, [P]),
     # cachesim.h
     'vmt_hierarchy_check': (ctypes.c_int, [ctypes.POINTER(HierarchyConfig), ctypes.POINTER(Error)]),
     'vmt_cache_policy_name': (ctypes.c_char_p, [ctypes.c_uint]),

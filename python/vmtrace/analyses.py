@@ -423,6 +423,63 @@ def heatmap(trace, rows=30, cols=80, space='virtual', unit='page', addr=None,
 # ---- hmtt -----------------------------------------------------------------------
 
 HMTT_SECTIONS = ('dma', 'v2p', 'interleave', 'scr')
+# asked for by name alone: its figures stand on an assumed DRAM map
+HMTT_EXTRA_SECTIONS = ('dram',)
+DRAM_FIELDS = ('ch', 'rank', 'bg', 'bank', 'row', 'col')      # enum vmt_dram_field
+
+
+def dram_presets():
+    """hmtt's DRAM map presets: {name: what memory it stands for}."""
+    out, i = {}, 0
+    summary = ctypes.c_char_p()
+    while True:
+        name = lib.vmt_dram_map_preset_name(i, ctypes.byref(summary))
+        if not name:
+            return out
+        out[name.decode()] = summary.value.decode() if summary.value else ''
+        i += 1
+
+
+def parse_dram_map(spec):
+    """A DRAM address map (struct vmt_dram_map) from a preset's name or its
+    bits ('ch=6;bank=13,14;row=15-30'), as hmtt --dram-map reads it;
+    ValueError saying what is wrong."""
+    m = _lib.DramMap()
+    if '=' not in spec:
+        if lib.vmt_dram_map_preset(spec.encode(), ctypes.byref(m)):
+            raise ValueError(f'dram_map: no preset {spec!r} ({", ".join(dram_presets())}; '
+                             "or bits, as 'ch=6;bank=13,14;row=15-30;col=0-5,7-12')")
+        return m
+    err = ctypes.create_string_buffer(160)
+    if lib.vmt_dram_map_parse(spec.encode(), ctypes.byref(m), err, len(err)):
+        raise ValueError(f'dram_map: {err.value.decode()}')
+    return m
+
+
+def _dram_tables(d, m, space):
+    """hmtt --csv's two DRAM tables, 'dram' and 'dram_bits', of analysis @d
+    through map @m over @space's addresses ('physical' or 'virtual')."""
+    r = lib.vmt_dram_result(d).contents
+    pct = lambda part, whole: 100.0 * part / whole if whole else 0.0  # noqa: E731
+    top = 47
+    bits = [lib.vmt_dram_field_bits(ctypes.byref(m), f) for f in range(_lib.DRAM_NR_FIELDS)]
+    for b in bits:
+        if b:
+            top = max(top, b.bit_length() - 1)
+    summary = (space, r.references, r.no_frame, r.hits, r.misses, r.conflicts,
+               pct(r.hits, r.references), pct(r.misses, r.references),
+               pct(r.conflicts, r.references), r.window, lib.vmt_dram_blp(d), r.max_banks,
+               r.banks_touched, r.banks)
+    rows = []
+    for bit in range(6, top + 1):
+        fields = '+'.join(DRAM_FIELDS[f] for f in range(_lib.DRAM_NR_FIELDS)
+                          if bits[f] >> bit & 1) or '-'
+        rows.append((bit, r.flips[bit], r.pairs, pct(r.flips[bit], r.pairs), fields))
+    return {'dram': _frame([summary], ['space', 'accesses', 'no_frame', 'hits', 'misses',
+                                       'conflicts', 'hit_pct', 'miss_pct', 'conflict_pct',
+                                       'window', 'blp', 'max_banks', 'banks_touched',
+                                       'banks']),
+            'dram_bits': _frame(rows, ['bit', 'changes', 'pairs', 'change_pct', 'field'])}
 
 
 def _hist(b, n, all_):
@@ -434,8 +491,9 @@ def _hist(b, n, all_):
     return rows
 
 
-def _hmtt_tables(sections, a, scr_window):
-    """The tables of one process (or all), as hmtt --csv prints them."""
+def _hmtt_tables(sections, a, scr_window, dram=None):
+    """The tables of one process (or all), as hmtt --csv prints them; @dram:
+    the map and the space name of the dram section's."""
     out = {}
     pct = lambda part, whole: 100.0 * part / whole if whole else 0.0  # noqa: E731
     if 'dma' in sections and a.get('dma') and lib.vmt_dma_traffic_records(a['dma']):
@@ -495,34 +553,45 @@ def _hmtt_tables(sections, a, scr_window):
             r = lib.vmt_scr_result(s).contents
             rows.append((space, scr_window, r.references, r.covered, lib.vmt_scr_rate(s)))
         out['scr'] = _frame(rows, ['space', 'window', 'references', 'covered', 'scr_pct'])
+    if 'dram' in sections:
+        out.update(_dram_tables(a['dram'], *dram))
     return out
 
 
-def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit='page',
-         addr=None, per_process=False, **filters):
+def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='page',
+         addr=None, per_process=False, dram_map='ddr4-2ch', dram_window=32, **filters):
     """`vmtrace hmtt --csv`: HMTT's analyses as a dict of DataFrames, the
     command's tables: 'dma' (an interval a row, start_s from the first),
     'dma_total' (its 'all' row), 'dma_sizes', 'v2p', 'v2p_pages',
-    'v2p_frames', 'interleave', 'runs', 'scr'. @sections: 'dma,v2p' or a
-    list (--section; None: all four); @window: dma's intervals, ns or
-    '10ms' (None: one); @scr_window: 3..1024. The DMA tables are left out
-    when no DMA record passes (an error when dma is the one section asked).
-    With per_process, a dict {'all': tables, pid: tables...}, the processes'
-    without interleave."""
+    'v2p_frames', 'interleave', 'runs', 'scr', 'dram', 'dram_bits'.
+    @sections: 'dma,v2p' or a list (--section; None: all but dram); @window:
+    dma's intervals, ns or '10ms' (None: one); @scr_window: 3..1024;
+    @dram_map: a preset's name or bits (--dram-map), @dram_window: 2..65536.
+    @space: 'virtual' (None: the same, but dram reads physical addresses
+    unless the references are exact accesses) or 'physical'. The DMA tables
+    are left out when no DMA record passes (an error when dma is the one
+    section asked). With per_process, a dict {'all': tables, pid: tables...},
+    the processes' without interleave."""
     if sections is None:
         sections = HMTT_SECTIONS
     elif isinstance(sections, str):
         sections = sections.split(',')
     sections = list(sections)
     for s in sections:
-        if s not in HMTT_SECTIONS:
-            raise ValueError(f'unknown section {s!r} (dma, v2p, interleave, scr)')
+        if s not in HMTT_SECTIONS + HMTT_EXTRA_SECTIONS:
+            raise ValueError(f'unknown section {s!r} (dma, v2p, interleave, scr, dram)')
     if not sections:
         raise ValueError('sections: none given')
     window_ns = 0 if window is None else duration_ns(window, 'window', bare_ns=True)
     if not _lib.SCR_MIN_WINDOW <= int(scr_window) <= _lib.SCR_MAX_WINDOW:
         raise ValueError('scr_window: 3 to 1024')
-    ref = _ref_options(trace, space, unit, addr, filters)
+    if not _lib.DRAM_MIN_WINDOW <= int(dram_window) <= _lib.DRAM_MAX_WINDOW:
+        raise ValueError(f'dram_window: {_lib.DRAM_MIN_WINDOW} to {_lib.DRAM_MAX_WINDOW}')
+    dmap = parse_dram_map(dram_map) if isinstance(dram_map, str) else dram_map
+    ref = _ref_options(trace, space or 'virtual', unit, addr, filters)
+    # dram: physical addresses, unless asked for virtual ones or there are none (exact accesses)
+    dram_space = _lib.REF_VIRTUAL if ref.source == _lib.REF_EXACT or space == 'virtual' \
+        else _lib.REF_PHYSICAL
     makers = {}
     if 'dma' in sections:
         makers['dma'] = lambda out: lib.vmt_dma_traffic_create(out, window_ns)
@@ -536,6 +605,13 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit
             scr_ref = _lib.RefOptions(code, ref.unit, 0, 0, ref.source)
             makers['scr_' + sp] = (lambda o: lambda out: lib.vmt_scr_create_from(
                 out, ctypes.byref(o), int(scr_window)))(scr_ref)
+    if 'dram' in sections:
+        # --addr bounds dram in the pass's space alone, as the command's
+        bounds = (ref.addr_lo, ref.addr_hi) if dram_space == ref.space else (0, 0)
+        dram_ref = _lib.RefOptions(dram_space, _lib.REF_LINE, *bounds, ref.source)
+        makers['dram'] = lambda out: lib.vmt_dram_create(out, ctypes.byref(dram_ref),
+                                                         ctypes.byref(dmap), int(dram_window))
+    dram = (dmap, 'physical' if dram_space == _lib.REF_PHYSICAL else 'virtual')
     with _Analyses() as a:
         whole, per = {}, {}
         for k, make in makers.items():
@@ -549,7 +625,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit
                                (' pass the filters' if any(v is not None for v in
                                                            filters.values()) else
                                 ' in the trace'))
-        tables = _hmtt_tables(sections, whole, int(scr_window))
+        tables = _hmtt_tables(sections, whole, int(scr_window), dram)
         if not per_process:
             return tables
         out = {'all': tables}
@@ -558,7 +634,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space='virtual', unit
             pid = ctypes.c_uint32()
             mine = {k: lib.vmt_per_process_get(pp, i, ctypes.byref(pid)) for k, pp in per.items()}
             out[pid.value] = _hmtt_tables([s for s in sections if s != 'interleave'], mine,
-                                          int(scr_window))
+                                          int(scr_window), dram)
         return out
 
 

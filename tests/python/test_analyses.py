@@ -140,7 +140,8 @@ def test_heatmap(traces):
 
 
 HMTT_TABLES = {'start_s': 'dma', 'size_lo': 'dma_sizes', 'pages': 'v2p',
-               'references,processes': 'interleave', 'run_length_lo': 'runs', 'space': 'scr'}
+               'references,processes': 'interleave', 'run_length_lo': 'runs',
+               'space,window': 'scr', 'space,accesses': 'dram', 'bit': 'dram_bits'}
 
 
 def hmtt_tables(text):
@@ -170,7 +171,18 @@ def test_hmtt(traces):
              ['--window', '3us', '--section', 'dma,scr', '--scr-window', '5']),
             ('synth', {'per_process': True, 'unit': 'line'}, ['--per-process', '--unit', 'line']),
             ('format3-a2d8da3', {'sections': ['v2p', 'interleave'], 'space': 'physical'},
-             ['--section', 'v2p,interleave', '--space', 'physical'])]:
+             ['--section', 'v2p,interleave', '--space', 'physical']),
+            # dram on physical addresses (the default), on virtual ones, through a
+            # preset and through bits given, each process too
+            ('synth', {'sections': 'dram,scr', 'per_process': True},
+             ['--section', 'dram,scr', '--per-process']),
+            ('hand-model', {'sections': 'dram', 'space': 'virtual', 'dram_map': 'ddr5-2ch',
+                            'dram_window': 7},
+             ['--section', 'dram', '--space', 'virtual', '--dram-map', 'ddr5-2ch',
+              '--dram-window', '7']),
+            ('synth', {'sections': ['dram'], 'dram_map': 'ch=7;bank=13^20,14;row=15-30'},
+             ['--section', 'dram', '--dram-map', 'ch=7;bank=13^20,14;row=15-30']),
+            ('lackey', {'sections': 'dram'}, ['--section', 'dram'])]:
         path = traces[name]
         with vmtrace.open(path) as t:
             got = t.hmtt(**kwargs)
@@ -228,7 +240,10 @@ def test_bad_arguments(traces):
                 (t.mrc, {'pids': []}), (t.reuse, {'top': -1}), (t.wss, {'window': 0}),
                 (t.wss, {'window': '10 parsecs'}), (t.heatmap, {'rows': 0}),
                 (t.heatmap, {'cols': 5000}), (t.hmtt, {'sections': 'dma,nope'}),
-                (t.hmtt, {'scr_window': 2}), (t.cachesim, {'cache': 'L1=3k:5:64'}),
+                (t.hmtt, {'scr_window': 2}), (t.hmtt, {'sections': 'dram', 'dram_window': 1}),
+                (t.hmtt, {'sections': 'dram', 'dram_map': 'ddr9'}),
+                (t.hmtt, {'sections': 'dram', 'dram_map': 'row=17-64;bank=3'}),
+                (t.cachesim, {'cache': 'L1=3k:5:64'}),
                 (t.cachesim, {'preset': 'nope'}), (t.cachesim, {'prefetch': True}),
                 (t.cachesim, {'per_thread': True, 'per_process': True}),
                 (t.cachesim, {'core_by': 'socket'}), (t.cachesim, {'cores': 0})]:

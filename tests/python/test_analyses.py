@@ -140,7 +140,8 @@ def test_heatmap(traces):
 
 
 HMTT_TABLES = {'start_s': 'dma', 'size_lo': 'dma_sizes', 'pages': 'v2p',
-               'references,processes': 'interleave', 'run_length_lo': 'runs', 'space': 'scr'}
+               'references,processes': 'interleave', 'run_length_lo': 'runs', 'space': 'scr',
+               'pid,name': 'interleave_processes', 'pid,run_length': 'run_cdf'}
 
 
 def hmtt_tables(text):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram]
+ * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram] [--plot F]
  *
  * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
  * _interleave.c, _scr.c, _dram.c), one pass over the trace, a table or two
@@ -9,7 +9,8 @@
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
  * on physical addresses; row-buffer hits, bank-level parallelism and
- * address-bit changes through a DRAM address map.
+ * address-bit changes through a DRAM address map. Interleaving a process
+ * and the figures (--plot) are util/hmtt_plot.c's.
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
@@ -661,26 +662,6 @@ static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 	return 0;
 }
 
-/* --plot and --plot-slice, once the sections are known: 0, or -1 having said why not. */
-static int hmtt_check_plot(struct hmtt_command *c, const struct analysis_options *o,
-			   unsigned int sections)
-{
-	if (c->slice_count && !o->plot) {
-		fprintf(stderr, "vmtrace %s: --plot-slice: only with --plot\n", CMD);
-		return -1;
-	}
-	if (o->plot && !(sections & (SECTION_V2P | SECTION_INTERLEAVE))) {
-		fprintf(stderr, "vmtrace %s: --plot: no section asked for has a figure (v2p, interleave)\n",
-			CMD);
-		return -1;
-	}
-	if (o->plot && hmtt_plot_check_dir(CMD, o->plot))
-		return -1;
-	if (!c->slice_count)
-		c->slice_count = HMTT_DEFAULT_SLICE;
-	return 0;
-}
-
 int cmd_hmtt(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -717,7 +698,8 @@ int cmd_hmtt(int argc, char **argv)
 		sections = SECTION_DEFAULT;
 	if (!c.dram_map_text[0] && parse_dram_map(&c, DEFAULT_DRAM_MAP))
 		return 1;
-	if (hmtt_check_plot(&c, &o, sections))
+	if (hmtt_plot_check(CMD, o.plot, sections & (SECTION_V2P | SECTION_INTERLEAVE),
+			    &c.slice_count))
 		return 2;
 	t = analysis_open(CMD, path, &o);
 	if (!t)

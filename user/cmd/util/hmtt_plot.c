@@ -53,7 +53,8 @@ int hmtt_parse_slice(const char *cmd, const char *arg, uint64_t *first, uint64_t
 	return 0;
 }
 
-int hmtt_plot_check_dir(const char *cmd, const char *path)
+/* Whether --plot's folder can be written: 0, or -1 having said why not. */
+static int check_dir(const char *cmd, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096];
@@ -67,6 +68,24 @@ int hmtt_plot_check_dir(const char *cmd, const char *path)
 			strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int hmtt_plot_check(const char *cmd, const char *plot, bool figures, uint64_t *slice_count)
+{
+	if (*slice_count && !plot) {
+		fprintf(stderr, "vmtrace %s: --plot-slice: only with --plot\n", cmd);
+		return -1;
+	}
+	if (plot && !figures) {
+		fprintf(stderr, "vmtrace %s: --plot: no section asked for has a figure (v2p, interleave)\n",
+			cmd);
+		return -1;
+	}
+	if (plot && check_dir(cmd, plot))
+		return -1;
+	if (!*slice_count)
+		*slice_count = HMTT_DEFAULT_SLICE;
 	return 0;
 }
 

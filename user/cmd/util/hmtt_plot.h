@@ -22,8 +22,13 @@ extern const char hmtt_plot_usage[];
 /* --plot-slice [START:]N: 0, or -1 having said why not as @cmd. */
 int hmtt_parse_slice(const char *cmd, const char *arg, uint64_t *first, uint64_t *count);
 
-/* Whether --plot's folder can be written, before the pass: 0, or -1 having said why not. */
-int hmtt_plot_check_dir(const char *cmd, const char *path);
+/*
+ * Before the pass: --plot (@plot, or NULL) with @figures, whether a section
+ * asked for has a figure, in a folder that can be written; --plot-slice
+ * (*@slice_count, 0 when not given: then the default) with --plot alone.
+ * 0, or -1 having said why not (a bad option).
+ */
+int hmtt_plot_check(const char *cmd, const char *plot, bool figures, uint64_t *slice_count);
 
 /*
  * The interleave section's table a process (pid, name, runs...) and, in

@@ -338,6 +338,7 @@ endif
 	@tests/unit/profile.sh $(BUILD)/bin/vmtrace
 	@tests/unit/cachesim-threads.sh $(BUILD)/bin/vmtrace
 	@tests/unit/hmtt.sh $(BUILD)/bin/vmtrace
+	@tests/unit/hmtt-plot.sh $(BUILD)/bin/vmtrace
 	@tests/unit/report.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/export.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/export-raw.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

@@ -298,6 +298,21 @@ class InterleaveResult(ctypes.Structure):
                 ('longest', u64), ('median', u64), ('mean', ctypes.c_double)]
 
 
+class InterleaveProcess(ctypes.Structure):
+    """struct vmt_interleave_process"""
+    _fields_ = [('pid', u32), ('references', u64), ('runs', u64), ('longest', u64),
+                ('median', u64), ('short_runs', u64), ('mean', ctypes.c_double),
+                ('comm', ctypes.c_char * (COMM_LEN + 1))]
+
+
+class InterleaveLength(ctypes.Structure):
+    """struct vmt_interleave_length"""
+    _fields_ = [('length', u64), ('runs', u64)]
+
+
+INTERLEAVE_SHORT_RUN = 40       # VMT_INTERLEAVE_SHORT_RUN
+
+
 class ScrResult(ctypes.Structure):
     """struct vmt_scr_result"""
     _fields_ = [('references', u64), ('covered', u64)]
@@ -481,6 +496,10 @@ PROTOTYPES = {
     'vmt_interleave_create': (ctypes.c_int, [ctypes.POINTER(P)]),
     'vmt_interleave_result': (ctypes.POINTER(InterleaveResult), [P]),
     'vmt_interleave_histogram': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(HistBucket))]),
+    'vmt_interleave_processes': (ctypes.c_size_t,
+                                 [P, ctypes.POINTER(ctypes.POINTER(InterleaveProcess))]),
+    'vmt_interleave_process_lengths': (ctypes.c_size_t, [P, ctypes.c_size_t, ctypes.POINTER(
+        ctypes.POINTER(InterleaveLength))]),
     'vmt_scr_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_int, ctypes.c_int,
                                       ctypes.c_uint]),
     'vmt_scr_create_from': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),

@@ -491,6 +491,13 @@ def _hist(b, n, all_):
     return rows
 
 
+def _comm_name(comm):
+    """A process's name as hmtt --csv prints it: printable, '_' for a comma, a quote or a
+    backslash (and what is not printable), '-' when the trace gave none."""
+    name = ''.join(chr(c) if 32 <= c < 127 and chr(c) not in ',\'"\\' else '_' for c in comm)
+    return name or '-'
+
+
 def _hmtt_tables(sections, a, scr_window, dram=None):
     """The tables of one process (or all), as hmtt --csv prints them; @dram:
     the map and the space name of the dram section's."""
@@ -546,6 +553,23 @@ def _hmtt_tables(sections, a, scr_window, dram=None):
         b = ctypes.POINTER(_lib.HistBucket)()
         n = lib.vmt_interleave_histogram(i, ctypes.byref(b))
         out['runs'] = _frame(_hist(b, n, r.runs), ['run_length_lo', 'run_length_hi'] + hist_cols)
+        procs = ctypes.POINTER(_lib.InterleaveProcess)()
+        n = lib.vmt_interleave_processes(i, ctypes.byref(procs))
+        out['interleave_processes'] = _frame(
+            [(p.pid, _comm_name(p.comm), p.references, p.runs, p.mean, p.median, p.longest,
+              p.short_runs, pct(p.short_runs, p.runs)) for p in (procs[k] for k in range(n))],
+            ['pid', 'name', 'references', 'runs', 'mean', 'median', 'longest', 'short_runs',
+             'short_pct'])
+        rows = []
+        for k in range(n):
+            lengths = ctypes.POINTER(_lib.InterleaveLength)()
+            cumulative = 0
+            for j in range(lib.vmt_interleave_process_lengths(i, k, ctypes.byref(lengths))):
+                cumulative += lengths[j].runs
+                rows.append((procs[k].pid, lengths[j].length, lengths[j].runs, cumulative,
+                             pct(cumulative, procs[k].runs)))
+        out['run_cdf'] = _frame(rows, ['pid', 'run_length', 'runs', 'cumulative_runs',
+                                       'cumulative_pct'])
     if 'scr' in sections:
         rows = []
         for space in ('virtual', 'physical'):
@@ -563,7 +587,9 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
     """`vmtrace hmtt --csv`: HMTT's analyses as a dict of DataFrames, the
     command's tables: 'dma' (an interval a row, start_s from the first),
     'dma_total' (its 'all' row), 'dma_sizes', 'v2p', 'v2p_pages',
-    'v2p_frames', 'interleave', 'runs', 'scr', 'dram', 'dram_bits'.
+    'v2p_frames', 'interleave', 'runs' (all the processes'),
+    'interleave_processes' (a process a row: its runs, the short ones, name),
+    'run_cdf' (each process's run lengths, cumulative), 'scr', 'dram', 'dram_bits'.
     @sections: 'dma,v2p' or a list (--section; None: all but dram); @window:
     dma's intervals, ns or '10ms' (None: one); @scr_window: 3..1024;
     @dram_map: a preset's name or bits (--dram-map), @dram_window: 2..65536.

@@ -141,7 +141,8 @@ def test_heatmap(traces):
 
 HMTT_TABLES = {'start_s': 'dma', 'size_lo': 'dma_sizes', 'pages': 'v2p',
                'references,processes': 'interleave', 'run_length_lo': 'runs',
-               'space,window': 'scr', 'space,accesses': 'dram', 'bit': 'dram_bits'}
+               'space,window': 'scr', 'space,accesses': 'dram', 'bit': 'dram_bits',
+               'pid,name': 'interleave_processes', 'pid,run_length': 'run_cdf'}
 
 
 def hmtt_tables(text):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram]
+ * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram] [--plot F]
  *
  * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
  * _interleave.c, _scr.c, _dram.c), one pass over the trace, a table or two
@@ -9,7 +9,8 @@
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
  * on physical addresses; row-buffer hits, bank-level parallelism and
- * address-bit changes through a DRAM address map.
+ * address-bit changes through a DRAM address map. Interleaving a process
+ * and the figures (--plot) are util/hmtt_plot.c's.
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "commands.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/hmtt_plot.h"
 
 #define CMD			"hmtt"
 #define DEFAULT_SCR_WINDOW	32	/* HMTT's */
@@ -46,6 +48,7 @@ enum {
 	HMTT_OPT_SCR_WINDOW,
 	HMTT_OPT_DRAM_MAP,
 	HMTT_OPT_DRAM_WINDOW,
+	HMTT_OPT_PLOT_SLICE,
 };
 
 struct hmtt_command {
@@ -56,6 +59,7 @@ struct hmtt_command {
 	unsigned int dram_window;
 	bool space_given;		/* --space: dram's is physical unless it says virtual */
 	enum vmt_ref_space dram_space;
+	uint64_t slice_first, slice_count;	/* --plot-slice; count 0: not given */
 };
 
 static const char hmtt_usage[] =
@@ -89,6 +93,7 @@ static const char hmtt_usage[] =
 void usage_hmtt(FILE *out)
 {
 	fputs(hmtt_usage, out);
+	fputs(hmtt_plot_usage, out);
 	fputs(filter_options_usage, out);
 }
 
@@ -310,8 +315,9 @@ static void print_interleave(const struct analysis_options *o, struct vmt_analys
 		printf("  run length: mean %.2f, median %s, longest %s\n", r->mean,
 		       fmt_count(r->median, c[0]), fmt_count(r->longest, c[4]));
 	}
-	print_title(o, first, "runs by length");
+	print_title(o, first, "runs by length, of all the processes");
 	print_histogram(o, "run_length", b, n, r->runs);
+	hmtt_print_interleave_processes(o, a, first);
 }
 
 static void print_scr(const struct analysis_options *o, struct vmt_analysis *const scr[2],
@@ -650,10 +656,8 @@ static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 	case ANALYSIS_OPT_SPACE:
 		c->space_given = true;
 		return 0;	/* analysis_command.c's to read */
-	case ANALYSIS_OPT_PLOT:
-		fprintf(stderr, "vmtrace %s: --plot is not one of hmtt's options\n", CMD);
-		usage_hmtt(stderr);
-		return -1;
+	case HMTT_OPT_PLOT_SLICE:
+		return hmtt_parse_slice(CMD, arg, &c->slice_first, &c->slice_count) ? -1 : 1;
 	}
 	return 0;
 }
@@ -667,6 +671,7 @@ int cmd_hmtt(int argc, char **argv)
 		{ "scr-window", required_argument, NULL, HMTT_OPT_SCR_WINDOW },
 		{ "dram-map", required_argument, NULL, HMTT_OPT_DRAM_MAP },
 		{ "dram-window", required_argument, NULL, HMTT_OPT_DRAM_WINDOW },
+		{ "plot-slice", required_argument, NULL, HMTT_OPT_PLOT_SLICE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -693,6 +698,9 @@ int cmd_hmtt(int argc, char **argv)
 		sections = SECTION_DEFAULT;
 	if (!c.dram_map_text[0] && parse_dram_map(&c, DEFAULT_DRAM_MAP))
 		return 1;
+	if (hmtt_plot_check(CMD, o.plot, sections & (SECTION_V2P | SECTION_INTERLEAVE),
+			    &c.slice_count))
+		return 2;
 	t = analysis_open(CMD, path, &o);
 	if (!t)
 		return failed_before_run();
@@ -700,7 +708,12 @@ int cmd_hmtt(int argc, char **argv)
 	c.dram_space = o.ref.source == VMT_REF_EXACT ||
 		       (c.space_given && o.ref.space == VMT_REF_VIRTUAL) ?
 		       VMT_REF_VIRTUAL : VMT_REF_PHYSICAL;
-	err = hmtt_create(&h, sections, &c, &o);
+	/* --plot's v2p figure takes the processes' names from interleave's analysis. */
+	err = hmtt_create(&h, sections | (o.plot && sections & SECTION_V2P ?
+					  SECTION_INTERLEAVE : 0), &c, &o);
+	if (!err && o.plot && sections & SECTION_INTERLEAVE)
+		err = vmt_interleave_keep_slice(h.all[HMTT_INTERLEAVE], c.slice_first,
+						c.slice_count);
 	if (err) {
 		fprintf(stderr, "vmtrace %s: %s\n", CMD, strerror(-err));
 		failed_before_run();
@@ -725,7 +738,13 @@ int cmd_hmtt(int argc, char **argv)
 	}
 	print_sections(&o, sections, h.all, &c, &first);
 	print_processes(&o, sections, &h, &c, &first);
-	status = 0;
+	fflush(stdout);
+	status = o.plot ? hmtt_plot(CMD, &(struct hmtt_figures){
+		.path = o.plot, .names = h.all[HMTT_INTERLEAVE],
+		.v2p = sections & SECTION_V2P ? h.all[HMTT_V2P] : NULL,
+		.interleave = sections & SECTION_INTERLEAVE ? h.all[HMTT_INTERLEAVE] : NULL,
+		.slice_first = c.slice_first, .slice_count = c.slice_count,
+		.space = o.ref.space }) : 0;
 out:
 	hmtt_destroy(&h);
 	vmt_trace_close(t);

@@ -16,9 +16,11 @@
  * vmt_ref_key() of (pid, 4 KiB page)) with the frame each was last seen
  * at, and frames with the page each last held. A sighting of (page, frame)
  * is a new mapping on a side whose entry held something else or was
- * unmapped since. Memory: an entry a page and a frame seen.
+ * unmapped since. Memory: an entry a page and a frame seen; the entries
+ * stay in the order first seen (vmt_v2p_next_page()).
  */
 struct v2p_entry {
+	uint64_t key;		/* its own key (vmt_v2p_next_page()) */
 	uint64_t last;		/* the other side's key last seen */
 	uint64_t mappings;
 	bool mapped;
@@ -65,6 +67,7 @@ static struct v2p_entry *v2p_entry(struct v2p_side *side, uint64_t key)
 	}
 	*slot = side->nr;
 	memset(&side->entries[side->nr], 0, sizeof(side->entries[0]));
+	side->entries[side->nr].key = key;
 	return &side->entries[side->nr++];
 }
 
@@ -242,4 +245,28 @@ double vmt_v2p_contiguity(const struct vmt_analysis *analysis)
 
 	return r->adjacent_pairs ? 100.0 * (double)r->contiguous_pairs /
 				   (double)r->adjacent_pairs : 0.0;
+}
+
+int vmt_v2p_next_page(const struct vmt_analysis *analysis, size_t *pos,
+		      struct vmt_v2p_page *page)
+{
+	const struct v2p_side *pages = &to_v2p(analysis)->pages;
+	const uint64_t vpn_mask = (UINT64_C(1) << 42) - 1;
+
+	/* The entries are in the order first seen (unmaps' included). */
+	for (; *pos < pages->nr; (*pos)++) {
+		const struct v2p_entry *e = &pages->entries[*pos];
+
+		/* An entry made by an unmap alone was never seen mapped. */
+		if (!e->mappings)
+			continue;
+		page->pid = (uint32_t)(e->key >> 42);
+		page->vpn = e->key & vpn_mask;
+		page->pfn = e->last;
+		page->mappings = e->mappings;
+		page->mapped = e->mapped;
+		(*pos)++;
+		return 1;
+	}
+	return 0;
 }

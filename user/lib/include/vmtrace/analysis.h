@@ -590,9 +590,27 @@ size_t vmt_v2p_frame_histogram(const struct vmt_analysis *analysis,
 /* The summary: contiguous pairs in percent of the adjacent pairs (0: none). */
 double vmt_v2p_contiguity(const struct vmt_analysis *analysis);
 
+/* A page seen with a frame, and the frame it was last seen at. */
+struct vmt_v2p_page {
+	uint32_t pid;
+	uint64_t vpn;		/* its virtual page number (4 KiB pages) */
+	uint64_t pfn;		/* the frame it was last seen at */
+	uint64_t mappings;	/* the times it was mapped */
+	bool mapped;		/* false: a PAGEMAP unmap of it came after */
+};
+
+/*
+ * The pages seen with a frame, in the order they were first seen: start
+ * *@pos at 0; 1 with *@page set, 0 past the last. After the pass.
+ */
+int vmt_v2p_next_page(const struct vmt_analysis *analysis, size_t *pos,
+		      struct vmt_v2p_page *page);
+
 /*
  * Interleaving: the references in time order, all processes merged, cut
- * into runs of consecutive references by one process (pid).
+ * into runs of consecutive references by one process (pid); of all the
+ * processes and of each (named by the last TASK or COMM record of its
+ * leader, tid = pid), and a slice of the stream kept to draw.
  */
 struct vmt_interleave_result {
 	uint64_t references;
@@ -611,6 +629,55 @@ size_t vmt_interleave_histogram(const struct vmt_analysis *analysis,
 				const struct vmt_hist_bucket **buckets);
 /* The summary: the mean run length. */
 double vmt_interleave_mean_run(const struct vmt_analysis *analysis);
+
+/* HMTT's mark (its Fig. 13d): runs shorter than this many references. */
+#define VMT_INTERLEAVE_SHORT_RUN	40
+
+/* One process's runs in the merged stream. */
+struct vmt_interleave_process {
+	uint32_t pid;
+	uint64_t references;
+	uint64_t runs;
+	uint64_t longest;
+	uint64_t median;	/* the lower of two middles */
+	uint64_t short_runs;	/* runs of fewer than VMT_INTERLEAVE_SHORT_RUN references */
+	double mean;		/* references / runs */
+	char comm[VMT_COMM_LEN + 1];	/* its name, from TASK and COMM records; "" if none */
+};
+
+/* A run length and how many runs had it. */
+struct vmt_interleave_length {
+	uint64_t length;
+	uint64_t runs;
+};
+
+/* The processes, in the order of their first references; after the pass. */
+size_t vmt_interleave_processes(const struct vmt_analysis *analysis,
+				const struct vmt_interleave_process **processes);
+/* The @i-th process's run lengths, shortest first, each distinct length once (exact). */
+size_t vmt_interleave_process_lengths(const struct vmt_analysis *analysis, size_t i,
+				      const struct vmt_interleave_length **lengths);
+
+/* A reference of the slice: its place in the merged stream, its unit's address and pid. */
+struct vmt_interleave_ref {
+	uint64_t index;		/* 0, 1, ...: among the references this analysis saw */
+	uint64_t time_ns;
+	uint64_t addr;		/* its unit's first byte, in the pass's space */
+	uint32_t pid;
+};
+
+/* At most this many references in a slice. */
+#define VMT_INTERLEAVE_MAX_SLICE	(1u << 20)
+
+/*
+ * Before the pass: keep the references @first .. @first + @count - 1 (a
+ * slice of the merged stream, to draw). -EINVAL: @count 0 or above
+ * VMT_INTERLEAVE_MAX_SLICE, or @first + @count past 2^64; -ENOMEM.
+ */
+int vmt_interleave_keep_slice(struct vmt_analysis *analysis, uint64_t first, uint64_t count);
+/* The slice kept, in stream order (fewer when the stream ended first). */
+size_t vmt_interleave_slice(const struct vmt_analysis *analysis,
+			    const struct vmt_interleave_ref **refs);
 
 /*
  * Stream coverage rate (SCR), HMTT's metric after Mohan et al.

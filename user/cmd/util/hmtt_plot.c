@@ -360,7 +360,9 @@ static int plot_v2p(const char *cmd, const struct hmtt_figures *fig, const char 
 	fprintf(p.script, "\"\nset xlabel 'virtual page number (4 KiB)'\n"
 		"set ylabel 'physical frame number'\nset format x '0x%%x'\nset format y '0x%%x'\n"
 		"set xtics rotate by -30\nset key outside right\nset grid\n"
-		"set offsets graph 0.02, graph 0.02, graph 0.04, graph 0.04\n");
+		"set offsets graph 0.02, graph 0.02, graph 0.04, graph 0.04\n"
+		/* the margins above must not reach below page and frame 0 */
+		"set xrange [0:*]\nset yrange [0:*]\n");
 	figure_plot_command(&f, blocks, fig->names, p.script);
 	ret = draw(cmd, &p, path);
 	goto out;
@@ -420,7 +422,7 @@ static int plot_interleave(const char *cmd, const struct hmtt_figures *fig, cons
 		fmt_count(switches, c[3]));
 	fprintf(p.script, "set xlabel 'reference (its place in the merged stream)'\n"
 		"set ylabel '%s address'\nset format y '0x%%x'\nset key outside right\nset grid\n"
-		"set offsets graph 0.02, graph 0.02, graph 0.04, graph 0.04\n",
+		"set offsets 0, 0, graph 0.04, graph 0.04\nset yrange [0:*]\n",
 		fig->space == VMT_REF_PHYSICAL ? "physical" : "virtual");
 	figure_plot_command(&f, blocks, fig->names, p.script);
 	ret = draw(cmd, &p, path);

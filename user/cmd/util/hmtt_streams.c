@@ -48,11 +48,16 @@ static int parse_scr_windows(struct hmtt_streams_options *s, const char *arg)
 				CMD, HMTT_MAX_SCR_WINDOWS, arg);
 			return -1;
 		}
-		snprintf(item, sizeof(item), "%.*s", (int)(len < sizeof(item) ? len :
-							    sizeof(item) - 1), p);
+		if (len >= sizeof(item)) {
+			fprintf(stderr, "vmtrace %s: bad --scr-window '%.*s' (%d..%d)\n", CMD,
+				(int)len, p, VMT_SCR_MIN_WINDOW, VMT_SCR_MAX_WINDOW);
+			return -1;
+		}
+		memcpy(item, p, len);
+		item[len] = '\0';
 		v = parse_number(CMD, "--scr-window", item, VMT_SCR_MIN_WINDOW,
 				 VMT_SCR_MAX_WINDOW);
-		if (v < 0 || len >= sizeof(item))
+		if (v < 0)
 			return -1;
 		for (i = 0; i < n; i++) {
 			if (w[i] == (unsigned int)v) {

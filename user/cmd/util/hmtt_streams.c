@@ -481,6 +481,10 @@ void hmtt_prefetch_print(const struct vmt_analysis *prefetch,
 
 		printf("  lost to interleaving: per-process rate - merged rate = %.2f points\n",
 		       rate[PREFETCH_PER_PROCESS] - rate[PREFETCH_MERGED]);
+		if (options->source != VMT_REF_EXACT)
+			printf("  (reference records are pages touched, a line each: pages in order are\n"
+			       "  64 lines apart, no +1 line stream; exact accesses, or cachesim --emit's\n"
+			       "  bus traffic, give every line)\n");
 		if (r->no_frame)
 			printf("  %s references without a frame passed over%s\n",
 			       fmt_count(r->no_frame, c[0]), r->accesses ? "" :

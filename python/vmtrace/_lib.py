@@ -196,6 +196,9 @@ WSS_MAX_PERCENTILES = 16                # VMT_WSS_MAX_PERCENTILES
 HEATMAP_MAX_ROWS = HEATMAP_MAX_COLS = 4096
 DMA_SIZE_BUCKETS = 33                   # VMT_DMA_SIZE_BUCKETS
 SCR_MIN_WINDOW, SCR_MAX_WINDOW = 3, 1024
+SCR_STRIDE_BUCKETS = 75                 # VMT_SCR_STRIDE_BUCKETS
+SCR_RINGS_SPACE, SCR_RINGS_PROCESS, SCR_RINGS_MERGED = 0, 1, 2  # enum vmt_scr_rings
+PREFETCH_CONFIRM, PREFETCH_MAX_TRACKERS, PREFETCH_MAX_DEGREE = 3, 1024, 64
 
 
 class RefOptions(ctypes.Structure):
@@ -297,7 +300,24 @@ class InterleaveResult(ctypes.Structure):
 
 class ScrResult(ctypes.Structure):
     """struct vmt_scr_result"""
-    _fields_ = [('references', u64), ('covered', u64)]
+    _fields_ = [('references', u64), ('covered', u64), ('completing', u64)]
+
+
+class ScrStrideBucket(ctypes.Structure):
+    """struct vmt_scr_stride_bucket"""
+    _fields_ = [('lo', u64), ('hi', u64), ('forward', u64), ('backward', u64)]
+
+
+class PrefetchConfig(ctypes.Structure):
+    """struct vmt_prefetch_config"""
+    _fields_ = [('trackers', ctypes.c_uint), ('degree', ctypes.c_uint),
+                ('per_process', ctypes.c_bool)]
+
+
+class PrefetchResult(ctypes.Structure):
+    """struct vmt_prefetch_result"""
+    _fields_ = [('accesses', u64), ('no_frame', u64), ('repeats', u64), ('served', u64),
+                ('demand', u64), ('prefetches', u64), ('streams', u64), ('tables', u64)]
 
 
 # ---- user/lib/include/vmtrace/cachesim.h: the cache simulator ----------------
@@ -468,8 +488,15 @@ PROTOTYPES = {
                                       ctypes.c_uint]),
     'vmt_scr_create_from': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
                                            ctypes.c_uint]),
+    'vmt_scr_create_rings': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
+                                            ctypes.c_uint, ctypes.c_int]),
     'vmt_scr_result': (ctypes.POINTER(ScrResult), [P]),
     'vmt_scr_rate': (ctypes.c_double, [P]),
+    'vmt_scr_strides': (ctypes.POINTER(ScrStrideBucket), [P]),
+    'vmt_prefetch_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
+                                           ctypes.POINTER(PrefetchConfig)]),
+    'vmt_prefetch_result': (ctypes.POINTER(PrefetchResult), [P]),
+    'vmt_prefetch_rate': (ctypes.c_double, [P]),
     # cachesim.h
     'vmt_hierarchy_check': (ctypes.c_int, [ctypes.POINTER(HierarchyConfig), ctypes.POINTER(Error)]),
     'vmt_cache_policy_name': (ctypes.c_char_p, [ctypes.c_uint]),

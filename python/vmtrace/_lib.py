@@ -199,6 +199,9 @@ DMA_SIZE_BUCKETS = 33                   # VMT_DMA_SIZE_BUCKETS
 SCR_MIN_WINDOW, SCR_MAX_WINDOW = 3, 1024
 DRAM_NR_FIELDS, DRAM_MAX_FIELD_BITS = 6, 64  # VMT_DRAM_NR_FIELDS (ch, rank, bg, bank, row, col)
 DRAM_MIN_WINDOW, DRAM_MAX_WINDOW = 2, 65536
+SCR_STRIDE_BUCKETS = 75                 # VMT_SCR_STRIDE_BUCKETS
+SCR_RINGS_SPACE, SCR_RINGS_PROCESS, SCR_RINGS_MERGED = 0, 1, 2  # enum vmt_scr_rings
+PREFETCH_CONFIRM, PREFETCH_MAX_TRACKERS, PREFETCH_MAX_DEGREE = 3, 1024, 64
 
 
 class RefOptions(ctypes.Structure):
@@ -315,7 +318,24 @@ INTERLEAVE_SHORT_RUN = 40       # VMT_INTERLEAVE_SHORT_RUN
 
 class ScrResult(ctypes.Structure):
     """struct vmt_scr_result"""
-    _fields_ = [('references', u64), ('covered', u64)]
+    _fields_ = [('references', u64), ('covered', u64), ('completing', u64)]
+
+
+class ScrStrideBucket(ctypes.Structure):
+    """struct vmt_scr_stride_bucket"""
+    _fields_ = [('lo', u64), ('hi', u64), ('forward', u64), ('backward', u64)]
+
+
+class PrefetchConfig(ctypes.Structure):
+    """struct vmt_prefetch_config"""
+    _fields_ = [('trackers', ctypes.c_uint), ('degree', ctypes.c_uint),
+                ('per_process', ctypes.c_bool)]
+
+
+class PrefetchResult(ctypes.Structure):
+    """struct vmt_prefetch_result"""
+    _fields_ = [('accesses', u64), ('no_frame', u64), ('repeats', u64), ('served', u64),
+                ('demand', u64), ('prefetches', u64), ('streams', u64), ('tables', u64)]
 
 
 class DramMap(ctypes.Structure):
@@ -504,6 +524,8 @@ PROTOTYPES = {
                                       ctypes.c_uint]),
     'vmt_scr_create_from': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
                                            ctypes.c_uint]),
+    'vmt_scr_create_rings': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
+                                            ctypes.c_uint, ctypes.c_int]),
     'vmt_scr_result': (ctypes.POINTER(ScrResult), [P]),
     'vmt_scr_rate': (ctypes.c_double, [P]),
     'vmt_dram_map_parse': (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(DramMap),
@@ -518,6 +540,11 @@ PROTOTYPES = {
                                        ctypes.POINTER(DramMap), ctypes.c_uint]),
     'vmt_dram_result': (ctypes.POINTER(DramResult), [P]),
     'vmt_dram_blp': (ctypes.c_double, [P]),
+    'vmt_scr_strides': (ctypes.POINTER(ScrStrideBucket), [P]),
+    'vmt_prefetch_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.POINTER(RefOptions),
+                                           ctypes.POINTER(PrefetchConfig)]),
+    'vmt_prefetch_result': (ctypes.POINTER(PrefetchResult), [P]),
+    'vmt_prefetch_rate': (ctypes.c_double, [P]),
     # cachesim.h
     'vmt_hierarchy_check': (ctypes.c_int, [ctypes.POINTER(HierarchyConfig), ctypes.POINTER(Error)]),
     'vmt_cache_policy_name': (ctypes.c_char_p, [ctypes.c_uint]),

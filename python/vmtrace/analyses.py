@@ -422,7 +422,8 @@ def heatmap(trace, rows=30, cols=80, space='virtual', unit='page', addr=None,
 
 # ---- hmtt -----------------------------------------------------------------------
 
-HMTT_SECTIONS = ('dma', 'v2p', 'interleave', 'scr')
+HMTT_SECTIONS = ('dma', 'v2p', 'interleave', 'scr', 'prefetch')
+SCR_VIEWS = ('virtual', 'physical-process', 'physical')    # hmtt_streams.c's
 # asked for by name alone: its figures stand on an assumed DRAM map
 HMTT_EXTRA_SECTIONS = ('dram',)
 DRAM_FIELDS = ('ch', 'rank', 'bg', 'bank', 'row', 'col')      # enum vmt_dram_field
@@ -498,7 +499,7 @@ def _comm_name(comm):
     return name or '-'
 
 
-def _hmtt_tables(sections, a, scr_window, dram=None):
+def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None):
     """The tables of one process (or all), as hmtt --csv prints them; @dram:
     the map and the space name of the dram section's."""
     out = {}
@@ -571,30 +572,71 @@ def _hmtt_tables(sections, a, scr_window, dram=None):
         out['run_cdf'] = _frame(rows, ['pid', 'run_length', 'runs', 'cumulative_runs',
                                        'cumulative_pct'])
     if 'scr' in sections:
-        rows = []
-        for space in ('virtual', 'physical'):
-            s = a['scr_' + space]
-            r = lib.vmt_scr_result(s).contents
-            rows.append((space, scr_window, r.references, r.covered, lib.vmt_scr_rate(s)))
+        rows, lost, strides = [], [], []
+        for w in scr_windows:
+            rate = {}
+            for view in SCR_VIEWS:
+                s = a[f'scr_{w}_{view}']
+                r = lib.vmt_scr_result(s).contents
+                rate[view] = lib.vmt_scr_rate(s)
+                rows.append((view, w, r.references, r.covered, rate[view]))
+            v, pp, p = (rate[view] for view in SCR_VIEWS)
+            lost.append((w, v, pp, p, v - pp, pct(v - pp, v), pp - p, pct(pp - p, pp)))
         out['scr'] = _frame(rows, ['space', 'window', 'references', 'covered', 'scr_pct'])
+        if lib.vmt_scr_result(a[f'scr_{scr_windows[0]}_physical']).contents.references:
+            out['scr_lost'] = _frame(lost, ['window', 'virtual_pct', 'physical_process_pct',
+                                            'physical_pct', 'lost_vm_points', 'lost_vm_pct',
+                                            'lost_interleave_points', 'lost_interleave_pct'])
+        for view in SCR_VIEWS:
+            s = a[f'scr_{scr_windows[0]}_{view}']
+            b = lib.vmt_scr_strides(s)
+            completing, cumulative = lib.vmt_scr_result(s).contents.completing, 0
+            for i in range(_lib.SCR_STRIDE_BUCKETS):
+                n = b[i].forward + b[i].backward
+                if n:
+                    cumulative += n
+                    strides.append((view, scr_windows[0], b[i].lo, b[i].hi, n, b[i].forward,
+                                    b[i].backward, pct(n, completing),
+                                    pct(cumulative, completing)))
+        out['scr_strides'] = _frame(strides, ['space', 'window', 'stride_lo', 'stride_hi',
+                                              'count', 'forward', 'backward', 'percent',
+                                              'cumulative_percent'])
+    if 'prefetch' in sections:
+        rows = []
+        for view in ('merged', 'per-process'):
+            f = a['prefetch_' + view]
+            r = lib.vmt_prefetch_result(f).contents
+            rows.append((view, prefetch['space'], prefetch['trackers'], prefetch['degree'],
+                         r.accesses, r.no_frame, r.repeats, r.served, r.demand, r.prefetches,
+                         r.demand + r.prefetches, r.streams, lib.vmt_prefetch_rate(f),
+                         pct(r.served, r.prefetches), pct(r.served, r.accesses - r.repeats)))
+        out['prefetch'] = _frame(rows, ['view', 'space', 'trackers', 'degree', 'accesses',
+                                        'no_frame', 'repeats', 'served', 'demand', 'prefetches',
+                                        'dram_accesses', 'streams', 'prefetch_rate_pct',
+                                        'accuracy_pct', 'coverage_pct'])
     if 'dram' in sections:
         out.update(_dram_tables(a['dram'], *dram))
     return out
 
 
 def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='page',
-         addr=None, per_process=False, dram_map='ddr4-2ch', dram_window=32, **filters):
+         addr=None, per_process=False, prefetch_trackers=8, prefetch_degree=2,
+         dram_map='ddr4-2ch', dram_window=32, **filters):
     """`vmtrace hmtt --csv`: HMTT's analyses as a dict of DataFrames, the
     command's tables: 'dma' (an interval a row, start_s from the first),
     'dma_total' (its 'all' row), 'dma_sizes', 'v2p', 'v2p_pages',
     'v2p_frames', 'interleave', 'runs' (all the processes'),
     'interleave_processes' (a process a row: its runs, the short ones, name),
-    'run_cdf' (each process's run lengths, cumulative), 'scr', 'dram', 'dram_bits'.
-    @sections: 'dma,v2p' or a list (--section; None: all but dram); @window:
-    dma's intervals, ns or '10ms' (None: one); @scr_window: 3..1024;
-    @dram_map: a preset's name or bits (--dram-map), @dram_window: 2..65536.
-    @space: 'virtual' (None: the same, but dram reads physical addresses
-    unless the references are exact accesses) or 'physical'. The DMA tables
+    'run_cdf' (each process's run lengths, cumulative), 'scr', 'scr_lost'
+    (left out without frames), 'scr_strides', 'prefetch', 'dram', 'dram_bits'.
+    @sections: 'dma,v2p' or a list (--section; None: all but dram, as the
+    command's default); @window: dma's intervals, ns or '10ms' (None: one);
+    @scr_window: 3..1024, or a list of up to 8 (--scr-window 8,32);
+    @prefetch_trackers, @prefetch_degree: --prefetch-trackers,
+    --prefetch-degree; @dram_map: a preset's name or bits (--dram-map),
+    @dram_window: 2..65536. @space: 'virtual' (None: the same, but prefetch
+    and dram read physical addresses unless the references are exact
+    accesses, as the command without --space) or 'physical'. The DMA tables
     are left out when no DMA record passes (an error when dma is the one
     section asked). With per_process, a dict {'all': tables, pid: tables...},
     the processes' without interleave."""
@@ -605,19 +647,30 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
     sections = list(sections)
     for s in sections:
         if s not in HMTT_SECTIONS + HMTT_EXTRA_SECTIONS:
-            raise ValueError(f'unknown section {s!r} (dma, v2p, interleave, scr, dram)')
+            raise ValueError(f'unknown section {s!r} (dma, v2p, interleave, scr, prefetch, '
+                             'dram)')
     if not sections:
         raise ValueError('sections: none given')
     window_ns = 0 if window is None else duration_ns(window, 'window', bare_ns=True)
-    if not _lib.SCR_MIN_WINDOW <= int(scr_window) <= _lib.SCR_MAX_WINDOW:
-        raise ValueError('scr_window: 3 to 1024')
+    scr_windows = [int(w) for w in (scr_window if isinstance(scr_window, (list, tuple))
+                                    else [scr_window])]
+    if not 1 <= len(scr_windows) <= 8 or len(set(scr_windows)) != len(scr_windows) or \
+            not all(_lib.SCR_MIN_WINDOW <= w <= _lib.SCR_MAX_WINDOW for w in scr_windows):
+        raise ValueError('scr_window: 3 to 1024, or a list of up to 8 of them, each once')
+    if not 1 <= int(prefetch_trackers) <= _lib.PREFETCH_MAX_TRACKERS:
+        raise ValueError('prefetch_trackers: 1 to 1024')
+    if not 1 <= int(prefetch_degree) <= _lib.PREFETCH_MAX_DEGREE:
+        raise ValueError('prefetch_degree: 1 to 64')
     if not _lib.DRAM_MIN_WINDOW <= int(dram_window) <= _lib.DRAM_MAX_WINDOW:
         raise ValueError(f'dram_window: {_lib.DRAM_MIN_WINDOW} to {_lib.DRAM_MAX_WINDOW}')
     dmap = parse_dram_map(dram_map) if isinstance(dram_map, str) else dram_map
     ref = _ref_options(trace, space or 'virtual', unit, addr, filters)
-    # dram: physical addresses, unless asked for virtual ones or there are none (exact accesses)
-    dram_space = _lib.REF_VIRTUAL if ref.source == _lib.REF_EXACT or space == 'virtual' \
-        else _lib.REF_PHYSICAL
+    # prefetch's and dram's addresses: physical unless asked for virtual
+    # ones, or there are none (exact accesses).
+    pf_space = _lib.REF_VIRTUAL if ref.source == _lib.REF_EXACT or space == 'virtual' else \
+        _lib.REF_PHYSICAL
+    pf = {'space': 'physical' if pf_space == _lib.REF_PHYSICAL else 'virtual',
+          'trackers': int(prefetch_trackers), 'degree': int(prefetch_degree)}
     makers = {}
     if 'dma' in sections:
         makers['dma'] = lambda out: lib.vmt_dma_traffic_create(out, window_ns)
@@ -625,19 +678,29 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
         makers['v2p'] = lib.vmt_v2p_create
     if 'interleave' in sections:
         makers['interleave'] = lib.vmt_interleave_create
+    # --addr bounds the stream analyses of the pass's space alone.
+    bounds = lambda code: (ref.addr_lo, ref.addr_hi) if code == ref.space else (0, 0)  # noqa: E731
     if 'scr' in sections:
-        for sp, code in (('virtual', _lib.REF_VIRTUAL), ('physical', _lib.REF_PHYSICAL)):
-            # SCR of the pass's references (their source), in each space, any address.
-            scr_ref = _lib.RefOptions(code, ref.unit, 0, 0, ref.source)
-            makers['scr_' + sp] = (lambda o: lambda out: lib.vmt_scr_create_from(
-                out, ctypes.byref(o), int(scr_window)))(scr_ref)
+        views = ((_lib.REF_VIRTUAL, _lib.SCR_RINGS_PROCESS),
+                 (_lib.REF_PHYSICAL, _lib.SCR_RINGS_PROCESS),
+                 (_lib.REF_PHYSICAL, _lib.SCR_RINGS_MERGED))
+        for w in scr_windows:
+            for view, (code, rings) in zip(SCR_VIEWS, views):
+                scr_ref = _lib.RefOptions(code, ref.unit, *bounds(code), ref.source)
+                makers[f'scr_{w}_{view}'] = (lambda o, w, rings: lambda out:
+                                             lib.vmt_scr_create_rings(out, ctypes.byref(o), w,
+                                                                      rings))(scr_ref, w, rings)
+    if 'prefetch' in sections:
+        pf_ref = _lib.RefOptions(pf_space, _lib.REF_LINE, *bounds(pf_space), ref.source)
+        for view in ('merged', 'per-process'):
+            config = _lib.PrefetchConfig(pf['trackers'], pf['degree'], view == 'per-process')
+            makers['prefetch_' + view] = (lambda o, c: lambda out: lib.vmt_prefetch_create(
+                out, ctypes.byref(o), ctypes.byref(c)))(pf_ref, config)
     if 'dram' in sections:
-        # --addr bounds dram in the pass's space alone, as the command's
-        bounds = (ref.addr_lo, ref.addr_hi) if dram_space == ref.space else (0, 0)
-        dram_ref = _lib.RefOptions(dram_space, _lib.REF_LINE, *bounds, ref.source)
+        dram_ref = _lib.RefOptions(pf_space, _lib.REF_LINE, *bounds(pf_space), ref.source)
         makers['dram'] = lambda out: lib.vmt_dram_create(out, ctypes.byref(dram_ref),
                                                          ctypes.byref(dmap), int(dram_window))
-    dram = (dmap, 'physical' if dram_space == _lib.REF_PHYSICAL else 'virtual')
+    dram = (dmap, pf['space'])
     with _Analyses() as a:
         whole, per = {}, {}
         for k, make in makers.items():
@@ -651,7 +714,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
                                (' pass the filters' if any(v is not None for v in
                                                            filters.values()) else
                                 ' in the trace'))
-        tables = _hmtt_tables(sections, whole, int(scr_window), dram)
+        tables = _hmtt_tables(sections, whole, scr_windows, pf, dram)
         if not per_process:
             return tables
         out = {'all': tables}
@@ -660,7 +723,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
             pid = ctypes.c_uint32()
             mine = {k: lib.vmt_per_process_get(pp, i, ctypes.byref(pid)) for k, pp in per.items()}
             out[pid.value] = _hmtt_tables([s for s in sections if s != 'interleave'], mine,
-                                          int(scr_window), dram)
+                                          scr_windows, pf, dram)
         return out
 
 

@@ -141,8 +141,10 @@ def test_heatmap(traces):
 
 HMTT_TABLES = {'start_s': 'dma', 'size_lo': 'dma_sizes', 'pages': 'v2p',
                'references,processes': 'interleave', 'run_length_lo': 'runs',
-               'space,window': 'scr', 'space,accesses': 'dram', 'bit': 'dram_bits',
-               'pid,name': 'interleave_processes', 'pid,run_length': 'run_cdf'}
+               'space,window,stride_lo': 'scr_strides', 'space,accesses': 'dram',
+               'space,window': 'scr', 'window': 'scr_lost', 'view': 'prefetch',
+               'bit': 'dram_bits', 'pid,name': 'interleave_processes',
+               'pid,run_length': 'run_cdf'}
 
 
 def hmtt_tables(text):
@@ -170,6 +172,12 @@ def test_hmtt(traces):
             ('hand-model', {}, []),
             ('hand-model', {'window': '3us', 'sections': 'dma,scr', 'scr_window': 5},
              ['--window', '3us', '--section', 'dma,scr', '--scr-window', '5']),
+            ('hand-model', {'sections': 'scr,prefetch', 'scr_window': [8, 3, 16],
+                            'prefetch_trackers': 1, 'prefetch_degree': 4},
+             ['--section', 'scr,prefetch', '--scr-window', '8,3,16', '--prefetch-trackers', '1',
+              '--prefetch-degree', '4']),
+            ('lackey', {'sections': 'prefetch', 'unit': 'line'},
+             ['--section', 'prefetch', '--unit', 'line']),
             ('synth', {'per_process': True, 'unit': 'line'}, ['--per-process', '--unit', 'line']),
             ('format3-a2d8da3', {'sections': ['v2p', 'interleave'], 'space': 'physical'},
              ['--section', 'v2p,interleave', '--space', 'physical']),

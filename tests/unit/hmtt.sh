@@ -137,19 +137,87 @@ trace exact "exact 0 5 0x1000" "exact 1 5 0x1040" "exact 2 5 0x1000"
 	grep -qx 'virtual,3,0,2,1,0,66.6667,33.3333,0.0000,32,1.0000,1,1,4' &&
 	pass || fail "dram on exact accesses: $(cat "$tmp/out" "$tmp/err")"
 
+# scr at windows 3 and 4 on t: pid 1's pages 0x10..0x13 at frames
+# 0x100..0x103, pid 2's 0x11 at 0x200 between 0x101 and 0x102. Virtual and
+# physical-process: pid 1's four in a stream, 4 of 5. Physical: the bus has
+# 0x100 0x101 0x200 0x102 0x103: no stride within 3; within 4, (0x100,
+# 0x101, 0x102) and (0x101, 0x102, 0x103). Strides at 3: pid 1's 0x12 and
+# 0x13 complete a stream, +1 each.
+"$bin" hmtt --csv --section scr --scr-window 3,4 "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err"
+cat >"$tmp/want" <<'CSV'
+space,window,references,covered,scr_pct
+virtual,3,5,4,80.0000
+physical-process,3,5,4,80.0000
+physical,3,5,0,0.0000
+virtual,4,5,4,80.0000
+physical-process,4,5,4,80.0000
+physical,4,5,4,80.0000
+
+window,virtual_pct,physical_process_pct,physical_pct,lost_vm_points,lost_vm_pct,lost_interleave_points,lost_interleave_pct
+3,80.0000,80.0000,0.0000,0.0000,0.0000,80.0000,100.0000
+4,80.0000,80.0000,80.0000,0.0000,0.0000,0.0000,0.0000
+
+space,window,stride_lo,stride_hi,count,forward,backward,percent,cumulative_percent
+virtual,3,1,1,2,2,0,100.0000,100.0000
+physical-process,3,1,1,2,2,0,100.0000,100.0000
+CSV
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "scr csv: $(cat "$tmp/diff" "$tmp/err")"
+# Virtual memory's loss: pages 0x20..0x23 at frames 0x500 0x302 0x104 0x900,
+# physically a stream of -0x1fe then a jump: 3 of 4 (75 %), virtually 4 of 4;
+# lost 25 points, 25 % of the virtual SCR. The physical stride: -510 pages.
+trace vm "ref 0 1 0x20 0x500" "ref 1 1 0x21 0x302" "ref 2 1 0x22 0x104" "ref 3 1 0x23 0x900"
+"$bin" hmtt --csv --section scr "$tmp/vm.vmt" >"$tmp/out" 2>"$tmp/err"
+cat >"$tmp/want" <<'CSV'
+space,window,references,covered,scr_pct
+virtual,32,4,4,100.0000
+physical-process,32,4,3,75.0000
+physical,32,4,3,75.0000
+
+window,virtual_pct,physical_process_pct,physical_pct,lost_vm_points,lost_vm_pct,lost_interleave_points,lost_interleave_pct
+32,100.0000,75.0000,75.0000,25.0000,25.0000,0.0000,0.0000
+
+space,window,stride_lo,stride_hi,count,forward,backward,percent,cumulative_percent
+virtual,32,1,1,2,2,0,100.0000,100.0000
+physical-process,32,256,511,1,0,1,100.0000,100.0000
+physical,32,256,511,1,0,1,100.0000,100.0000
+CSV
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "scr csv, vm: $(cat "$tmp/diff" "$tmp/err")"
+# prefetch: pid 5 reads lines 0x1000.. and pid 6 lines 0x900000.., 10 lines
+# each, alternating (exact accesses: their virtual addresses). Each alone: 3
+# demand, 7 served, 7 + 2 prefetched. One tracker on the bus: taken by each
+# access from the other stream, nothing confirmed: 20 demand.
+specs=()
+for i in $(seq 0 9); do
+	specs+=("exact $((2 * i)) 5 $((0x1000 + 64 * i))" "exact $((2 * i + 1)) 6 $((0x900000 + 64 * i))")
+done
+trace pf "${specs[@]}"
+"$bin" hmtt --csv --section prefetch --prefetch-trackers 1 "$tmp/pf.vmt" >"$tmp/out" 2>"$tmp/err"
+cat >"$tmp/want" <<'CSV'
+view,space,trackers,degree,accesses,no_frame,repeats,served,demand,prefetches,dram_accesses,streams,prefetch_rate_pct,accuracy_pct,coverage_pct
+merged,virtual,1,2,20,0,0,0,20,0,20,0,0.0000,0.0000,0.0000
+per-process,virtual,1,2,20,0,0,14,6,18,24,2,75.0000,77.7778,70.0000
+CSV
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "prefetch csv: $(cat "$tmp/diff" "$tmp/err")"
+# Two trackers follow both; degree 4: 7 + 4 prefetched a stream.
+"$bin" hmtt --csv --section prefetch --prefetch-trackers 2 --prefetch-degree 4 "$tmp/pf.vmt" |
+	sed -n 2p >"$tmp/out"
+echo "merged,virtual,2,4,20,0,0,14,6,22,28,2,78.5714,63.6364,70.0000" | diff -u - "$tmp/out" >"$tmp/diff" &&
+	pass || fail "prefetch csv, 2 trackers: $(cat "$tmp/diff")"
+
 # The tables, for people: aligned, thousands separated; every section but
 # dram by default, dram with its default map when asked for.
 "$bin" hmtt "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" && grep -q '65,536' "$tmp/out" &&
 	grep -q 'stream coverage rate' "$tmp/out" && ! grep -q '^DRAM' "$tmp/out" &&
+	grep -q '^prefetch rate' "$tmp/out" && grep -q '^SCR lost' "$tmp/out" &&
 	"$bin" hmtt --section scr,dram "$tmp/t.vmt" >"$tmp/out" 2>"$tmp/err" &&
 	grep -q '^DRAM: row buffers' "$tmp/out" &&
 	grep -q 'map ddr4-2ch: ch=6;' "$tmp/out" && pass || fail "hmtt TRACE: $(cat "$tmp/err")"
 
-# --per-process: each process's dma, v2p, scr and dram tables are those of
+# --per-process: each process's dma, v2p, scr, dram and prefetch tables are those of
 # the same sections run on that process alone (--pid); interleave is all's.
-"$bin" hmtt --csv --per-process --section dma,v2p,scr,dram "$tmp/t.vmt" >"$tmp/per" 2>"$tmp/err"
+"$bin" hmtt --csv --per-process --section dma,v2p,scr,dram,prefetch "$tmp/t.vmt" >"$tmp/per" 2>"$tmp/err"
 for pid in 1 2; do
-	"$bin" hmtt --csv --section dma,v2p,scr,dram --pid $pid "$tmp/t.vmt" >"$tmp/alone" 2>/dev/null
+	"$bin" hmtt --csv --section dma,v2p,scr,dram,prefetch --pid $pid "$tmp/t.vmt" >"$tmp/alone" 2>/dev/null
 	# The tables after the one-row table of this pid, up to the next pid's.
 	awk -v pid=$pid 'prev == "pid" { on = ($0 == pid); skip = 1 } { prev = $0 }
 		/^pid$/ { on = 0 } on && !skip { print } { skip = 0 }' "$tmp/per" |
@@ -166,6 +234,16 @@ expect 2 "bad time '0'" --window 0 "$tmp/t.vmt"
 expect 2 "bad time '10parsecs'" --window 10parsecs "$tmp/t.vmt"
 expect 2 "unknown section 'dmaa'" --section v2p,dmaa "$tmp/t.vmt"
 expect 2 "bad --scr-window '2'" --scr-window 2 "$tmp/t.vmt"
+expect 2 "bad --scr-window '2'" --scr-window 8,2 "$tmp/t.vmt"
+expect 2 "an empty window in '8,,16'" --scr-window 8,,16 "$tmp/t.vmt"
+expect 2 "an empty window in '8,'" --scr-window 8, "$tmp/t.vmt"
+expect 2 "more than 8 windows" --scr-window 3,4,5,6,7,8,9,10,11 "$tmp/t.vmt"
+expect 2 "window 16 given twice" --scr-window 16,8,16 "$tmp/t.vmt"
+expect 2 "bad --scr-window 'x'" --scr-window 8,x "$tmp/t.vmt"
+expect 2 "bad --prefetch-trackers '0'" --prefetch-trackers 0 "$tmp/t.vmt"
+expect 2 "bad --prefetch-trackers '1025'" --prefetch-trackers 1025 "$tmp/t.vmt"
+expect 2 "bad --prefetch-degree '65'" --prefetch-degree 65 "$tmp/t.vmt"
+expect 2 "bad --prefetch-degree 'two'" --prefetch-degree two "$tmp/t.vmt"
 expect 2 "'row=17-64': bit 64 past 63" --dram-map 'bank=9,10;row=17-64' "$tmp/t.vmt"
 expect 2 "'row=10-20': bit 10 overlaps, already bank's" --dram-map 'bank=9,10;row=10-20' "$tmp/t.vmt"
 expect 2 "no bank bits" --dram-map 'row=17-32;col=0-12' "$tmp/t.vmt"

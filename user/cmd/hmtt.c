@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram] [--plot F]
+ * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram,prefetch] [--plot F]
  *
  * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
- * _interleave.c, _scr.c, _dram.c), one pass over the trace, a table or two
+ * _interleave.c, _scr.c, _dram.c, _prefetch.c), one pass over the trace, a table or two
  * a section: DMA traffic against the CPU's references per interval and DMA
  * request sizes; how pages and frames were mapped and how often virtually
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
  * on physical addresses; row-buffer hits, bank-level parallelism and
- * address-bit changes through a DRAM address map. Interleaving a process
- * and the figures (--plot) are util/hmtt_plot.c's.
+ * address-bit changes through a DRAM address map; a sequential prefetcher's
+ * prefetch rate (scr and prefetch: util/hmtt_streams.c). Interleaving a
+ * process and the figures (--plot) are util/hmtt_plot.c's.
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
@@ -23,9 +24,9 @@
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
 #include "util/hmtt_plot.h"
+#include "util/hmtt_streams.h"
 
 #define CMD			"hmtt"
-#define DEFAULT_SCR_WINDOW	32	/* HMTT's */
 #define DEFAULT_DRAM_WINDOW	32	/* as SCR's */
 #define DEFAULT_DRAM_MAP	"ddr4-2ch"
 
@@ -35,24 +36,27 @@ enum section {
 	SECTION_INTERLEAVE	= 1 << 2,
 	SECTION_SCR		= 1 << 3,
 	SECTION_DRAM		= 1 << 4,
+	SECTION_PREFETCH	= 1 << 5,
 	/* dram when asked for: its numbers are those of a DRAM map taken on trust */
-	SECTION_DEFAULT		= (1 << 4) - 1,
+	SECTION_DEFAULT		= ((1 << 4) - 1) | SECTION_PREFETCH,
 };
 
-static const char *const section_names[] = { "dma", "v2p", "interleave", "scr", "dram" };
+static const char *const section_names[] = {
+	"dma", "v2p", "interleave", "scr", "dram", "prefetch",
+};
 #define NR_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
 enum {
 	HMTT_OPT_WINDOW = 0x300,
 	HMTT_OPT_SECTION,
-	HMTT_OPT_SCR_WINDOW,
 	HMTT_OPT_DRAM_MAP,
 	HMTT_OPT_DRAM_WINDOW,
 	HMTT_OPT_PLOT_SLICE,
 };
 
 struct hmtt_command {
-	unsigned int sections, scr_window;
+	unsigned int sections;
+	struct hmtt_streams_options streams;	/* scr's and prefetch's */
 	uint64_t window_ns;
 	struct vmt_dram_map dram_map;
 	char dram_map_text[512];	/* a preset's name and its bits, or the bits given */
@@ -66,26 +70,39 @@ static const char hmtt_usage[] =
 	"usage: vmtrace hmtt [options] TRACE\n"
 	"  HMTT's analyses: DMA traffic against the CPU's references, virtual to physical\n"
 	"  mappings, interleaving of processes' references, stream coverage rate (SCR),\n"
-	"  DRAM row buffers, bank parallelism and address-bit changes\n"
-	"  --section S[,S]    dma, v2p, interleave, scr, dram (default: all but dram,\n"
-	"                     whose figures stand on an assumed DRAM map)\n"
+	"  DRAM row buffers, bank parallelism and address-bit changes, a sequential\n"
+	"  prefetcher's prefetch rate\n"
+	"  --section S[,S]    dma, v2p, interleave, scr, dram, prefetch (default: all but\n"
+	"                     dram, whose figures stand on an assumed DRAM map)\n"
 	"  --window T         dma: intervals of T (ns, or with a unit: 500us, 10ms, 2s);\n"
 	"                     default: the whole trace as one\n"
-	"  --scr-window W     scr: streams within a window of W references (3..1024,\n"
-	"                     default 32, as HMTT's)\n"
+	"  --scr-window W[,W] scr: streams within a window of W references (3..1024,\n"
+	"                     default 32, as HMTT's; up to 8 windows), each in three\n"
+	"                     views: virtual, physical-process (physical addresses, a\n"
+	"                     window a process) and physical (one window: the bus);\n"
+	"                     SCR lost to virtual memory = virtual - physical-process,\n"
+	"                     to interleaving = physical-process - physical (points,\n"
+	"                     and in percent of the first); strides at the first W\n"
 	"  --dram-map M       dram: the address map, a preset (ddr4-1ch, ddr4-2ch, the\n"
 	"                     default, ddr5-2ch) or fields' bits, as\n"
 	"                     'ch=6;rank=16;bg=7,8;bank=9^13,10^14;row=17-32;col=0-5,11-15'\n"
 	"  --dram-window W    dram: bank parallelism over W consecutive accesses (2..65536,\n"
 	"                     default 32)\n"
+	"  --prefetch-trackers N  prefetch: the modelled prefetcher's stream trackers\n"
+	"                     (1..1024, default 8, LRU); a stream is confirmed at 3\n"
+	"                     contiguous lines, then prefetched D lines ahead\n"
+	"  --prefetch-degree D    prefetch: D (1..64, default 2); rate = prefetches /\n"
+	"                     (demand accesses not served + prefetches), on the merged\n"
+	"                     stream and on each process's alone\n"
 	"  --space virtual|physical  dma and interleave: which references count\n"
 	"                     (physical: those with a frame); scr measures both; dram\n"
-	"                     reads physical addresses unless --space virtual is given\n"
+	"                     and prefetch read physical addresses unless --space\n"
+	"                     virtual is given\n"
 	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines;\n"
-	"                     dram reads lines\n"
-	"  --per-process      dma, v2p, scr and dram of each process too (after all of\n"
-	"                     them), in the order of their first references; interleave\n"
-	"                     is all's\n"
+	"                     dram and prefetch read lines\n"
+	"  --per-process      dma, v2p, scr, dram and prefetch of each process too (after\n"
+	"                     all of them), in the order of their first references;\n"
+	"                     interleave is all's\n"
 	"  --csv              comma-separated values, a header line a table, tables apart\n"
 	"                     by an empty line; with --per-process, each process's tables\n"
 	"                     come after a table 'pid' of one row, its pid\n";
@@ -112,7 +129,7 @@ static int parse_sections(const char *arg, unsigned int *sections)
 			if (!strcmp(item, section_names[i]))
 				break;
 		if (i == NR_SECTIONS) {
-			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram)\n",
+			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram, prefetch)\n",
 				CMD, item);
 			return -1;
 		}
@@ -320,37 +337,6 @@ static void print_interleave(const struct analysis_options *o, struct vmt_analys
 	hmtt_print_interleave_processes(o, a, first);
 }
 
-static void print_scr(const struct analysis_options *o, struct vmt_analysis *const scr[2],
-		      unsigned int window, bool *first)
-{
-	static const char *const spaces[] = { "virtual", "physical" };
-	char title[160], c[2][32];
-	unsigned int i;
-
-	snprintf(title, sizeof(title), "stream coverage rate (SCR, after Mohan et al.): references in\n"
-		 "fixed-stride streams within a window of %u references", window);
-	print_title(o, first, title);
-	if (o->csv)
-		printf("space,window,references,covered,scr_pct\n");
-	else
-		printf("  %-9s %14s %14s %8s\n", "space", "references", "in_streams", "SCR");
-	for (i = 0; i < 2; i++) {
-		const struct vmt_scr_result *r = vmt_scr_result(scr[i]);
-
-		if (o->csv)
-			printf("%s,%u,%llu,%llu,%.4f\n", spaces[i], window,
-			       (unsigned long long)r->references, (unsigned long long)r->covered,
-			       vmt_scr_rate(scr[i]));
-		else if (!r->references)
-			printf("  %-9s %14s %14s %8s  (no reference names a frame)\n", spaces[i],
-			       "0", "0", "-");
-		else
-			printf("  %-9s %14s %14s %7.2f%%\n", spaces[i],
-			       fmt_count(r->references, c[0]), fmt_count(r->covered, c[1]),
-			       vmt_scr_rate(scr[i]));
-	}
-}
-
 /* The fields that read address bit @bit, as "row+bg", or "-". */
 static const char *bit_fields(const struct vmt_dram_map *map, unsigned int bit, char buf[32])
 {
@@ -445,11 +431,11 @@ static void print_dram(const struct analysis_options *o, struct vmt_analysis *a,
 /* The analysis of one section, made for vmt_analyze() or, per process, for a pid. */
 struct hmtt_maker {
 	unsigned int section;	/* a SECTION_* bit */
-	enum vmt_ref_space space;	/* scr's */
+	enum vmt_ref_space space;	/* dram's and prefetch's */
 	uint64_t window_ns;
-	enum vmt_ref_unit unit;
-	unsigned int scr_window;
-	enum vmt_ref_source source;	/* scr's and dram's references: the pass's */
+	const struct hmtt_streams_options *streams;
+	const struct vmt_ref_options *pass;	/* scr's: its unit, source and --addr */
+	enum vmt_ref_source source;	/* dram's and prefetch's references: the pass's */
 	const struct vmt_dram_map *dram_map;
 	unsigned int dram_window;
 	uint64_t addr_lo, addr_hi;	/* --addr, for scr and dram in its space */
@@ -473,24 +459,25 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
 
 		return vmt_dram_create(a, &o, m->dram_map, m->dram_window);
 	}
-	default: {
-		struct vmt_ref_options o = { .space = m->space, .unit = m->unit,
-					     .source = m->source, .addr_lo = m->addr_lo,
-					     .addr_hi = m->addr_hi };
+	case SECTION_PREFETCH: {
+		struct vmt_ref_options o = { .space = m->space, .source = m->source,
+					     .addr_lo = m->addr_lo, .addr_hi = m->addr_hi };
 
-		return vmt_scr_create_from(a, &o, m->scr_window);
+		return hmtt_prefetch_create(a, m->streams, &o);
 	}
+	default:
+		return hmtt_scr_create(a, m->streams, m->pass);
 	}
 }
 
 /*
  * The analyses the sections need: one of each for all the processes, and
  * with --per-process one per process of each but interleave's (through
- * vmt_per_process_create(), in @per[]). scr has two: virtual and physical.
+ * vmt_per_process_create(), in @per[]). scr's and prefetch's are each a
+ * group of analyses (hmtt_streams.c).
  */
 enum {
-	HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR_VIRTUAL, HMTT_SCR_PHYSICAL, HMTT_DRAM,
-	HMTT_KINDS
+	HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR, HMTT_DRAM, HMTT_PREFETCH, HMTT_KINDS
 };
 
 struct hmtt_analyses {
@@ -504,8 +491,8 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 		       const struct hmtt_command *c, const struct analysis_options *o)
 {
 	static const unsigned int kind_sections[HMTT_KINDS] = {
-		SECTION_DMA, SECTION_V2P, SECTION_INTERLEAVE, SECTION_SCR, SECTION_SCR,
-		SECTION_DRAM,
+		SECTION_DMA, SECTION_V2P, SECTION_INTERLEAVE, SECTION_SCR, SECTION_DRAM,
+		SECTION_PREFETCH,
 	};
 	int err = 0;
 
@@ -517,16 +504,16 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 			continue;
 		*m = (struct hmtt_maker){
 			.section = kind_sections[k],
-			.space = k == HMTT_SCR_PHYSICAL ? VMT_REF_PHYSICAL :
-				 k == HMTT_DRAM ? c->dram_space : VMT_REF_VIRTUAL,
+			.space = k == HMTT_DRAM || k == HMTT_PREFETCH ? c->dram_space :
+				 VMT_REF_VIRTUAL,
 			.window_ns = c->window_ns,
-			.unit = o->ref.unit,
-			.scr_window = c->scr_window,
+			.streams = &c->streams,
+			.pass = &o->ref,
 			.source = o->ref.source,
 			.dram_map = &c->dram_map,
 			.dram_window = c->dram_window,
 		};
-		/* --addr is of the pass's space: it bounds scr and dram in that one. */
+		/* --addr is of the pass's space: it bounds dram and prefetch in that one. */
 		if (m->space == o->ref.space) {
 			m->addr_lo = o->ref.addr_lo;
 			m->addr_hi = o->ref.addr_hi;
@@ -565,9 +552,14 @@ static void print_sections(const struct analysis_options *o, unsigned int sectio
 	if (sections & SECTION_INTERLEAVE && a[HMTT_INTERLEAVE])
 		print_interleave(o, a[HMTT_INTERLEAVE], first);
 	if (sections & SECTION_SCR)
-		print_scr(o, &a[HMTT_SCR_VIRTUAL], c->scr_window, first);
+		hmtt_scr_print(a[HMTT_SCR], &c->streams, o->ref.unit, o->csv, first);
 	if (sections & SECTION_DRAM)
 		print_dram(o, a[HMTT_DRAM], c, first);
+	if (sections & SECTION_PREFETCH) {
+		struct vmt_ref_options p = { .space = c->dram_space, .source = o->ref.source };
+
+		hmtt_prefetch_print(a[HMTT_PREFETCH], &c->streams, &p, o->csv, first);
+	}
 }
 
 /* --per-process: each process's sections, in the order of its first reference. */
@@ -638,12 +630,6 @@ static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 		return 1;
 	case HMTT_OPT_SECTION:
 		return parse_sections(arg, &c->sections) ? -1 : 1;
-	case HMTT_OPT_SCR_WINDOW:
-		n = parse_number(CMD, "--scr-window", arg, VMT_SCR_MIN_WINDOW, VMT_SCR_MAX_WINDOW);
-		if (n < 0)
-			return -1;
-		c->scr_window = (unsigned int)n;
-		return 1;
 	case HMTT_OPT_DRAM_MAP:
 		return parse_dram_map(c, arg) ? -1 : 1;
 	case HMTT_OPT_DRAM_WINDOW:
@@ -659,7 +645,7 @@ static int parse_hmtt_option(void *ctx, int opt, const char *arg)
 	case HMTT_OPT_PLOT_SLICE:
 		return hmtt_parse_slice(CMD, arg, &c->slice_first, &c->slice_count) ? -1 : 1;
 	}
-	return 0;
+	return hmtt_streams_option(&c->streams, opt, arg);
 }
 
 int cmd_hmtt(int argc, char **argv)
@@ -668,7 +654,7 @@ int cmd_hmtt(int argc, char **argv)
 		ANALYSIS_LONG_OPTIONS,
 		{ "window", required_argument, NULL, HMTT_OPT_WINDOW },
 		{ "section", required_argument, NULL, HMTT_OPT_SECTION },
-		{ "scr-window", required_argument, NULL, HMTT_OPT_SCR_WINDOW },
+		HMTT_STREAMS_LONG_OPTIONS,
 		{ "dram-map", required_argument, NULL, HMTT_OPT_DRAM_MAP },
 		{ "dram-window", required_argument, NULL, HMTT_OPT_DRAM_WINDOW },
 		{ "plot-slice", required_argument, NULL, HMTT_OPT_PLOT_SLICE },
@@ -676,7 +662,6 @@ int cmd_hmtt(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hmtt_command c = {
-		.scr_window = DEFAULT_SCR_WINDOW,
 		.dram_window = DEFAULT_DRAM_WINDOW,
 	};
 	struct analysis_options o = { 0 };
@@ -688,6 +673,7 @@ int cmd_hmtt(int argc, char **argv)
 	bool first = true;
 	int err, status;
 
+	hmtt_streams_defaults(&c.streams);
 	status = parse_analysis_command_line(&(struct analysis_command_line){
 		CMD, "h", options, usage_hmtt, parse_hmtt_option, &c }, argc, argv, &o, &path);
 	if (status >= 0)

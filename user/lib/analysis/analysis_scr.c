@@ -25,8 +25,14 @@
  * Each address is written twice, at h and h + W, so the W before the head
  * are one run of memory, base[-1] the latest, base[-W] the oldest, and the
  * compares need no modulo. Virtual: a ring a process (pid -> ring), as
- * each program's address space is its own; physical: one ring for all.
- * Memory: 2W addresses and W flags a ring.
+ * each program's address space is its own; physical: one ring for all, or
+ * (VMT_SCR_RINGS_PROCESS) a ring a process, as a memory controller that
+ * knew the process would keep them. Memory: 2W addresses and W flags a
+ * ring.
+ *
+ * The loop over k runs from the latest back, so the first pair found has
+ * the nearest k: its stride, a_i - a_k, is the one the histogram of
+ * strides counts for a_i (one stride a reference, however many pairs).
  */
 struct scr_ring {
 	uint64_t *addr;		/* 2 * W: addr[h] == addr[h + W] */
@@ -39,6 +45,9 @@ struct scr {
 	struct vmt_analysis analysis;
 	struct vmt_ref_options options;
 	unsigned int window;
+	bool per_process;		/* a ring a pid; else one for all */
+	unsigned int shift;		/* a stride's unit: 12 (pages) or 6 (lines) */
+	struct vmt_scr_stride_bucket strides[VMT_SCR_STRIDE_BUCKETS];
 	struct vmt_u64_map rings_of;	/* pid -> index in @rings (virtual) */
 	struct scr_ring *rings;
 	size_t nr, room;
@@ -56,7 +65,7 @@ static struct scr_ring *scr_ring(struct scr *s, uint32_t pid)
 	struct scr_ring *ring;
 	bool added = s->nr == 0;
 
-	if (s->options.space == VMT_REF_VIRTUAL) {
+	if (s->per_process) {
 		slot = vmt_u64_map_put(&s->rings_of, pid, &added);
 		if (!slot)
 			return NULL;
@@ -95,6 +104,26 @@ static bool *scr_covered(const struct scr_ring *ring, unsigned int window, unsig
 	return &ring->covered[(ring->head + window - back) % window];
 }
 
+/* |stride| (in units, 1 or more) to its bucket: 1..15 exact, then [2^b, 2^(b+1)) for b = 4..63. */
+static unsigned int stride_bucket(uint64_t mag)
+{
+	return mag < 16 ? (unsigned int)mag - 1 : 11 + (63 - (unsigned int)__builtin_clzll(mag));
+}
+
+/* A reference completed a stream with @diff = a_i - a_k (bytes, not 0): count its stride. */
+static void scr_stride(struct scr *s, uint64_t diff)
+{
+	bool backward = diff >> 63;
+	uint64_t mag = (backward ? 0 - diff : diff) >> s->shift;
+	struct vmt_scr_stride_bucket *b = &s->strides[stride_bucket(mag ? mag : 1)];
+
+	if (backward)
+		b->backward++;
+	else
+		b->forward++;
+	s->result.completing++;
+}
+
 static void scr_add(struct scr *s, struct scr_ring *ring, uint64_t a)
 {
 	const uint64_t *base = ring->addr + ring->head + s->window;
@@ -116,6 +145,8 @@ static void scr_add(struct scr *s, struct scr_ring *ring, uint64_t a)
 		for (j = k + 1; j <= ring->len; j++) {
 			if (base[-(int)j] == aj) {
 				*scr_covered(ring, w, k) = *scr_covered(ring, w, j) = true;
+				if (!found)
+					scr_stride(s, a - ak);
 				found = true;
 			}
 		}
@@ -191,11 +222,19 @@ int vmt_scr_create(struct vmt_analysis **analysis, enum vmt_ref_space space,
 int vmt_scr_create_from(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
 			unsigned int window)
 {
+	return vmt_scr_create_rings(analysis, options, window, VMT_SCR_RINGS_SPACE);
+}
+
+int vmt_scr_create_rings(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
+			 unsigned int window, enum vmt_scr_rings rings)
+{
 	struct scr *s;
+	unsigned int b;
 
 	if (window < VMT_SCR_MIN_WINDOW || window > VMT_SCR_MAX_WINDOW ||
 	    options->space > VMT_REF_PHYSICAL || options->unit > VMT_REF_LINE ||
-	    options->source > VMT_REF_EXACT)
+	    options->source > VMT_REF_EXACT || rings > VMT_SCR_RINGS_MERGED ||
+	    (rings == VMT_SCR_RINGS_MERGED && options->space == VMT_REF_VIRTUAL))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -207,6 +246,13 @@ int vmt_scr_create_from(struct vmt_analysis **analysis, const struct vmt_ref_opt
 	s->analysis.ops = &scr_ops;
 	s->options = *options;
 	s->window = window;
+	s->per_process = rings == VMT_SCR_RINGS_PROCESS ||
+			 (rings == VMT_SCR_RINGS_SPACE && options->space == VMT_REF_VIRTUAL);
+	s->shift = options->unit == VMT_REF_LINE ? VMT_REF_LINE_SHIFT : VMT_REF_PAGE_SHIFT;
+	for (b = 0; b < VMT_SCR_STRIDE_BUCKETS; b++) {
+		s->strides[b].lo = b < 15 ? b + 1 : UINT64_C(1) << (b - 11);
+		s->strides[b].hi = b < 15 ? b + 1 : (UINT64_C(1) << (b - 11) << 1) - 1;
+	}
 	*analysis = &s->analysis;
 	return 0;
 }
@@ -221,4 +267,9 @@ double vmt_scr_rate(const struct vmt_analysis *analysis)
 	const struct vmt_scr_result *r = &to_scr(analysis)->result;
 
 	return r->references ? 100.0 * (double)r->covered / (double)r->references : 0.0;
+}
+
+const struct vmt_scr_stride_bucket *vmt_scr_strides(const struct vmt_analysis *analysis)
+{
+	return to_scr(analysis)->strides;
 }

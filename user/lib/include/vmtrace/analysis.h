@@ -698,6 +698,37 @@ size_t vmt_interleave_slice(const struct vmt_analysis *analysis,
 struct vmt_scr_result {
 	uint64_t references;	/* references with an address in the space */
 	uint64_t covered;	/* those in a stream */
+	uint64_t completing;	/* those that complete one: the i of a triple */
+};
+
+/*
+ * The windows: VMT_SCR_RINGS_SPACE, the space's own (virtual: a window a
+ * process; physical: one for all); VMT_SCR_RINGS_PROCESS, a window a
+ * process in either space (physical: what a memory controller that knew
+ * each reference's process would see); VMT_SCR_RINGS_MERGED, one window
+ * for all, physical alone (virtual addresses of two processes do not
+ * compare).
+ */
+enum vmt_scr_rings {
+	VMT_SCR_RINGS_SPACE	= 0,
+	VMT_SCR_RINGS_PROCESS,
+	VMT_SCR_RINGS_MERGED,
+};
+
+/*
+ * The strides of the references that complete a stream, one a reference:
+ * that of the triple j < k < i whose k is the latest, a_i - a_k, in pages
+ * of 4 KiB (@unit page; a huge page's address is its first 4 KiB page's)
+ * or lines. By |stride|: buckets 0..14 are 1..15, then [2^b, 2^(b+1) - 1]
+ * for b = 4..63; @forward the positive strides, @backward the negative.
+ */
+#define VMT_SCR_STRIDE_BUCKETS	75
+
+struct vmt_scr_stride_bucket {
+	uint64_t lo;
+	uint64_t hi;
+	uint64_t forward;
+	uint64_t backward;
 };
 
 /*
@@ -708,12 +739,17 @@ struct vmt_scr_result {
  */
 int vmt_scr_create_from(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
 			unsigned int window);
+/* The same with the windows @rings; -EINVAL also for merged virtual windows. */
+int vmt_scr_create_rings(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
+			 unsigned int window, enum vmt_scr_rings rings);
 /* The same over reference records, any address. */
 int vmt_scr_create(struct vmt_analysis **analysis, enum vmt_ref_space space,
 		   enum vmt_ref_unit unit, unsigned int window);
 const struct vmt_scr_result *vmt_scr_result(const struct vmt_analysis *analysis);
 /* The summary: covered / references, in percent. */
 double vmt_scr_rate(const struct vmt_analysis *analysis);
+/* All VMT_SCR_STRIDE_BUCKETS buckets, empty ones too; their counts add up to @completing. */
+const struct vmt_scr_stride_bucket *vmt_scr_strides(const struct vmt_analysis *analysis);
 
 /*
  * DRAM: the references as a memory controller would send them to DRAM,
@@ -821,6 +857,62 @@ const struct vmt_dram_result *vmt_dram_result(const struct vmt_analysis *analysi
 double vmt_dram_hit_rate(const struct vmt_analysis *analysis);
 /* The mean distinct banks a window: window_banks / windows (0: no access). */
 double vmt_dram_blp(const struct vmt_analysis *analysis);
+
+/*
+ * Prefetch rate, HMTT's formula (2): DATA_PREFETCHES / DRAM_ACCESSES of a
+ * sequential prefetcher at the memory controller, modelled over the
+ * references' 64-byte lines in time order (docs/analysis/hmtt.md):
+ *
+ * - a table of @trackers stream trackers, each with the line it saw last
+ *   (L), the contiguous lines it has seen up to L (1, 2, 3 or more) and the
+ *   last line it has prefetched (P, L before any);
+ * - an access to line X goes to the most recently used tracker it matches:
+ *   a repeat when X = L (neither a DRAM access nor a prefetch: a cache
+ *   holds the line), an advance when X = L + 1 or L < X <= P; else it is a
+ *   demand DRAM access and takes the least recently used tracker (its
+ *   unused prefetches dropped), now at X with 1 line seen;
+ * - an advance to X <= P is served by a prefetch, else it is a demand DRAM
+ *   access; the tracker is now at X, one more line seen; from
+ *   VMT_PREFETCH_CONFIRM lines seen on (a confirmed stream), it prefetches
+ *   the lines max(P, X) + 1 .. X + @degree, each a DRAM access;
+ * - DRAM accesses = demand accesses not served + prefetches; the rate =
+ *   prefetches / DRAM accesses.
+ *
+ * @per_process: a table a process (each alone, as on a core of its own),
+ * their counts added up; else one table for every process's accesses
+ * merged (the memory bus's view).
+ */
+#define VMT_PREFETCH_CONFIRM		3
+#define VMT_PREFETCH_MAX_TRACKERS	1024
+#define VMT_PREFETCH_MAX_DEGREE		64
+
+struct vmt_prefetch_config {
+	unsigned int trackers;	/* 1..VMT_PREFETCH_MAX_TRACKERS */
+	unsigned int degree;	/* lines ahead: 1..VMT_PREFETCH_MAX_DEGREE */
+	bool per_process;
+};
+
+struct vmt_prefetch_result {
+	uint64_t accesses;	/* references with an address in the space */
+	uint64_t no_frame;	/* physical: references without a frame, passed over */
+	uint64_t repeats;	/* to a tracker's last line */
+	uint64_t served;	/* advances to a line prefetched */
+	uint64_t demand;	/* demand DRAM accesses: accesses - repeats - served */
+	uint64_t prefetches;	/* lines prefetched: DATA_PREFETCHES */
+	uint64_t streams;	/* trackers confirmed */
+	uint64_t tables;	/* tracker tables: processes, or 1 */
+};
+
+/*
+ * The prefetcher over @options' space and source (exact accesses have
+ * virtual addresses alone), within its address range, each reference's
+ * line. -EINVAL: trackers or degree out of range.
+ */
+int vmt_prefetch_create(struct vmt_analysis **analysis, const struct vmt_ref_options *options,
+			const struct vmt_prefetch_config *config);
+const struct vmt_prefetch_result *vmt_prefetch_result(const struct vmt_analysis *analysis);
+/* The summary: prefetches / (demand + prefetches), in percent (0: no DRAM access). */
+double vmt_prefetch_rate(const struct vmt_analysis *analysis);
 
 #ifdef __cplusplus
 }

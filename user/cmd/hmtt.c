@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram]
+ * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram,traffic]
  *
  * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
- * _interleave.c, _scr.c, _dram.c), one pass over the trace, a table or two
- * a section: DMA traffic against the CPU's references per interval and DMA
- * request sizes; how pages and frames were mapped and how often virtually
+ * _interleave.c, _scr.c, _dram.c, _traffic.c), one pass over the trace, a
+ * table or two a section: DMA traffic against the CPU's references per
+ * interval and DMA request sizes, by device too (util/hmtt_traffic.c prints
+ * those and the traffic section: CPU and DMA reads and writes, bandwidth,
+ * kernel and user mode, untranslatable traffic); how pages and frames were mapped and how often virtually
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
  * on physical addresses; row-buffer hits, bank-level parallelism and
@@ -21,6 +23,7 @@
 #include "commands.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/hmtt_traffic.h"
 
 #define CMD			"hmtt"
 #define DEFAULT_SCR_WINDOW	32	/* HMTT's */
@@ -33,11 +36,13 @@ enum section {
 	SECTION_INTERLEAVE	= 1 << 2,
 	SECTION_SCR		= 1 << 3,
 	SECTION_DRAM		= 1 << 4,
+	SECTION_TRAFFIC		= 1 << 5,
 	/* dram when asked for: its numbers are those of a DRAM map taken on trust */
-	SECTION_DEFAULT		= (1 << 4) - 1,
+	SECTION_DEFAULT		= ((1 << 4) - 1) | SECTION_TRAFFIC,
 };
 
-static const char *const section_names[] = { "dma", "v2p", "interleave", "scr", "dram" };
+static const char *const section_names[] = { "dma", "v2p", "interleave", "scr", "dram",
+					     "traffic" };
 #define NR_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
 enum {
@@ -56,17 +61,20 @@ struct hmtt_command {
 	unsigned int dram_window;
 	bool space_given;		/* --space: dram's is physical unless it says virtual */
 	enum vmt_ref_space dram_space;
+	struct vmt_trace *trace;	/* dma's device names are its data */
 };
 
 static const char hmtt_usage[] =
 	"usage: vmtrace hmtt [options] TRACE\n"
 	"  HMTT's analyses: DMA traffic against the CPU's references, virtual to physical\n"
 	"  mappings, interleaving of processes' references, stream coverage rate (SCR),\n"
-	"  DRAM row buffers, bank parallelism and address-bit changes\n"
-	"  --section S[,S]    dma, v2p, interleave, scr, dram (default: all but dram,\n"
-	"                     whose figures stand on an assumed DRAM map)\n"
-	"  --window T         dma: intervals of T (ns, or with a unit: 500us, 10ms, 2s);\n"
-	"                     default: the whole trace as one\n"
+	"  DRAM row buffers, bank parallelism and address-bit changes; DMA by device;\n"
+	"  CPU and DMA reads and writes, bandwidth, kernel and user mode, untranslatable\n"
+	"  physical traffic (traffic)\n"
+	"  --section S[,S]    dma, v2p, interleave, scr, dram, traffic (default: all but\n"
+	"                     dram, whose figures stand on an assumed DRAM map)\n"
+	"  --window T         dma and traffic: intervals of T (ns, or with a unit: 500us,\n"
+	"                     10ms, 2s); default: the whole trace as one\n"
 	"  --scr-window W     scr: streams within a window of W references (3..1024,\n"
 	"                     default 32, as HMTT's)\n"
 	"  --dram-map M       dram: the address map, a preset (ddr4-1ch, ddr4-2ch, the\n"
@@ -107,7 +115,7 @@ static int parse_sections(const char *arg, unsigned int *sections)
 			if (!strcmp(item, section_names[i]))
 				break;
 		if (i == NR_SECTIONS) {
-			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram)\n",
+			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram, traffic)\n",
 				CMD, item);
 			return -1;
 		}
@@ -223,6 +231,7 @@ static void print_dma(const struct analysis_options *o, struct vmt_analysis *a, 
 		       fmt_count(b->map_sg, c[3]), fmt_count(b->alloc, c[4]),
 		       percent(all, requests));
 	}
+	hmtt_print_dma_devices(o->csv, a, first);
 }
 
 /* A histogram of counts: "what" (a column's name) against how many. */
@@ -447,6 +456,7 @@ struct hmtt_maker {
 	const struct vmt_dram_map *dram_map;
 	unsigned int dram_window;
 	uint64_t addr_lo, addr_hi;	/* --addr, for scr and dram in its space */
+	struct vmt_trace *trace;	/* dma's */
 };
 
 static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
@@ -455,8 +465,15 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
 
 	(void)pid;
 	switch (m->section) {
-	case SECTION_DMA:
-		return vmt_dma_traffic_create(a, m->window_ns);
+	case SECTION_DMA: {
+		int err = vmt_dma_traffic_create(a, m->window_ns);
+
+		if (!err)
+			vmt_dma_traffic_set_trace(*a, m->trace);
+		return err;
+	}
+	case SECTION_TRAFFIC:
+		return vmt_traffic_create(a, m->source, m->window_ns);
 	case SECTION_V2P:
 		return vmt_v2p_create(a);
 	case SECTION_INTERLEAVE:
@@ -484,7 +501,7 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
  */
 enum {
 	HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR_VIRTUAL, HMTT_SCR_PHYSICAL, HMTT_DRAM,
-	HMTT_KINDS
+	HMTT_TRAFFIC, HMTT_KINDS
 };
 
 struct hmtt_analyses {
@@ -499,7 +516,7 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 {
 	static const unsigned int kind_sections[HMTT_KINDS] = {
 		SECTION_DMA, SECTION_V2P, SECTION_INTERLEAVE, SECTION_SCR, SECTION_SCR,
-		SECTION_DRAM,
+		SECTION_DRAM, SECTION_TRAFFIC,
 	};
 	int err = 0;
 
@@ -519,6 +536,7 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 			.source = o->ref.source,
 			.dram_map = &c->dram_map,
 			.dram_window = c->dram_window,
+			.trace = c->trace,
 		};
 		/* --addr is of the pass's space: it bounds scr and dram in that one. */
 		if (m->space == o->ref.space) {
@@ -562,6 +580,8 @@ static void print_sections(const struct analysis_options *o, unsigned int sectio
 		print_scr(o, &a[HMTT_SCR_VIRTUAL], c->scr_window, first);
 	if (sections & SECTION_DRAM)
 		print_dram(o, a[HMTT_DRAM], c, first);
+	if (sections & SECTION_TRAFFIC)
+		hmtt_print_traffic(o->csv, a[HMTT_TRAFFIC], first);
 }
 
 /* --per-process: each process's sections, in the order of its first reference. */
@@ -697,6 +717,7 @@ int cmd_hmtt(int argc, char **argv)
 	if (!t)
 		return failed_before_run();
 	/* Physical addresses, unless asked for virtual ones or there are none (exact accesses). */
+	c.trace = t;
 	c.dram_space = o.ref.source == VMT_REF_EXACT ||
 		       (c.space_given && o.ref.space == VMT_REF_VIRTUAL) ?
 		       VMT_REF_VIRTUAL : VMT_REF_PHYSICAL;

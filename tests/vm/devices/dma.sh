@@ -4,7 +4,9 @@
 # direct reads of known sizes give DMA map and unmap events for the disk's
 # controller whose sizes and count match the I/O; and `vmtrace hmtt`'s DMA
 # section counts the bytes the device wrote to memory as dd moved them, and
-# every device's as the trace's map records add up.
+# every device's as the trace's map records add up; its row for the
+# controller (requests by device and direction, HMTT's Table 4) has dd's
+# reads as its requests, as dump's map records count them, each 128 KiB.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"
@@ -38,4 +40,13 @@ expect_eq "$total" "$want" "hmtt's DMA read and write bytes against the map reco
 writes=$(cut -d' ' -f2 <<<"$total")
 [ "$writes" -ge $((ios * 131072)) ] || fail "hmtt: $writes bytes written by devices, dd read $((ios * 131072))"
 echo "hmtt: DMA read and write bytes $total (dd: $((ios * 131072)) read from $dev)"
+# By device: a request is a call (a map_page, or a map_sg's segments), the
+# table's rows are 8 fields, its size distribution's (Figure 16) 7.
+row=$(awk -F, -v dev="$dev" 'NF == 8 && $1 == dev && $2 == "from_device" { print $3, $4, $5 }' h.csv)
+segments=$(grep -cE ' op=map_(page|sg) ' d.txt)
+expect_eq "$row" "$(calls map) $segments $(bytes map)" "hmtt: $dev's requests, segments and bytes against dump"
+expect_eq "$(cut -d' ' -f1,3 <<<"$row")" "$ios $((ios * 131072))" "hmtt: $dev's requests and bytes against dd's reads"
+grep -qx "$dev,from_device,131072,262143,$ios,100.0000,100.0000" h.csv ||
+	fail "hmtt: $dev's request sizes are not $ios of 128 KiB: $(grep "^$dev," h.csv)"
+echo "hmtt by device: $dev from_device: $row (requests, segments, bytes)"
 echo "dma: $ios reads of 128 KiB on $dev: $ios map and unmap calls, $((ios * 128)) KiB each way"

@@ -202,15 +202,14 @@ static int traffic_record(struct vmt_analysis *a, const struct vmt_record *rec)
 				   VMT_REF_PAGE_SHIFT);
 		return traffic_map(t, page, rec->ref.pfn);
 	case VMT_REC_PAGEMAP:
-		if (!rec->pagemap.pfn)
-			return 0;
 		page = vmt_ref_key(VMT_REF_VIRTUAL, rec->hdr.pid, rec->pagemap.vaddr,
 				   VMT_REF_PAGE_SHIFT);
+		/* An unmap is of the page, whichever frame it names. */
 		if (rec->pagemap.op == VMT_PAGEMAP_UNMAP) {
 			traffic_unmap(t, page);
 			return 0;
 		}
-		return traffic_map(t, page, rec->pagemap.pfn);
+		return rec->pagemap.pfn ? traffic_map(t, page, rec->pagemap.pfn) : 0;
 	}
 	return 0;
 }

@@ -7,11 +7,12 @@
  * table or two a section: DMA traffic against the CPU's references per
  * interval and DMA request sizes, by device too (util/hmtt_traffic.c prints
  * those and the traffic section: CPU and DMA reads and writes, bandwidth,
- * kernel and user mode, untranslatable traffic); how pages and frames were mapped and how often virtually
- * adjacent pages are physically adjacent; the runs of one process's
- * references in the merged stream; the stream coverage rate on virtual and
- * on physical addresses; row-buffer hits, bank-level parallelism and
- * address-bit changes through a DRAM address map.
+ * kernel and user mode, untranslatable traffic); how pages and frames were
+ * mapped and how often virtually adjacent pages are physically adjacent;
+ * the runs of one process's references in the merged stream; the stream
+ * coverage rate on virtual and on physical addresses; row-buffer hits,
+ * bank-level parallelism and address-bit changes through a DRAM address
+ * map.
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
@@ -716,8 +717,8 @@ int cmd_hmtt(int argc, char **argv)
 	t = analysis_open(CMD, path, &o);
 	if (!t)
 		return failed_before_run();
-	/* Physical addresses, unless asked for virtual ones or there are none (exact accesses). */
 	c.trace = t;
+	/* Physical addresses, unless asked for virtual ones or there are none (exact accesses). */
 	c.dram_space = o.ref.source == VMT_REF_EXACT ||
 		       (c.space_given && o.ref.space == VMT_REF_VIRTUAL) ?
 		       VMT_REF_VIRTUAL : VMT_REF_PHYSICAL;

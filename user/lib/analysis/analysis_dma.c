@@ -42,7 +42,6 @@ struct dma_traffic {
 	char name[VMT_MAX_DATA_LEN + 1];
 };
 
-
 static struct dma_traffic *to_dma(const struct vmt_analysis *a)
 {
 	return (struct dma_traffic *)a;

@@ -288,6 +288,35 @@ class DmaSizeBucket(ctypes.Structure):
     _fields_ = [('lo', u64), ('hi', u64), ('map_page', u64), ('map_sg', u64), ('alloc', u64)]
 
 
+class DmaDevice(ctypes.Structure):
+    """struct vmt_dma_device"""
+    _fields_ = [('name', ctypes.c_char_p), ('dir', u8), ('requests', u64), ('segments', u64),
+                ('bytes', u64), ('sizes', u64 * DMA_SIZE_BUCKETS)]
+
+
+TRAFFIC_KINDS = 4                       # VMT_TRAFFIC_KINDS: cpu_read, cpu_write, dma_read, dma_write
+
+
+class TrafficInterval(ctypes.Structure):
+    """struct vmt_traffic_interval"""
+    _fields_ = [('start_ns', u64), ('duration_ns', u64), ('bytes', u64 * TRAFFIC_KINDS)]
+
+
+class TrafficMode(ctypes.Structure):
+    """struct vmt_traffic_mode"""
+    _fields_ = [(n, u64) for n in ('references', 'reads', 'writes', 'read_bytes', 'write_bytes')]
+
+
+class TrafficResult(ctypes.Structure):
+    """struct vmt_traffic_result"""
+    _fields_ = [('count', u64 * TRAFFIC_KINDS), ('bytes', u64 * TRAFFIC_KINDS),
+                ('basis', ctypes.c_int * TRAFFIC_KINDS), ('fault_references', u64),
+                ('exact_accesses', u64), ('bus_records', u64), ('mode', TrafficMode * 2),
+                ('cpu_references', u64), ('cpu_untranslatable', u64), ('dma_lines', u64),
+                ('dma_untranslatable', u64), ('dma_no_phys', u64), ('start_ns', u64),
+                ('end_ns', u64)]
+
+
 class V2pResult(ctypes.Structure):
     """struct vmt_v2p_result"""
     _fields_ = [(n, u64) for n in ('sightings', 'unmaps', 'pages', 'frames', 'page_mappings',
@@ -508,6 +537,13 @@ PROTOTYPES = {
     'vmt_dma_traffic_sizes': (ctypes.POINTER(DmaSizeBucket), [P]),
     'vmt_dma_interval_shares': (None, [ctypes.POINTER(DmaInterval), ctypes.POINTER(ctypes.c_double),
                                        ctypes.POINTER(ctypes.c_double)]),
+    'vmt_dma_traffic_set_trace': (None, [P, P]),
+    'vmt_dma_traffic_devices': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(DmaDevice))]),
+    'vmt_traffic_create': (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_int, u64]),
+    'vmt_traffic_result': (ctypes.POINTER(TrafficResult), [P]),
+    'vmt_traffic_intervals': (ctypes.c_size_t,
+                              [P, ctypes.POINTER(ctypes.POINTER(TrafficInterval))]),
+    'vmt_traffic_untranslatable': (ctypes.c_double, [P]),
     'vmt_v2p_create': (ctypes.c_int, [ctypes.POINTER(P)]),
     'vmt_v2p_result': (ctypes.POINTER(V2pResult), [P]),
     'vmt_v2p_page_histogram': (ctypes.c_size_t, [P, ctypes.POINTER(ctypes.POINTER(HistBucket))]),

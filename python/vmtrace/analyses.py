@@ -422,7 +422,7 @@ def heatmap(trace, rows=30, cols=80, space='virtual', unit='page', addr=None,
 
 # ---- hmtt -----------------------------------------------------------------------
 
-HMTT_SECTIONS = ('dma', 'v2p', 'interleave', 'scr', 'prefetch')
+HMTT_SECTIONS = ('dma', 'v2p', 'interleave', 'scr', 'prefetch', 'traffic')
 SCR_VIEWS = ('virtual', 'physical-process', 'physical')    # hmtt_streams.c's
 # asked for by name alone: its figures stand on an assumed DRAM map
 HMTT_EXTRA_SECTIONS = ('dram',)
@@ -483,6 +483,11 @@ def _dram_tables(d, m, space):
             'dram_bits': _frame(rows, ['bit', 'changes', 'pairs', 'change_pct', 'field'])}
 
 
+DMA_DIRECTIONS = ('bidirectional', 'to_device', 'from_device', 'none')
+TRAFFIC_KINDS = ('cpu_read', 'cpu_write', 'dma_read', 'dma_write')
+TRAFFIC_BASES = ('observed', 'estimated', 'upper bound')
+
+
 def _hist(b, n, all_):
     rows, cumulative = [], 0
     for i in range(n):
@@ -529,6 +534,30 @@ def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None):
               pct(b.map_page + b.map_sg + b.alloc, requests))
              for b in buckets if b.map_page + b.map_sg + b.alloc],
             ['size_lo', 'size_hi', 'map_page', 'map_sg', 'alloc', 'percent'])
+        devs = ctypes.POINTER(_lib.DmaDevice)()
+        n = lib.vmt_dma_traffic_devices(d, ctypes.byref(devs))
+        if n:
+            rows = [devs[i] for i in range(n)]
+            name = lambda x: x.name.decode(errors='backslashreplace') or '-'  # noqa: E731
+            way = lambda x: DMA_DIRECTIONS[x.dir] if x.dir < 4 else '?'  # noqa: E731
+            requests = sum(x.requests for x in rows)
+            nbytes = sum(x.bytes for x in rows)
+            out['dma_devices'] = _frame(
+                [(name(x), way(x), x.requests, x.segments, x.bytes, pct(x.requests, requests),
+                  pct(x.bytes, nbytes), x.bytes / x.requests if x.requests else 0.0)
+                 for x in rows],
+                ['device', 'direction', 'requests', 'segments', 'bytes', 'requests_pct',
+                 'bytes_pct', 'avg_bytes'])
+            cdf = []
+            for x in rows:
+                cumulative = 0
+                for b in range(_lib.DMA_SIZE_BUCKETS):
+                    if x.sizes[b]:
+                        cumulative += x.sizes[b]
+                        cdf.append((name(x), way(x), buckets[b].lo, buckets[b].hi, x.sizes[b],
+                                    pct(x.sizes[b], x.requests), pct(cumulative, x.requests)))
+            out['dma_device_sizes'] = _frame(cdf, ['device', 'direction', 'size_lo', 'size_hi',
+                                                   'requests', 'percent', 'cumulative_pct'])
     hist_cols = ['count', 'percent', 'cumulative_percent']
     if 'v2p' in sections:
         v = a['v2p']
@@ -616,6 +645,47 @@ def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None):
                                         'accuracy_pct', 'coverage_pct'])
     if 'dram' in sections:
         out.update(_dram_tables(a['dram'], *dram))
+    if 'traffic' in sections:
+        out.update(_traffic_tables(a['traffic'], pct))
+    return out
+
+
+def _traffic_tables(t, pct):
+    """The traffic section's tables, as hmtt --csv prints them."""
+    out = {}
+    r = lib.vmt_traffic_result(t).contents
+    total = sum(r.bytes)
+    out['traffic'] = _frame([(TRAFFIC_KINDS[k], r.count[k], r.bytes[k], pct(r.bytes[k], total),
+                              TRAFFIC_BASES[r.basis[k]]) for k in range(_lib.TRAFFIC_KINDS)],
+                            ['kind', 'count', 'bytes', 'share_pct', 'basis'])
+    ivs = ctypes.POINTER(_lib.TrafficInterval)()
+    n = lib.vmt_traffic_intervals(t, ctypes.byref(ivs))
+
+    def row(start, duration, nbytes):
+        seconds = duration / 1e9
+        return ((start, seconds) + tuple(nbytes) +
+                tuple(b / seconds if seconds > 0 else 0.0 for b in nbytes))
+    cols = ['start_s', 'duration_s'] + [k + '_bytes' for k in TRAFFIC_KINDS] + \
+        [k + '_bps' for k in TRAFFIC_KINDS]
+    out['traffic_bandwidth'] = _frame(
+        [row((ivs[i].start_ns - r.start_ns) / 1e9, ivs[i].duration_ns, list(ivs[i].bytes))
+         for i in range(n)], cols)
+    sums = [sum(ivs[i].bytes[k] for i in range(n)) for k in range(_lib.TRAFFIC_KINDS)]
+    out['traffic_bandwidth_total'] = _frame([row(None, r.end_ns - r.start_ns, sums)[1:]],
+                                            cols[1:])
+    refs = r.mode[0].references + r.mode[1].references
+    out['traffic_modes'] = _frame(
+        [(m, x.references, pct(x.references, refs), x.reads, x.writes, x.read_bytes,
+          x.write_bytes) for m, x in (('user', r.mode[0]), ('kernel', r.mode[1]))],
+        ['mode', 'references', 'share_pct', 'reads', 'writes', 'read_bytes', 'write_bytes'])
+    cpu_left = r.fault_references + r.exact_accesses + r.bus_records - r.cpu_references
+    rows = [('cpu_references', r.cpu_references, r.cpu_untranslatable, cpu_left),
+            ('dma_lines', r.dma_lines, r.dma_untranslatable, r.dma_no_phys),
+            ('all', r.cpu_references + r.dma_lines, r.cpu_untranslatable + r.dma_untranslatable,
+             cpu_left + r.dma_no_phys)]
+    out['traffic_untranslatable'] = _frame(
+        [(w, c, b, pct(b, c), left) for w, c, b, left in rows],
+        ['traffic', 'count', 'untranslatable', 'untranslatable_pct', 'left_out'])
     return out
 
 
@@ -624,15 +694,18 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
          dram_map='ddr4-2ch', dram_window=32, **filters):
     """`vmtrace hmtt --csv`: HMTT's analyses as a dict of DataFrames, the
     command's tables: 'dma' (an interval a row, start_s from the first),
-    'dma_total' (its 'all' row), 'dma_sizes', 'v2p', 'v2p_pages',
+    'dma_total' (its 'all' row), 'dma_sizes', 'dma_devices' and
+    'dma_device_sizes' (when a device mapped), 'v2p', 'v2p_pages',
     'v2p_frames', 'interleave', 'runs' (all the processes'),
     'interleave_processes' (a process a row: its runs, the short ones, name),
     'run_cdf' (each process's run lengths, cumulative), 'scr', 'scr_lost'
-    (left out without frames), 'scr_strides', 'prefetch', 'dram', 'dram_bits'.
+    (left out without frames), 'scr_strides', 'prefetch', 'traffic',
+    'traffic_bandwidth', 'traffic_bandwidth_total' (its 'all' row),
+    'traffic_modes', 'traffic_untranslatable', 'dram', 'dram_bits'.
     @sections: 'dma,v2p' or a list (--section; None: all but dram, as the
-    command's default); @window: dma's intervals, ns or '10ms' (None: one);
-    @scr_window: 3..1024, or a list of up to 8 (--scr-window 8,32);
-    @prefetch_trackers, @prefetch_degree: --prefetch-trackers,
+    command's default); @window: dma's and traffic's intervals, ns or '10ms'
+    (None: one); @scr_window: 3..1024, or a list of up to 8 (--scr-window
+    8,32); @prefetch_trackers, @prefetch_degree: --prefetch-trackers,
     --prefetch-degree; @dram_map: a preset's name or bits (--dram-map),
     @dram_window: 2..65536. @space: 'virtual' (None: the same, but prefetch
     and dram read physical addresses unless the references are exact
@@ -648,7 +721,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
     for s in sections:
         if s not in HMTT_SECTIONS + HMTT_EXTRA_SECTIONS:
             raise ValueError(f'unknown section {s!r} (dma, v2p, interleave, scr, prefetch, '
-                             'dram)')
+                             'traffic, dram)')
     if not sections:
         raise ValueError('sections: none given')
     window_ns = 0 if window is None else duration_ns(window, 'window', bare_ns=True)
@@ -673,7 +746,16 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
           'trackers': int(prefetch_trackers), 'degree': int(prefetch_degree)}
     makers = {}
     if 'dma' in sections:
-        makers['dma'] = lambda out: lib.vmt_dma_traffic_create(out, window_ns)
+        def make_dma(out):
+            ret = lib.vmt_dma_traffic_create(out, window_ns)
+            if not ret:
+                # @out: a byref() (all's) or a pointer (a process's, from C)
+                made = out._obj.value if hasattr(out, '_obj') else out[0]
+                lib.vmt_dma_traffic_set_trace(made, trace._handle())
+            return ret
+        makers['dma'] = make_dma
+    if 'traffic' in sections:
+        makers['traffic'] = lambda out: lib.vmt_traffic_create(out, ref.source, window_ns)
     if 'v2p' in sections:
         makers['v2p'] = lib.vmt_v2p_create
     if 'interleave' in sections:

@@ -139,12 +139,14 @@ def test_heatmap(traces):
                 line for line in block.splitlines() if line and not line.startswith('#')))
 
 
-HMTT_TABLES = {'start_s': 'dma', 'size_lo': 'dma_sizes', 'pages': 'v2p',
-               'references,processes': 'interleave', 'run_length_lo': 'runs',
+HMTT_TABLES = {'start_s,duration_s': 'traffic_bandwidth', 'start_s': 'dma', 'size_lo': 'dma_sizes',
+               'pages': 'v2p', 'references,processes': 'interleave', 'run_length_lo': 'runs',
                'space,window,stride_lo': 'scr_strides', 'space,accesses': 'dram',
                'space,window': 'scr', 'window': 'scr_lost', 'view': 'prefetch',
                'bit': 'dram_bits', 'pid,name': 'interleave_processes',
-               'pid,run_length': 'run_cdf'}
+               'pid,run_length': 'run_cdf', 'device,direction,requests': 'dma_devices',
+               'device,direction,size_lo': 'dma_device_sizes', 'kind': 'traffic',
+               'mode': 'traffic_modes', 'traffic': 'traffic_untranslatable'}
 
 
 def hmtt_tables(text):
@@ -160,9 +162,9 @@ def hmtt_tables(text):
             name = 'v2p_frames' if 'v2p_pages' in tables else 'v2p_pages'
         else:
             name = next(n for h, n in HMTT_TABLES.items() if header.startswith(h + ','))
-        if name == 'dma' and '\nall,' in block:
+        if name in ('dma', 'traffic_bandwidth') and '\nall,' in block:
             block, total = block.split('\nall,')
-            tables['dma_total'] = header.split(',', 1)[1] + '\n' + total + '\n'
+            tables[name + '_total'] = header.split(',', 1)[1] + '\n' + total + '\n'
         tables[name] = block + '\n'
     return out
 
@@ -200,9 +202,10 @@ def test_hmtt(traces):
                 got = {'all': got}
             assert list(got) == list(want), name
             for who in want:
-                if 'dma' in want[who] and 'dma_total' not in want[who]:
-                    assert len(got[who]['dma']) == 1        # the total is the one interval's
-                    got[who].pop('dma_total')
+                for t in ('dma', 'traffic_bandwidth'):
+                    if t in want[who] and t + '_total' not in want[who]:
+                        assert len(got[who][t]) == 1    # the total is the one interval's
+                        got[who].pop(t + '_total')
                 assert sorted(got[who]) == sorted(want[who]), f'{name} {who}'
                 for table, text in want[who].items():
                     same(got[who][table], text, f'hmtt {options} {who} {table}')

@@ -81,6 +81,16 @@ size_lo,size_hi,map_page,map_sg,alloc,percent
 4096,8191,0,1,0,25.0000
 8192,16383,1,0,0,25.0000
 65536,131071,0,0,1,25.0000
+
+device,direction,requests,segments,bytes,requests_pct,bytes_pct,avg_bytes
+-,bidirectional,1,1,1024,33.3333,7.6923,1024.00
+-,to_device,1,1,8192,33.3333,61.5385,8192.00
+-,from_device,1,1,4096,33.3333,30.7692,4096.00
+
+device,direction,size_lo,size_hi,requests,percent,cumulative_pct
+-,bidirectional,1024,2047,1,100.0000,100.0000
+-,to_device,8192,16383,1,100.0000,100.0000
+-,from_device,4096,8191,1,100.0000,100.0000
 CSV
 diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "dma csv: $(cat "$tmp/diff" "$tmp/err")"
 
@@ -226,6 +236,97 @@ for pid in 1 2; do
 		fail "--per-process's pid $pid against --pid $pid: $(cat "$tmp/diff")"
 done
 grep -qx pid "$tmp/per" || fail "--per-process printed no process"
+
+# traffic (and dma by device): raw records with device names, frames,
+# access and mode. traw FILE SPEC...: "ref T PID VPN PFN r|w|m USER0|KERNEL1",
+# "dma T CPU OP DIR SIZE PHYS INDEX COUNT DEVICE", "unmap T PID VPN PFN".
+traw() {
+	python3 - "$@" <<'PY'
+import struct, sys
+out = bytearray()
+for spec in sys.argv[2:]:
+    f = spec.split()
+    t = int(f[1])
+    if f[0] == "ref":
+        pid, vpn, pfn, k = int(f[2]), int(f[3], 0), int(f[4], 0), int(f[6])
+        acc = {"r": 1, "w": 2, "m": 3}[f[5]]
+        out += struct.pack("<QIIHHI", t, pid, pid, 2, 0, 0)
+        out += struct.pack("<QQQIBBBBII", vpn << 12, pfn, 0, 4, acc, k, 0, 0, 0, 0)
+    elif f[0] == "unmap":
+        pid, vpn, pfn = int(f[2]), int(f[3], 0), int(f[4], 0)
+        out += struct.pack("<QIIHHI", t, pid, pid, 14, 0, 0)
+        out += struct.pack("<QQBBHIQQ", vpn << 12, pfn, 1, 0, 0, 0, 0, 0)
+    else:
+        cpu, op, d, size, phys, i, n = (int(x, 0) for x in f[2:9])
+        name = f[9].encode()
+        out += struct.pack("<QIIHHI", t, 0, 0, 13, cpu, len(name))
+        out += struct.pack("<QQIBBBBHHIQ", 0, phys, size, op, d, 1, 0, i, n, 0, 0)
+        for c in range(0, len(name), 40):
+            chunk = name[c:c + 40]
+            out += struct.pack("<QIIHHI", t, 0, 0, 5, cpu, len(chunk)) + chunk.ljust(40, b"\0")
+open(sys.argv[1], "wb").write(out)
+PY
+}
+# Hand-worked: nvme0 reads 8192 into frames 0x100 (mapped) and 0x200 (not) by a
+# map_sg of two segments: one request, 128 lines, 64 untranslatable; "eth,0"
+# sends 1042 bytes twice (17 lines each) from frame 0x101 (mapped) and, after
+# page 0x10's unmap, from 0x100 (17 untranslatable). CPU: a user read and a
+# kernel write with frames, a user read-modify-write without, at 1.999999 ms.
+traw "$tmp/tr.raw" "ref 0 1 0x10 0x100 r 0" "ref 100 1 0x11 0x101 w 1" \
+	"dma 200 0 2 2 4096 0x100000 0 2 nvme0" "dma 300 0 2 2 4096 0x200000 1 2 nvme0" \
+	"dma 400 1 0 1 1042 0x101000 0 1 eth,0" "unmap 500 1 0x10 0x100" \
+	"dma 600 1 0 1 1042 0x100000 0 1 eth,0" "ref 1999999 2 0x20 0 m 0" &&
+	"$bin" convert "$tmp/tr.raw" -o "$tmp/tr.vmt" >/dev/null 2>&1 || fail "making tr"
+"$bin" hmtt --csv --section dma --window 1ms "$tmp/tr.vmt" | awk 'n >= 2 { print } /^$/ { n++ }' \
+	>"$tmp/out" 2>"$tmp/err"
+cat >"$tmp/want" <<'CSV'
+device,direction,requests,segments,bytes,requests_pct,bytes_pct,avg_bytes
+"eth,0",to_device,2,2,2084,66.6667,20.2803,1042.00
+nvme0,from_device,1,2,8192,33.3333,79.7197,8192.00
+
+device,direction,size_lo,size_hi,requests,percent,cumulative_pct
+"eth,0",to_device,1024,2047,2,100.0000,100.0000
+nvme0,from_device,8192,16383,1,100.0000,100.0000
+CSV
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "dma by device csv: $(cat "$tmp/diff")"
+"$bin" hmtt --csv --section traffic --window 1ms "$tmp/tr.vmt" >"$tmp/out" 2>"$tmp/err"
+cat >"$tmp/want" <<'CSV'
+kind,count,bytes,share_pct,basis
+cpu_read,2,8192,30.7277,estimated
+cpu_write,2,8192,30.7277,estimated
+dma_read,2,2084,7.8170,upper bound
+dma_write,2,8192,30.7277,upper bound
+
+start_s,duration_s,cpu_read_bytes,cpu_write_bytes,dma_read_bytes,dma_write_bytes,cpu_read_bps,cpu_write_bps,dma_read_bps,dma_write_bps
+0.000000,0.001000000,4096,4096,2084,8192,4096000.0,4096000.0,2084000.0,8192000.0
+0.001000,0.001000000,4096,4096,0,0,4096000.0,4096000.0,0.0,0.0
+all,0.002000000,8192,8192,2084,8192,4096000.0,4096000.0,1042000.0,4096000.0
+
+mode,references,share_pct,reads,writes,read_bytes,write_bytes
+user,2,66.6667,2,1,8192,4096
+kernel,1,33.3333,0,1,0,4096
+
+traffic,count,untranslatable,untranslatable_pct,left_out
+cpu_references,2,0,0.0000,1
+dma_lines,162,81,50.0000,0
+all,164,81,49.3902,1
+CSV
+diff -u "$tmp/want" "$tmp/out" >"$tmp/diff" && pass || fail "traffic csv: $(cat "$tmp/diff" "$tmp/err")"
+# In the default sections, for people; per process as with --pid.
+"$bin" hmtt "$tmp/tr.vmt" >"$tmp/out" 2>"$tmp/err" && grep -q '^memory traffic by kind' "$tmp/out" &&
+	grep -q '^  eth,0 .*to_device' "$tmp/out" && grep -q '^untranslatable physical' "$tmp/out" &&
+	pass || fail "hmtt TRACE without traffic: $(cat "$tmp/err")"
+"$bin" hmtt --csv --per-process --section traffic "$tmp/tr.vmt" >"$tmp/per" 2>"$tmp/err"
+for pid in 1 2; do
+	"$bin" hmtt --csv --section traffic --pid $pid "$tmp/tr.vmt" >"$tmp/alone" 2>/dev/null
+	awk -v pid=$pid 'prev == "pid" { on = ($0 == pid); skip = 1 } { prev = $0 }
+		/^pid$/ { on = 0 } on && !skip { print } { skip = 0 }' "$tmp/per" |
+		sed -e '1{/^$/d}' -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$tmp/got"
+	diff -u "$tmp/alone" "$tmp/got" >"$tmp/diff" && pass ||
+		fail "traffic --per-process's pid $pid against --pid $pid: $(cat "$tmp/diff")"
+done
+expect 2 "unknown section 'trafic'" --section dma,trafic "$tmp/tr.vmt"
+expect 1 "no references pass the filters" --section traffic --pid 4242 "$tmp/tr.vmt"
 
 # Bad input.
 trace nodma "ref 0 1 0x10 0" "ref 10 1 0x11 0"

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace hmtt TRACE [--window T] [--section dma,v2p,interleave,scr,dram,prefetch] [--plot F]
+ * vmtrace hmtt TRACE [--window T] [--plot F]
+ *            [--section dma,v2p,interleave,scr,dram,prefetch,traffic]
  *
  * HMTT's analyses (libvmtrace's: user/lib/analysis/analysis_dma.c, _v2p.c,
- * _interleave.c, _scr.c, _dram.c, _prefetch.c), one pass over the trace, a table or two
- * a section: DMA traffic against the CPU's references per interval and DMA
- * request sizes; how pages and frames were mapped and how often virtually
+ * _interleave.c, _scr.c, _dram.c, _prefetch.c, _traffic.c), one pass over
+ * the trace, a table or two a section: DMA traffic against the CPU's
+ * references per interval and DMA request sizes, by device too
+ * (util/hmtt_traffic.c prints those and the traffic section: CPU and DMA
+ * reads and writes, bandwidth, kernel and user mode, untranslatable
+ * traffic); how pages and frames were mapped and how often virtually
  * adjacent pages are physically adjacent; the runs of one process's
  * references in the merged stream; the stream coverage rate on virtual and
  * on physical addresses; row-buffer hits, bank-level parallelism and
@@ -25,6 +29,7 @@
 #include "util/cmd_util.h"
 #include "util/hmtt_plot.h"
 #include "util/hmtt_streams.h"
+#include "util/hmtt_traffic.h"
 
 #define CMD			"hmtt"
 #define DEFAULT_DRAM_WINDOW	32	/* as SCR's */
@@ -37,12 +42,13 @@ enum section {
 	SECTION_SCR		= 1 << 3,
 	SECTION_DRAM		= 1 << 4,
 	SECTION_PREFETCH	= 1 << 5,
+	SECTION_TRAFFIC		= 1 << 6,
 	/* dram when asked for: its numbers are those of a DRAM map taken on trust */
-	SECTION_DEFAULT		= ((1 << 4) - 1) | SECTION_PREFETCH,
+	SECTION_DEFAULT		= ((1 << 4) - 1) | SECTION_PREFETCH | SECTION_TRAFFIC,
 };
 
 static const char *const section_names[] = {
-	"dma", "v2p", "interleave", "scr", "dram", "prefetch",
+	"dma", "v2p", "interleave", "scr", "dram", "prefetch", "traffic",
 };
 #define NR_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
 
@@ -64,6 +70,7 @@ struct hmtt_command {
 	bool space_given;		/* --space: dram's is physical unless it says virtual */
 	enum vmt_ref_space dram_space;
 	uint64_t slice_first, slice_count;	/* --plot-slice; count 0: not given */
+	struct vmt_trace *trace;	/* dma's device names are its data */
 };
 
 static const char hmtt_usage[] =
@@ -71,11 +78,12 @@ static const char hmtt_usage[] =
 	"  HMTT's analyses: DMA traffic against the CPU's references, virtual to physical\n"
 	"  mappings, interleaving of processes' references, stream coverage rate (SCR),\n"
 	"  DRAM row buffers, bank parallelism and address-bit changes, a sequential\n"
-	"  prefetcher's prefetch rate\n"
-	"  --section S[,S]    dma, v2p, interleave, scr, dram, prefetch (default: all but\n"
-	"                     dram, whose figures stand on an assumed DRAM map)\n"
-	"  --window T         dma: intervals of T (ns, or with a unit: 500us, 10ms, 2s);\n"
-	"                     default: the whole trace as one\n"
+	"  prefetcher's prefetch rate; DMA by device; CPU and DMA reads and writes,\n"
+	"  bandwidth, kernel and user mode, untranslatable physical traffic (traffic)\n"
+	"  --section S[,S]    dma, v2p, interleave, scr, dram, prefetch, traffic (default:\n"
+	"                     all but dram, whose figures stand on an assumed DRAM map)\n"
+	"  --window T         dma and traffic: intervals of T (ns, or with a unit: 500us,\n"
+	"                     10ms, 2s); default: the whole trace as one\n"
 	"  --scr-window W[,W] scr: streams within a window of W references (3..1024,\n"
 	"                     default 32, as HMTT's; up to 8 windows), each in three\n"
 	"                     views: virtual, physical-process (physical addresses, a\n"
@@ -100,9 +108,9 @@ static const char hmtt_usage[] =
 	"                     virtual is given\n"
 	"  --unit page|line   dma's CPU bytes and scr's strides: pages (default) or lines;\n"
 	"                     dram and prefetch read lines\n"
-	"  --per-process      dma, v2p, scr, dram and prefetch of each process too (after\n"
-	"                     all of them), in the order of their first references;\n"
-	"                     interleave is all's\n"
+	"  --per-process      dma, v2p, scr, dram, prefetch and traffic of each process\n"
+	"                     too (after all of them), in the order of their first\n"
+	"                     references; interleave is all's\n"
 	"  --csv              comma-separated values, a header line a table, tables apart\n"
 	"                     by an empty line; with --per-process, each process's tables\n"
 	"                     come after a table 'pid' of one row, its pid\n";
@@ -129,7 +137,7 @@ static int parse_sections(const char *arg, unsigned int *sections)
 			if (!strcmp(item, section_names[i]))
 				break;
 		if (i == NR_SECTIONS) {
-			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram, prefetch)\n",
+			fprintf(stderr, "vmtrace %s: --section: unknown section '%s' (dma, v2p, interleave, scr, dram, prefetch, traffic)\n",
 				CMD, item);
 			return -1;
 		}
@@ -245,6 +253,7 @@ static void print_dma(const struct analysis_options *o, struct vmt_analysis *a, 
 		       fmt_count(b->map_sg, c[3]), fmt_count(b->alloc, c[4]),
 		       percent(all, requests));
 	}
+	hmtt_print_dma_devices(o->csv, a, first);
 }
 
 /* A histogram of counts: "what" (a column's name) against how many. */
@@ -439,6 +448,7 @@ struct hmtt_maker {
 	const struct vmt_dram_map *dram_map;
 	unsigned int dram_window;
 	uint64_t addr_lo, addr_hi;	/* --addr, for scr and dram in its space */
+	struct vmt_trace *trace;	/* dma's */
 };
 
 static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
@@ -447,8 +457,15 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
 
 	(void)pid;
 	switch (m->section) {
-	case SECTION_DMA:
-		return vmt_dma_traffic_create(a, m->window_ns);
+	case SECTION_DMA: {
+		int err = vmt_dma_traffic_create(a, m->window_ns);
+
+		if (!err)
+			vmt_dma_traffic_set_trace(*a, m->trace);
+		return err;
+	}
+	case SECTION_TRAFFIC:
+		return vmt_traffic_create(a, m->source, m->window_ns);
 	case SECTION_V2P:
 		return vmt_v2p_create(a);
 	case SECTION_INTERLEAVE:
@@ -477,7 +494,8 @@ static int hmtt_make(void *ctx, uint32_t pid, struct vmt_analysis **a)
  * group of analyses (hmtt_streams.c).
  */
 enum {
-	HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR, HMTT_DRAM, HMTT_PREFETCH, HMTT_KINDS
+	HMTT_DMA, HMTT_V2P, HMTT_INTERLEAVE, HMTT_SCR, HMTT_DRAM, HMTT_PREFETCH, HMTT_TRAFFIC,
+	HMTT_KINDS
 };
 
 struct hmtt_analyses {
@@ -492,7 +510,7 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 {
 	static const unsigned int kind_sections[HMTT_KINDS] = {
 		SECTION_DMA, SECTION_V2P, SECTION_INTERLEAVE, SECTION_SCR, SECTION_DRAM,
-		SECTION_PREFETCH,
+		SECTION_PREFETCH, SECTION_TRAFFIC,
 	};
 	int err = 0;
 
@@ -512,6 +530,7 @@ static int hmtt_create(struct hmtt_analyses *h, unsigned int sections,
 			.source = o->ref.source,
 			.dram_map = &c->dram_map,
 			.dram_window = c->dram_window,
+			.trace = c->trace,
 		};
 		/* --addr is of the pass's space: it bounds dram and prefetch in that one. */
 		if (m->space == o->ref.space) {
@@ -560,6 +579,8 @@ static void print_sections(const struct analysis_options *o, unsigned int sectio
 
 		hmtt_prefetch_print(a[HMTT_PREFETCH], &c->streams, &p, o->csv, first);
 	}
+	if (sections & SECTION_TRAFFIC)
+		hmtt_print_traffic(o->csv, a[HMTT_TRAFFIC], first);
 }
 
 /* --per-process: each process's sections, in the order of its first reference. */
@@ -690,6 +711,7 @@ int cmd_hmtt(int argc, char **argv)
 	t = analysis_open(CMD, path, &o);
 	if (!t)
 		return failed_before_run();
+	c.trace = t;
 	/* Physical addresses, unless asked for virtual ones or there are none (exact accesses). */
 	c.dram_space = o.ref.source == VMT_REF_EXACT ||
 		       (c.space_given && o.ref.space == VMT_REF_VIRTUAL) ?

@@ -558,6 +558,111 @@ void vmt_dma_interval_shares(const struct vmt_dma_interval *iv, double *read_pct
 double vmt_dma_traffic_share(const struct vmt_analysis *analysis);
 
 /*
+ * DMA requests by device and direction (HMTT's Table 4 and Figure 16). A
+ * request is one call: a dma_map_page_attrs() (its map_page record) or a
+ * dma_map_sg_attrs() (its map_sg segments, index 0 to count - 1 one after
+ * another on one CPU, their sizes summed); coherent allocations are none.
+ * A device is named by its records' data (dev_name()), read from the trace
+ * given to vmt_dma_traffic_set_trace() before the pass; without it, or
+ * when the data cannot be read, its name is "".
+ */
+struct vmt_dma_device {
+	const char *name;	/* the device's; the analysis's until destroyed */
+	uint8_t dir;		/* enum dma_data_direction: 0 bidirectional, 1 to, 2 from device */
+	uint64_t requests;	/* calls */
+	uint64_t segments;	/* map records: map_page ones and map_sg segments */
+	uint64_t bytes;		/* their sizes summed */
+	/* Requests by size, bucket i as struct vmt_dma_size_bucket's (past 2^32 - 1: the last). */
+	uint64_t sizes[VMT_DMA_SIZE_BUCKETS];
+};
+
+/* The trace the pass reads, whose data names the devices (may be NULL: none named). */
+void vmt_dma_traffic_set_trace(struct vmt_analysis *analysis, struct vmt_trace *trace);
+/* After the pass: a row per (device, direction) that mapped, by name then direction. */
+size_t vmt_dma_traffic_devices(const struct vmt_analysis *analysis,
+			       const struct vmt_dma_device **devices);
+
+/*
+ * Memory traffic (HMTT's Table 3 and Figure 17), from the pass's
+ * references (@source's: reference records, or exact ones) and the
+ * VMT_REC_DMA, VMT_REC_PAGEMAP and frame-naming records:
+ *
+ * - CPU reads and writes: a reference whose access has VMT_ACCESS_WRITE
+ *   is a write, one with VMT_ACCESS_READ or without the write bit a read
+ *   (a read-modify-write is both); its bytes are an exact record's size
+ *   (observed: every access; a bus record of cachesim --emit is a line
+ *   its access says read or written), or a reference record's unit's size
+ *   (estimated: a page touched stands for its unit's bytes);
+ * - DMA reads and writes: map_page records and map_sg segments, a
+ *   mapping's size the most the device moves (an upper bound): to the
+ *   device a read, from it a write, bidirectional both; coherent
+ *   allocations are none;
+ * - per interval of @window_ns (0: the whole trace is one), each kind's
+ *   bytes; an interval lasts the window, the last one until the last
+ *   counted record's time + 1 ns;
+ * - the references of user and kernel mode (kernel_mode);
+ * - untranslatable: of the physical traffic, CPU references that name a
+ *   frame (one each) and the 64-byte lines of the map records at their
+ *   phys_addr, those whose 4 KiB frame no (pid, virtual page) is known
+ *   mapped at, at the record's time. Known: seen at the frame in a
+ *   reference, eviction or PAGEMAP map record, and since neither seen at
+ *   another frame nor unmapped (PAGEMAP unmap). A reference record shows
+ *   its own mapping first, so a CPU reference is never untranslatable.
+ */
+enum vmt_traffic_kind {
+	VMT_TRAFFIC_CPU_READ,
+	VMT_TRAFFIC_CPU_WRITE,
+	VMT_TRAFFIC_DMA_READ,
+	VMT_TRAFFIC_DMA_WRITE,
+	VMT_TRAFFIC_KINDS,
+};
+
+/* What a kind's bytes are. */
+enum vmt_traffic_basis {
+	VMT_TRAFFIC_OBSERVED,	/* every access's bytes */
+	VMT_TRAFFIC_ESTIMATED,	/* a unit's bytes for a page touched */
+	VMT_TRAFFIC_UPPER_BOUND,	/* the most a mapping lets a device move */
+};
+
+struct vmt_traffic_interval {
+	uint64_t start_ns;
+	uint64_t duration_ns;	/* after the pass */
+	uint64_t bytes[VMT_TRAFFIC_KINDS];
+};
+
+struct vmt_traffic_mode {
+	uint64_t references;
+	uint64_t reads, writes;	/* a read-modify-write in both */
+	uint64_t read_bytes, write_bytes;
+};
+
+struct vmt_traffic_result {
+	uint64_t count[VMT_TRAFFIC_KINDS];	/* CPU: references; DMA: map records */
+	uint64_t bytes[VMT_TRAFFIC_KINDS];
+	enum vmt_traffic_basis basis[VMT_TRAFFIC_KINDS];
+	uint64_t fault_references;	/* the CPU references: reference records, */
+	uint64_t exact_accesses;	/* exact records of a program's accesses, */
+	uint64_t bus_records;		/* and exact records with a VMT_EXACT_BUS_* flag */
+	struct vmt_traffic_mode mode[2];	/* [0] user mode, [1] kernel mode */
+	uint64_t cpu_references;	/* untranslatable: CPU references that name a frame, */
+	uint64_t cpu_untranslatable;	/* of them, untranslatable (none: see above) */
+	uint64_t dma_lines;		/* the map records' 64-byte lines, */
+	uint64_t dma_untranslatable;	/* of them, untranslatable */
+	uint64_t dma_no_phys;		/* map records without a physical address, left out */
+	uint64_t start_ns, end_ns;	/* the first counted record's time, the last's + 1 */
+};
+
+/* -EINVAL: an unknown @source. */
+int vmt_traffic_create(struct vmt_analysis **analysis, enum vmt_ref_source source,
+		       uint64_t window_ns);
+const struct vmt_traffic_result *vmt_traffic_result(const struct vmt_analysis *analysis);
+/* The intervals from the first counted record on, empty ones included. */
+size_t vmt_traffic_intervals(const struct vmt_analysis *analysis,
+			     const struct vmt_traffic_interval **intervals);
+/* The summary: untranslatable CPU references and DMA lines in percent of both (0: none). */
+double vmt_traffic_untranslatable(const struct vmt_analysis *analysis);
+
+/*
  * Virtual to physical, from reference records that name a frame and
  * VMT_REC_PAGEMAP records, at 4 KiB granularity (a huge page's 4 KiB
  * pages as the records name them). A page (pid, virtual page number) is

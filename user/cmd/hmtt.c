@@ -150,21 +150,6 @@ static int parse_sections(const char *arg, unsigned int *sections)
 	return 0;
 }
 
-/* A table's title: a line of its own, or nothing in CSV, where tables are apart by a blank line. */
-static void print_title(const struct analysis_options *o, bool *first, const char *title)
-{
-	if (!*first)
-		putchar('\n');
-	*first = false;
-	if (!o->csv)
-		printf("%s\n", title);
-}
-
-static double percent(uint64_t part, uint64_t all)
-{
-	return all ? 100.0 * (double)part / (double)all : 0.0;
-}
-
 /* "lo" or "lo..hi", with thousands separators. */
 static const char *fmt_range(uint64_t lo, uint64_t hi, char buf[80])
 {
@@ -209,7 +194,7 @@ static void print_dma(const struct analysis_options *o, struct vmt_analysis *a, 
 	char when[32], c[6][32], range[80];
 
 	vmt_dma_traffic_total(a, &total);
-	print_title(o, first, "DMA traffic against the CPU's references (HMTT's Table 3). A mapping's\n"
+	print_table_title(o->csv, first, "DMA traffic against the CPU's references (HMTT's Table 3). A mapping's\n"
 		    "size counts as the bytes it moves; a bidirectional one counts as a read and\n"
 		    "a write (bidir); coherent memory is set aside, in neither. A CPU reference is\n"
 		    "a page (or line) touched, not a byte count: cpu_bytes are references x unit.\n"
@@ -227,7 +212,7 @@ static void print_dma(const struct analysis_options *o, struct vmt_analysis *a, 
 	if (n > 1)
 		print_dma_interval(o, "all", &total);
 
-	print_title(o, first, "DMA request sizes in bytes (scatter-gather: each segment alone)");
+	print_table_title(o->csv, first, "DMA request sizes in bytes (scatter-gather: each segment alone)");
 	if (o->csv)
 		printf("size_lo,size_hi,map_page,map_sg,alloc,percent\n");
 	else
@@ -245,13 +230,13 @@ static void print_dma(const struct analysis_options *o, struct vmt_analysis *a, 
 			printf("%llu,%llu,%llu,%llu,%llu,%.4f\n", (unsigned long long)b->lo,
 			       (unsigned long long)b->hi, (unsigned long long)b->map_page,
 			       (unsigned long long)b->map_sg, (unsigned long long)b->alloc,
-			       percent(all, requests));
+			       percent_of(all, requests));
 			continue;
 		}
 		printf("  %27s %12s %12s %12s %7.2f%%\n", fmt_range(b->lo, b->hi, range),
 		       fmt_count(b->map_page, c[2]),
 		       fmt_count(b->map_sg, c[3]), fmt_count(b->alloc, c[4]),
-		       percent(all, requests));
+		       percent_of(all, requests));
 	}
 	hmtt_print_dma_devices(o->csv, a, first);
 }
@@ -273,12 +258,12 @@ static void print_histogram(const struct analysis_options *o, const char *what,
 		if (o->csv) {
 			printf("%llu,%llu,%llu,%.4f,%.4f\n", (unsigned long long)b[i].lo,
 			       (unsigned long long)b[i].hi, (unsigned long long)b[i].count,
-			       percent(b[i].count, all), percent(cumulative, all));
+			       percent_of(b[i].count, all), percent_of(cumulative, all));
 			continue;
 		}
 		printf("  %27s %14s %7.2f%% %10.2f%%\n", fmt_range(b[i].lo, b[i].hi, range),
 		       fmt_count(b[i].count, c[2]),
-		       percent(b[i].count, all), percent(cumulative, all));
+		       percent_of(b[i].count, all), percent_of(cumulative, all));
 	}
 }
 
@@ -289,7 +274,7 @@ static void print_v2p(const struct analysis_options *o, struct vmt_analysis *a, 
 	size_t n;
 	char c[4][32];
 
-	print_title(o, first, "virtual to physical (4 KiB pages; a mapping: a page seen at a frame\n"
+	print_table_title(o->csv, first, "virtual to physical (4 KiB pages; a mapping: a page seen at a frame\n"
 		    "other than its last, or again after an unmap)");
 	if (o->csv) {
 		printf("pages,page_mappings,remapped_pages,frames,frame_mappings,remapped_frames,adjacent_pairs,contiguous_pairs,contiguous_pct\n");
@@ -311,10 +296,10 @@ static void print_v2p(const struct analysis_options *o, struct vmt_analysis *a, 
 		       "  adjacent (pfn, pfn+1): %.2f%%\n", fmt_count(r->contiguous_pairs, c[0]),
 		       fmt_count(r->adjacent_pairs, c[1]), vmt_v2p_contiguity(a));
 	}
-	print_title(o, first, "pages by the times they were mapped");
+	print_table_title(o->csv, first, "pages by the times they were mapped");
 	n = vmt_v2p_page_histogram(a, &b);
 	print_histogram(o, "mappings", b, n, r->pages);
-	print_title(o, first, "frames by the times they were mapped");
+	print_table_title(o->csv, first, "frames by the times they were mapped");
 	n = vmt_v2p_frame_histogram(a, &b);
 	print_histogram(o, "mappings", b, n, r->frames);
 }
@@ -327,7 +312,7 @@ static void print_interleave(const struct analysis_options *o, struct vmt_analys
 	size_t n = vmt_interleave_histogram(a, &b);
 	char c[5][32];
 
-	print_title(o, first, "interleaving: runs of one process's references in the merged stream");
+	print_table_title(o->csv, first, "interleaving: runs of one process's references in the merged stream");
 	if (o->csv) {
 		printf("references,processes,runs,switches,mean,median,longest\n");
 		printf("%llu,%llu,%llu,%llu,%.4f,%llu,%llu\n", (unsigned long long)r->references,
@@ -341,7 +326,7 @@ static void print_interleave(const struct analysis_options *o, struct vmt_analys
 		printf("  run length: mean %.2f, median %s, longest %s\n", r->mean,
 		       fmt_count(r->median, c[0]), fmt_count(r->longest, c[4]));
 	}
-	print_title(o, first, "runs by length, of all the processes");
+	print_table_title(o->csv, first, "runs by length, of all the processes");
 	print_histogram(o, "run_length", b, n, r->runs);
 	hmtt_print_interleave_processes(o, a, first);
 }
@@ -381,15 +366,15 @@ static void print_dram(const struct analysis_options *o, struct vmt_analysis *a,
 	snprintf(title, sizeof(title), "DRAM: row buffers (open page), bank-level parallelism and address-bit changes\n"
 		 "over the references in time order, each a 64-byte line at\n%s;\n"
 		 "map %s", where, c->dram_map_text);
-	print_title(o, first, title);
+	print_table_title(o->csv, first, title);
 	if (o->csv) {
 		printf("space,accesses,no_frame,hits,misses,conflicts,hit_pct,miss_pct,conflict_pct,window,blp,max_banks,banks_touched,banks\n");
 		printf("%s,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%.4f,%u,%.4f,%llu,%llu,%llu\n",
 		       c->dram_space == VMT_REF_PHYSICAL ? "physical" : "virtual",
 		       (unsigned long long)r->references, (unsigned long long)r->no_frame,
 		       (unsigned long long)r->hits, (unsigned long long)r->misses,
-		       (unsigned long long)r->conflicts, percent(r->hits, r->references),
-		       percent(r->misses, r->references), percent(r->conflicts, r->references),
+		       (unsigned long long)r->conflicts, percent_of(r->hits, r->references),
+		       percent_of(r->misses, r->references), percent_of(r->conflicts, r->references),
 		       r->window, vmt_dram_blp(a), (unsigned long long)r->max_banks,
 		       (unsigned long long)r->banks_touched, (unsigned long long)r->banks);
 	} else {
@@ -398,8 +383,8 @@ static void print_dram(const struct analysis_options *o, struct vmt_analysis *a,
 		printf("  %14s %14s %14s %14s %6.2f%% %6.2f%% %8.2f%%\n",
 		       fmt_count(r->references, n[0]), fmt_count(r->hits, n[1]),
 		       fmt_count(r->misses, n[2]), fmt_count(r->conflicts, n[3]),
-		       percent(r->hits, r->references), percent(r->misses, r->references),
-		       percent(r->conflicts, r->references));
+		       percent_of(r->hits, r->references), percent_of(r->misses, r->references),
+		       percent_of(r->conflicts, r->references));
 		printf("  a miss: no row open in the bank yet; a conflict: another row open\n"
 		       "  (%s of %s accesses open a row)\n", fmt_count(opened, n[0]),
 		       fmt_count(r->references, n[1]));
@@ -421,7 +406,7 @@ static void print_dram(const struct analysis_options *o, struct vmt_analysis *a,
 	}
 	snprintf(title, sizeof(title), "address bits changed between consecutive accesses (HMTT's figure), of\n"
 		 "%s pairs; field: the map's fields that read the bit", fmt_count(r->pairs, n[0]));
-	print_title(o, first, title);
+	print_table_title(o->csv, first, title);
 	if (o->csv)
 		printf("bit,changes,pairs,change_pct,field\n");
 	else
@@ -429,11 +414,11 @@ static void print_dram(const struct analysis_options *o, struct vmt_analysis *a,
 	for (bit = 6; bit <= top; bit++) {
 		if (o->csv)
 			printf("%u,%llu,%llu,%.4f,%s\n", bit, (unsigned long long)r->flips[bit],
-			       (unsigned long long)r->pairs, percent(r->flips[bit], r->pairs),
+			       (unsigned long long)r->pairs, percent_of(r->flips[bit], r->pairs),
 			       bit_fields(&c->dram_map, bit, f));
 		else
 			printf("  %4u %14s %7.2f%%  %s\n", bit, fmt_count(r->flips[bit], n[0]),
-			       percent(r->flips[bit], r->pairs), bit_fields(&c->dram_map, bit, f));
+			       percent_of(r->flips[bit], r->pairs), bit_fields(&c->dram_map, bit, f));
 	}
 }
 
@@ -602,7 +587,7 @@ static void print_processes(const struct analysis_options *o, unsigned int secti
 			if (h->per[k])
 				a[k] = vmt_per_process_get(h->per[k], i, &pid);
 		snprintf(title, sizeof(title), "==== process %u ====", pid);
-		print_title(o, first, title);
+		print_table_title(o->csv, first, title);
 		if (o->csv)
 			printf("pid\n%u\n", pid);
 		print_sections(o, sections & ~SECTION_INTERLEAVE, a, c, first);

@@ -406,6 +406,20 @@ void analysis_print_header(FILE *out, const char *path, const struct analysis_op
 							  sizeof(settings)));
 }
 
+void print_table_title(bool csv, bool *first, const char *title)
+{
+	if (!*first)
+		putchar('\n');
+	*first = false;
+	if (!csv)
+		printf("%s\n", title);
+}
+
+double percent_of(uint64_t part, uint64_t all)
+{
+	return all ? 100.0 * (double)part / (double)all : 0.0;
+}
+
 const char *fmt_count(uint64_t n, char buf[32])
 {
 	char digits[24];

@@ -129,6 +129,14 @@ int run_analysis(const struct analysis_runner *r, const char *path, struct analy
  */
 void analysis_print_header(FILE *out, const char *path, const struct analysis_options *o,
 			   const struct vmt_analyze_stats *stats);
+/*
+ * A table's title: a line of its own, after an empty line between tables;
+ * in CSV none, the tables apart by the empty line alone. *@first: no table
+ * printed yet.
+ */
+void print_table_title(bool csv, bool *first, const char *title);
+/* @part of @all in percent: 0 when @all is 0. */
+double percent_of(uint64_t part, uint64_t all);
 /* @n with thousands separators ("1,234,567"), in @buf. */
 const char *fmt_count(uint64_t n, char buf[32]);
 /* @bytes as people read them ("512 B", "48.0 KiB", "1.25 GiB"), in @buf. */

@@ -108,21 +108,6 @@ static const char *clean_name(const char *name, char buf[VMT_COMM_LEN + 1])
 	return buf;
 }
 
-static double percent(uint64_t part, uint64_t all)
-{
-	return all ? 100.0 * (double)part / (double)all : 0.0;
-}
-
-/* hmtt.c's: a table's title on a line of its own, none in CSV, tables apart by a blank line. */
-static void print_title(const struct analysis_options *o, bool *first, const char *title)
-{
-	if (!*first)
-		putchar('\n');
-	*first = false;
-	if (!o->csv)
-		printf("%s\n", title);
-}
-
 void hmtt_print_interleave_processes(const struct analysis_options *o,
 				     const struct vmt_analysis *interleave, bool *first)
 {
@@ -132,7 +117,7 @@ void hmtt_print_interleave_processes(const struct analysis_options *o,
 
 	snprintf(title, sizeof(title), "interleaving by process: each one's runs in the merged stream; short:\n"
 		 "runs of fewer than %u references (HMTT's Fig. 13d)", VMT_INTERLEAVE_SHORT_RUN);
-	print_title(o, first, title);
+	print_table_title(o->csv, first, title);
 	if (o->csv)
 		printf("pid,name,references,runs,mean,median,longest,short_runs,short_pct\n");
 	else
@@ -147,18 +132,18 @@ void hmtt_print_interleave_processes(const struct analysis_options *o,
 			       p[i].mean, (unsigned long long)p[i].median,
 			       (unsigned long long)p[i].longest,
 			       (unsigned long long)p[i].short_runs,
-			       percent(p[i].short_runs, p[i].runs));
+			       percent_of(p[i].short_runs, p[i].runs));
 			continue;
 		}
 		printf("  %8u %-16s %14s %12s %10.2f %8s %12s %7.2f%%\n", p[i].pid, nm,
 		       fmt_count(p[i].references, c[0]), fmt_count(p[i].runs, c[1]), p[i].mean,
 		       fmt_count(p[i].median, c[2]), fmt_count(p[i].longest, c[3]),
-		       percent(p[i].short_runs, p[i].runs));
+		       percent_of(p[i].short_runs, p[i].runs));
 	}
 	if (!o->csv)
 		return;
 	/* The CDF: each process's distinct run lengths, the runs at most that long. */
-	print_title(o, first, "");
+	print_table_title(o->csv, first, "");
 	printf("pid,run_length,runs,cumulative_runs,cumulative_pct\n");
 	for (i = 0; i < n; i++) {
 		const struct vmt_interleave_length *l;
@@ -169,7 +154,7 @@ void hmtt_print_interleave_processes(const struct analysis_options *o,
 			cumulative += l[k].runs;
 			printf("%u,%llu,%llu,%llu,%.4f\n", p[i].pid,
 			       (unsigned long long)l[k].length, (unsigned long long)l[k].runs,
-			       (unsigned long long)cumulative, percent(cumulative, p[i].runs));
+			       (unsigned long long)cumulative, percent_of(cumulative, p[i].runs));
 		}
 	}
 }

@@ -257,21 +257,6 @@ int hmtt_prefetch_create(struct vmt_analysis **analysis, const struct hmtt_strea
 	return 0;
 }
 
-/* A table's title: a line of its own, or nothing in CSV, where tables are apart by a blank line. */
-static void print_title(bool csv, bool *first, const char *title)
-{
-	if (!*first)
-		putchar('\n');
-	*first = false;
-	if (!csv)
-		printf("%s\n", title);
-}
-
-static double percent(uint64_t part, uint64_t all)
-{
-	return all ? 100.0 * (double)part / (double)all : 0.0;
-}
-
 /* @part of @of in percent: 0 when @of is 0. */
 static double relative(double part, double of)
 {
@@ -283,7 +268,7 @@ static void print_scr_rates(const struct group *g, const struct hmtt_streams_opt
 {
 	char c[2][32];
 
-	print_title(csv, first, "stream coverage rate (SCR, after Mohan et al.): references in fixed-stride\n"
+	print_table_title(csv, first, "stream coverage rate (SCR, after Mohan et al.): references in fixed-stride\n"
 		    "streams within a window of W references, in three views:\n"
 		    "  virtual:          virtual addresses, a window a process (the program's view)\n"
 		    "  physical-process: physical addresses, a window a process (a memory controller\n"
@@ -323,7 +308,7 @@ static void print_scr_lost(const struct group *g, const struct hmtt_streams_opti
 	/* Without physical addresses there is nothing to compare. */
 	if (!vmt_scr_result(g->parts[SCR_PHYSICAL])->references)
 		return;
-	print_title(csv, first, "SCR lost, in points of SCR, and in percent of the SCR it is lost from:\n"
+	print_table_title(csv, first, "SCR lost, in points of SCR, and in percent of the SCR it is lost from:\n"
 		    "  to virtual memory: lost_vm = virtual - physical-process,\n"
 		    "                     lost_vm% = lost_vm / virtual\n"
 		    "  to interleaving:   lost_interleave = physical-process - physical,\n"
@@ -373,7 +358,7 @@ static void print_scr_strides(const struct group *g, const struct hmtt_streams_o
 		 "by |stride|, forward (> 0) and backward (< 0); percent of the view's\n%s",
 		 s->scr_windows[0], unit == VMT_REF_LINE ? "64-byte lines" : "4 KiB pages",
 		 "completing references");
-	print_title(csv, first, title);
+	print_table_title(csv, first, title);
 	if (csv)
 		printf("space,window,stride_lo,stride_hi,count,forward,backward,percent,cumulative_percent\n");
 	else
@@ -397,13 +382,13 @@ static void print_scr_strides(const struct group *g, const struct hmtt_streams_o
 				       s->scr_windows[0], (unsigned long long)b[i].lo,
 				       (unsigned long long)b[i].hi, (unsigned long long)n,
 				       (unsigned long long)b[i].forward,
-				       (unsigned long long)b[i].backward, percent(n, all),
-				       percent(cumulative, all));
+				       (unsigned long long)b[i].backward, percent_of(n, all),
+				       percent_of(cumulative, all));
 			else
 				printf("  %-16s %23s %14s %14s %14s %7.2f%% %10.2f%%\n", scr_views[v],
 				       fmt_stride(&b[i], range), fmt_count(n, c[0]),
 				       fmt_count(b[i].forward, c[1]), fmt_count(b[i].backward, c[2]),
-				       percent(n, all), percent(cumulative, all));
+				       percent_of(n, all), percent_of(cumulative, all));
 		}
 	}
 }
@@ -446,7 +431,7 @@ void hmtt_prefetch_print(const struct vmt_analysis *prefetch,
 		 "a table a process, each alone (as on a core of its own)",
 		 s->prefetch_trackers, VMT_PREFETCH_CONFIRM, s->prefetch_degree,
 		 s->prefetch_degree == 1 ? "" : "s", where);
-	print_title(csv, first, title);
+	print_table_title(csv, first, title);
 	if (csv)
 		printf("view,space,trackers,degree,accesses,no_frame,repeats,served,demand,prefetches,dram_accesses,streams,prefetch_rate_pct,accuracy_pct,coverage_pct\n");
 	else
@@ -465,14 +450,14 @@ void hmtt_prefetch_print(const struct vmt_analysis *prefetch,
 			       (unsigned long long)r->repeats, (unsigned long long)r->served,
 			       (unsigned long long)r->demand, (unsigned long long)r->prefetches,
 			       (unsigned long long)dram, (unsigned long long)r->streams, rate[v],
-			       percent(r->served, r->prefetches), percent(r->served, asked));
+			       percent_of(r->served, r->prefetches), percent_of(r->served, asked));
 			continue;
 		}
 		printf("  %-11s %14s %12s %14s %14s %14s %14s %6.2f%% %8.2f%% %8.2f%%\n", views[v],
 		       fmt_count(r->accesses, c[0]), fmt_count(r->repeats, c[1]),
 		       fmt_count(r->served, c[2]), fmt_count(r->demand, c[3]),
 		       fmt_count(r->prefetches, c[4]), fmt_count(dram, c[5]), rate[v],
-		       percent(r->served, r->prefetches), percent(r->served, asked));
+		       percent_of(r->served, r->prefetches), percent_of(r->served, asked));
 	}
 	if (csv)
 		return;

@@ -13,20 +13,6 @@
 #include "hmtt_traffic.h"
 #include "record_print.h"
 
-void hmtt_title(bool csv, bool *first, const char *title)
-{
-	if (!*first)
-		putchar('\n');
-	*first = false;
-	if (!csv)
-		printf("%s\n", title);
-}
-
-static double percent(uint64_t part, uint64_t all)
-{
-	return all ? 100.0 * (double)part / (double)all : 0.0;
-}
-
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : 0.0;
@@ -78,7 +64,7 @@ void hmtt_print_dma_devices(bool csv, const struct vmt_analysis *dma, bool *firs
 		if ((int)strlen(devs[i].name) > width)
 			width = (int)strlen(devs[i].name);
 	}
-	hmtt_title(csv, first, "DMA requests by device and direction (HMTT's Table 4). A request is a call:\n"
+	print_table_title(csv, first, "DMA requests by device and direction (HMTT's Table 4). A request is a call:\n"
 		   "a map_page, or a map_sg's segments together (segments: the records); to_device:\n"
 		   "the device reads memory, from_device: it writes; coherent allocations are none.\n"
 		   "requests%, bytes%: of all devices' requests and bytes; avg: bytes / requests");
@@ -94,19 +80,19 @@ void hmtt_print_dma_devices(bool csv, const struct vmt_analysis *dma, bool *firs
 			print_device(true, d->name, 0);
 			printf(",%s,%llu,%llu,%llu,%.4f,%.4f,%.2f\n", dma_dir_name(d->dir),
 			       (unsigned long long)d->requests, (unsigned long long)d->segments,
-			       (unsigned long long)d->bytes, percent(d->requests, requests),
-			       percent(d->bytes, bytes), ratio(d->bytes, d->requests));
+			       (unsigned long long)d->bytes, percent_of(d->requests, requests),
+			       percent_of(d->bytes, bytes), ratio(d->bytes, d->requests));
 			continue;
 		}
 		printf("  ");
 		print_device(false, d->name, width);
 		printf(" %-13s %12s %12s %16s %8.2f%% %6.2f%% %14.1f\n", dma_dir_name(d->dir),
 		       fmt_count(d->requests, c[0]), fmt_count(d->segments, c[1]),
-		       fmt_count(d->bytes, c[2]), percent(d->requests, requests),
-		       percent(d->bytes, bytes), ratio(d->bytes, d->requests));
+		       fmt_count(d->bytes, c[2]), percent_of(d->requests, requests),
+		       percent_of(d->bytes, bytes), ratio(d->bytes, d->requests));
 	}
 
-	hmtt_title(csv, first, "DMA request sizes by device and direction (HMTT's Figure 16): requests\n"
+	print_table_title(csv, first, "DMA request sizes by device and direction (HMTT's Figure 16): requests\n"
 		   "in power-of-two ranges of bytes, cumulative: of the device's in that direction");
 	if (csv)
 		printf("device,direction,size_lo,size_hi,requests,percent,cumulative_pct\n");
@@ -127,8 +113,8 @@ void hmtt_print_dma_devices(bool csv, const struct vmt_analysis *dma, bool *firs
 				       (unsigned long long)sizes[b].lo,
 				       (unsigned long long)sizes[b].hi,
 				       (unsigned long long)d->sizes[b],
-				       percent(d->sizes[b], d->requests),
-				       percent(cumulative, d->requests));
+				       percent_of(d->sizes[b], d->requests),
+				       percent_of(cumulative, d->requests));
 				continue;
 			}
 			printf("  ");
@@ -136,8 +122,8 @@ void hmtt_print_dma_devices(bool csv, const struct vmt_analysis *dma, bool *firs
 			snprintf(range, sizeof(range), "%s..%s", fmt_count(sizes[b].lo, c[0]),
 				 fmt_count(sizes[b].hi, c[1]));
 			printf(" %-13s %27s %12s %7.2f%% %10.2f%%\n", dma_dir_name(d->dir), range,
-			       fmt_count(d->sizes[b], c[2]), percent(d->sizes[b], d->requests),
-			       percent(cumulative, d->requests));
+			       fmt_count(d->sizes[b], c[2]), percent_of(d->sizes[b], d->requests),
+			       percent_of(cumulative, d->requests));
 		}
 	}
 }
@@ -167,7 +153,7 @@ static void print_kinds(bool csv, const struct vmt_traffic_result *r, bool *firs
 		 "counted as its unit's bytes; upper bound, a mapping's size, the most a device moves",
 		 fmt_count(r->fault_references, c[0]), fmt_count(r->exact_accesses, c[1]),
 		 fmt_count(r->bus_records, c[2]));
-	hmtt_title(csv, first, title);
+	print_table_title(csv, first, title);
 	if (csv)
 		printf("kind,count,bytes,share_pct,basis\n");
 	else
@@ -176,11 +162,11 @@ static void print_kinds(bool csv, const struct vmt_traffic_result *r, bool *firs
 		if (csv)
 			printf("%s,%llu,%llu,%.4f,%s\n", kind_names[k],
 			       (unsigned long long)r->count[k], (unsigned long long)r->bytes[k],
-			       percent(r->bytes[k], all), basis_name(r->basis[k]));
+			       percent_of(r->bytes[k], all), basis_name(r->basis[k]));
 		else
 			printf("  %-10s %14s %18s %7.2f%%  %s\n", kind_names[k],
 			       fmt_count(r->count[k], c[0]), fmt_count(r->bytes[k], c[1]),
-			       percent(r->bytes[k], all), basis_name(r->basis[k]));
+			       percent_of(r->bytes[k], all), basis_name(r->basis[k]));
 	}
 }
 
@@ -217,7 +203,7 @@ static void print_bandwidth(bool csv, const struct vmt_analysis *a, bool *first)
 	struct vmt_traffic_interval all = { .start_ns = r->start_ns };
 	char when[32];
 
-	hmtt_title(csv, first, "bandwidth: each kind's bytes per interval, and per second of it (an\n"
+	print_table_title(csv, first, "bandwidth: each kind's bytes per interval, and per second of it (an\n"
 		   "interval lasts the window; the last ends at the last record counted, + 1 ns)");
 	if (csv)
 		printf("start_s,duration_s,cpu_read_bytes,cpu_write_bytes,dma_read_bytes,dma_write_bytes,"
@@ -243,7 +229,7 @@ static void print_modes(bool csv, const struct vmt_traffic_result *r, bool *firs
 	uint64_t all = r->mode[0].references + r->mode[1].references;
 	char c[5][32];
 
-	hmtt_title(csv, first, "references by mode (kernel_mode: a system call's copy, a fault the\n"
+	print_table_title(csv, first, "references by mode (kernel_mode: a system call's copy, a fault the\n"
 		   "kernel took on a user page): reads and writes of each, a read-modify-write in both");
 	if (csv)
 		printf("mode,references,share_pct,reads,writes,read_bytes,write_bytes\n");
@@ -255,13 +241,13 @@ static void print_modes(bool csv, const struct vmt_traffic_result *r, bool *firs
 
 		if (csv)
 			printf("%s,%llu,%.4f,%llu,%llu,%llu,%llu\n", names[m],
-			       (unsigned long long)x->references, percent(x->references, all),
+			       (unsigned long long)x->references, percent_of(x->references, all),
 			       (unsigned long long)x->reads, (unsigned long long)x->writes,
 			       (unsigned long long)x->read_bytes,
 			       (unsigned long long)x->write_bytes);
 		else
 			printf("  %-7s %14s %7.2f%% %14s %14s %16s %16s\n", names[m],
-			       fmt_count(x->references, c[0]), percent(x->references, all),
+			       fmt_count(x->references, c[0]), percent_of(x->references, all),
 			       fmt_count(x->reads, c[1]), fmt_count(x->writes, c[2]),
 			       fmt_count(x->read_bytes, c[3]), fmt_count(x->write_bytes, c[4]));
 	}
@@ -274,10 +260,10 @@ static void print_untranslatable_row(bool csv, const char *what, uint64_t count,
 
 	if (csv)
 		printf("%s,%llu,%llu,%.4f,%llu\n", what, (unsigned long long)count,
-		       (unsigned long long)bad, percent(bad, count), (unsigned long long)left_out);
+		       (unsigned long long)bad, percent_of(bad, count), (unsigned long long)left_out);
 	else
 		printf("  %-15s %14s %14s %7.2f%% %14s\n", what, fmt_count(count, c[0]),
-		       fmt_count(bad, c[1]), percent(bad, count), fmt_count(left_out, c[2]));
+		       fmt_count(bad, c[1]), percent_of(bad, count), fmt_count(left_out, c[2]));
 }
 
 static void print_untranslatable(bool csv, const struct vmt_traffic_result *r, bool *first)
@@ -285,7 +271,7 @@ static void print_untranslatable(bool csv, const struct vmt_traffic_result *r, b
 	uint64_t cpu_left = r->fault_references + r->exact_accesses + r->bus_records -
 			    r->cpu_references;
 
-	hmtt_title(csv, first, "untranslatable physical traffic (HMTT's Figure 17, \"miss rate\"): of the\n"
+	print_table_title(csv, first, "untranslatable physical traffic (HMTT's Figure 17, \"miss rate\"): of the\n"
 		   "CPU references that name a frame (one each) and the DMA map records' 64-byte\n"
 		   "lines at their physical address, those whose 4 KiB frame no (pid, virtual page)\n"
 		   "was known mapped at, at the time (known: seen there in a reference, eviction or\n"

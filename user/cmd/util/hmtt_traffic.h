@@ -11,11 +11,6 @@
 
 #include "vmtrace/analysis.h"
 
-/*
- * A table's title: a line of its own after a blank line (none before the
- * first: *@first), or in CSV nothing but the blank line.
- */
-void hmtt_title(bool csv, bool *first, const char *title);
 /* The dma analysis's requests by device and direction, and their sizes' CDF. */
 void hmtt_print_dma_devices(bool csv, const struct vmt_analysis *dma, bool *first);
 /* The traffic analysis's tables. */

@@ -16,18 +16,9 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "prog.h"
+
 #define PAGE 4096UL
-
-static uint64_t state = 88172645463325252ULL;
-
-/* xorshift64: the same sequence on every run. */
-static uint64_t next(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
 
 int main(int argc, char **argv)
 {
@@ -50,7 +41,7 @@ int main(int argc, char **argv)
 		for (p = 0; p < pages / 2; p++)
 			buf[p * PAGE]++;
 	for (i = 0; i < accesses; i++) {
-		uint64_t x = next();
+		uint64_t x = prog_random();
 
 		p = x % 10 < 8 ? (x >> 8) % 128 : (x >> 8) % pages;
 		buf[p * PAGE + (i % 64) * 64]++;

@@ -7,8 +7,20 @@
 #define VMTRACE_TEST_PROG_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* xorshift64 from a fixed seed: the same sequence on every run. */
+static inline uint64_t prog_random(void)
+{
+	static uint64_t state = 88172645463325252ULL;
+
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return state;
+}
 
 static inline void die(const char *what)
 {

@@ -22,16 +22,6 @@
 
 #define PAGE 4096UL
 
-static uint64_t state = 88172645463325252ULL;
-
-static uint64_t next(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
-
 int main(int argc, char **argv)
 {
 	unsigned long pages = argc > 1 ? strtoul(argv[1], NULL, 0) : 2048;
@@ -57,7 +47,7 @@ int main(int argc, char **argv)
 		die("vmt-two-phases: markers 2 and 3");
 	for (unsigned long p = 0; p < passes; p++) {
 		for (unsigned long i = pages - 1; i > 0; i--) {
-			unsigned long j = next() % (i + 1), t = order[i];
+			unsigned long j = prog_random() % (i + 1), t = order[i];
 
 			order[i] = order[j];
 			order[j] = t;

@@ -504,7 +504,7 @@ def _comm_name(comm):
     return name or '-'
 
 
-def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None):
+def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None, bounded=False):
     """The tables of one process (or all), as hmtt --csv prints them; @dram:
     the map and the space name of the dram section's."""
     out = {}
@@ -612,7 +612,10 @@ def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None):
             v, pp, p = (rate[view] for view in SCR_VIEWS)
             lost.append((w, v, pp, p, v - pp, pct(v - pp, v), pp - p, pct(pp - p, pp)))
         out['scr'] = _frame(rows, ['space', 'window', 'references', 'covered', 'scr_pct'])
-        if lib.vmt_scr_result(a[f'scr_{scr_windows[0]}_physical']).contents.references:
+        # the views count the same references: not under addr=, whose bounds select
+        # those of the pass's space alone (hmtt_streams.c's print_scr_lost())
+        if lib.vmt_scr_result(a[f'scr_{scr_windows[0]}_physical']).contents.references and \
+                not bounded:
             out['scr_lost'] = _frame(lost, ['window', 'virtual_pct', 'physical_process_pct',
                                             'physical_pct', 'lost_vm_points', 'lost_vm_pct',
                                             'lost_interleave_points', 'lost_interleave_pct'])
@@ -796,7 +799,8 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
                                (' pass the filters' if any(v is not None for v in
                                                            filters.values()) else
                                 ' in the trace'))
-        tables = _hmtt_tables(sections, whole, scr_windows, pf, dram)
+        bounded = addr is not None
+        tables = _hmtt_tables(sections, whole, scr_windows, pf, dram, bounded)
         if not per_process:
             return tables
         out = {'all': tables}
@@ -805,7 +809,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
             pid = ctypes.c_uint32()
             mine = {k: lib.vmt_per_process_get(pp, i, ctypes.byref(pid)) for k, pp in per.items()}
             out[pid.value] = _hmtt_tables([s for s in sections if s != 'interleave'], mine,
-                                          scr_windows, pf, dram)
+                                          scr_windows, pf, dram, bounded)
         return out
 
 

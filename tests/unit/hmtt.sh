@@ -325,6 +325,32 @@ for pid in 1 2; do
 	diff -u "$tmp/alone" "$tmp/got" >"$tmp/diff" && pass ||
 		fail "traffic --per-process's pid $pid against --pid $pid: $(cat "$tmp/diff")"
 done
+# A DMA range past the last byte of the address space is left out and
+# counted, not wrapped into a line count.
+traw "$tmp/wrap.raw" "ref 0 1 0x10 0x100 r 0" "dma 100 0 0 1 4096 0xffffffffffffff00 0 1 d" &&
+	"$bin" convert "$tmp/wrap.raw" -o "$tmp/wrap.vmt" >/dev/null 2>&1 || fail "making wrap"
+"$bin" hmtt --csv --section traffic "$tmp/wrap.vmt" 2>&1 | grep -qx 'dma_lines,0,0,0.0000,1' &&
+	pass || fail "a DMA range past 2^64: $("$bin" hmtt --csv --section traffic "$tmp/wrap.vmt" 2>&1 | tail -3)"
+# More intervals than VMT_MAX_INTERVALS (2^24): refused with a message, no crash.
+traw "$tmp/far.raw" "ref 0 1 0x10 0x100 r 0" "ref 576460752303423488 1 0x11 0x101 r 0" &&
+	"$bin" convert "$tmp/far.raw" -o "$tmp/far.vmt" >/dev/null 2>&1 || fail "making far"
+expect 1 "Value too large" --section traffic --window 1 "$tmp/far.vmt"
+expect 1 "Value too large" --section dma --window 1 "$tmp/far.vmt"
+# prefetch and dram in physical space under --addr: no_frame counts the
+# references without a frame (1), not those out of range (2).
+traw "$tmp/nf.raw" "ref 0 1 0x10 0x100 r 0" "ref 10 1 0x11 0x101 r 0" \
+	"ref 20 1 0x12 0x102 r 0" "ref 30 1 0x13 0 r 0" &&
+	"$bin" convert "$tmp/nf.raw" -o "$tmp/nf.vmt" >/dev/null 2>&1 || fail "making nf"
+"$bin" hmtt --csv --section prefetch,dram --space physical --addr 0x100000-0x101000 \
+	"$tmp/nf.vmt" >"$tmp/out" 2>"$tmp/err"
+pf=$(awk -F, '$1 == "merged" { print $5, $6 }' "$tmp/out")
+dr=$(awk -F, 'prev ~ /^space,accesses/ { print $2, $3 } { prev = $0 }' "$tmp/out")
+[ "$pf" = "1 1" ] && [ "$dr" = "1 1" ] && pass ||
+	fail "no_frame under --addr: prefetch '$pf', dram '$dr' (accesses, no_frame), want '1 1'"
+# SCR lost compares the views over the same references: not under --addr.
+"$bin" hmtt --csv --section scr --addr 0x10000-0x12000 "$tmp/nf.vmt" >"$tmp/out" 2>&1 &&
+	! grep -q '^window,virtual_pct' "$tmp/out" && pass ||
+	fail "scr's lost table under --addr: $(head -c 300 "$tmp/out")"
 expect 2 "unknown section 'trafic'" --section dma,trafic "$tmp/tr.vmt"
 expect 1 "no references pass the filters" --section traffic --pid 4242 "$tmp/tr.vmt"
 

@@ -102,7 +102,7 @@ static const char hmtt_usage[] =
 	"  --prefetch-degree D    prefetch: D (1..64, default 2); rate = prefetches /\n"
 	"                     (demand accesses not served + prefetches), on the merged\n"
 	"                     stream and on each process's alone\n"
-	"  --space virtual|physical  dma and interleave: which references count\n"
+	"  --space virtual|physical  dma, interleave and traffic: which references count\n"
 	"                     (physical: those with a frame); scr measures both; dram\n"
 	"                     and prefetch read physical addresses unless --space\n"
 	"                     virtual is given\n"

@@ -108,6 +108,7 @@ int hmtt_streams_option(struct hmtt_streams_options *s, int opt, const char *arg
 struct group {
 	struct vmt_analysis analysis;
 	unsigned int n;
+	bool bounded;		/* scr's: --addr bounds the views of the pass's space alone */
 	struct vmt_analysis *parts[];
 };
 
@@ -203,6 +204,7 @@ int hmtt_scr_create(struct vmt_analysis **analysis, const struct hmtt_streams_op
 
 	if (!g)
 		return -ENOMEM;
+	g->bounded = pass->addr_lo || pass->addr_hi;
 	for (unsigned int w = 0; w < s->nr_scr_windows && !err; w++) {
 		for (unsigned int v = 0; v < SCR_VIEWS && !err; v++) {
 			struct vmt_ref_options o = { .space = views[v].space, .unit = pass->unit,
@@ -308,6 +310,16 @@ static void print_scr_lost(const struct group *g, const struct hmtt_streams_opti
 	/* Without physical addresses there is nothing to compare. */
 	if (!vmt_scr_result(g->parts[SCR_PHYSICAL])->references)
 		return;
+	/*
+	 * Nor under --addr: its bounds select references in the pass's space
+	 * alone, so the views would count different references.
+	 */
+	if (g->bounded) {
+		if (!csv)
+			printf("  (SCR lost: not under --addr, whose bounds select the references of\n"
+			       "  the views in its space alone: the views count different references)\n");
+		return;
+	}
 	print_table_title(csv, first, "SCR lost, in points of SCR, and in percent of the SCR it is lost from:\n"
 		    "  to virtual memory: lost_vm = virtual - physical-process,\n"
 		    "                     lost_vm% = lost_vm / virtual\n"

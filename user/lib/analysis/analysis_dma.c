@@ -10,6 +10,7 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
+#include "base/grow_array.h"
 
 struct dma_sg_call {
 	size_t open;		/* 1 + its row in devices[]; 0: no call open */
@@ -29,7 +30,7 @@ struct dma_traffic {
 	bool started;
 	uint64_t start_ns;
 	struct vmt_dma_interval *intervals;
-	size_t nr, room;
+	uint64_t nr, room;
 	uint64_t records;
 	struct vmt_dma_size_bucket sizes[VMT_DMA_SIZE_BUCKETS];
 	/* By device and direction: the trace that names the devices, and a row each. */
@@ -47,10 +48,14 @@ static struct dma_traffic *to_dma(const struct vmt_analysis *a)
 	return (struct dma_traffic *)a;
 }
 
-/* The interval holding @time_ns, made (with those before it) as needed; NULL: no memory. */
-static struct vmt_dma_interval *dma_interval(struct dma_traffic *d, uint64_t time_ns)
+/*
+ * The interval holding @time_ns, made (with those before it) as needed, in
+ * *@iv: 0, -ENOMEM, or -EOVERFLOW past VMT_MAX_INTERVALS.
+ */
+static int dma_interval(struct dma_traffic *d, uint64_t time_ns, struct vmt_dma_interval **iv)
 {
-	size_t i;
+	uint64_t i;
+	int err;
 
 	if (!d->started) {
 		d->started = true;
@@ -58,32 +63,27 @@ static struct vmt_dma_interval *dma_interval(struct dma_traffic *d, uint64_t tim
 	}
 	/* A record a little before the first (CPUs' clocks) joins the first interval. */
 	i = d->window_ns && time_ns > d->start_ns ? (time_ns - d->start_ns) / d->window_ns : 0;
-	if (i >= d->room) {
-		size_t room = d->room ? d->room : 16;
-		struct vmt_dma_interval *grown;
-
-		while (room <= i)
-			room *= 2;
-		grown = realloc(d->intervals, room * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		d->intervals = grown;
-		d->room = room;
-	}
+	if (i >= VMT_MAX_INTERVALS)
+		return -EOVERFLOW;
+	err = vmt_grow_array((void **)&d->intervals, &d->room, i + 1, sizeof(d->intervals[0]));
+	if (err)
+		return err;
 	while (d->nr <= i) {
 		memset(&d->intervals[d->nr], 0, sizeof(d->intervals[0]));
 		d->intervals[d->nr].start_ns = d->start_ns + d->nr * d->window_ns;
 		d->nr++;
 	}
-	return &d->intervals[i];
+	*iv = &d->intervals[i];
+	return 0;
 }
 
 static int dma_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 {
-	struct vmt_dma_interval *iv = dma_interval(to_dma(a), ref->time_ns);
+	struct vmt_dma_interval *iv;
+	int err = dma_interval(to_dma(a), ref->time_ns, &iv);
 
-	if (!iv)
-		return -ENOMEM;
+	if (err)
+		return err;
 	iv->references++;
 	iv->cpu_bytes += ref->size;
 	return 0;
@@ -227,19 +227,19 @@ static int dma_record(struct vmt_analysis *a, const struct vmt_record *rec)
 	const struct vmt_dma *dma = &rec->dma;
 	struct vmt_dma_size_bucket *size;
 	struct vmt_dma_interval *iv;
+	int err;
 
 	if (rec->hdr.type != VMT_REC_DMA)
 		return 0;
 	d->records++;
 	if (dma->op != VMT_DMA_MAP_PAGE && dma->op != VMT_DMA_MAP_SG && dma->op != VMT_DMA_ALLOC)
 		return 0;
-	iv = dma_interval(d, rec->hdr.time_ns);
-	if (!iv)
-		return -ENOMEM;
+	err = dma_interval(d, rec->hdr.time_ns, &iv);
+	if (err)
+		return err;
 	iv->maps++;
 	if (dma->op != VMT_DMA_ALLOC) {
-		int err = dma_device_record(d, rec);
-
+		err = dma_device_record(d, rec);
 		if (err)
 			return err;
 	}

@@ -429,9 +429,10 @@ static int dram_record(struct vmt_analysis *a, const struct vmt_record *rec)
 	struct vmt_ref ref;
 
 	if (!vmt_ref_from_record(rec, &d->options, &ref)) {
+		/* Physical: a reference without a frame (an exact access has none), not one out of --addr. */
 		if (d->options.space == VMT_REF_PHYSICAL &&
-		    rec->hdr.type == (d->options.source == VMT_REF_EXACT ?
-				      VMT_REC_EXACT : VMT_REC_REFERENCE))
+		    (d->options.source == VMT_REF_EXACT ? rec->hdr.type == VMT_REC_EXACT :
+		     rec->hdr.type == VMT_REC_REFERENCE && !rec->ref.pfn))
 			d->result.no_frame++;
 		return 0;
 	}

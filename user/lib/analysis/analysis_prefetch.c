@@ -141,9 +141,10 @@ static int prefetch_record(struct vmt_analysis *a, const struct vmt_record *rec)
 	struct vmt_ref ref;
 
 	if (!vmt_ref_from_record(rec, &p->options, &ref)) {
+		/* Physical: a reference without a frame (an exact access has none), not one out of --addr. */
 		if (p->options.space == VMT_REF_PHYSICAL &&
-		    rec->hdr.type == (p->options.source == VMT_REF_EXACT ?
-				      VMT_REC_EXACT : VMT_REC_REFERENCE))
+		    (p->options.source == VMT_REF_EXACT ? rec->hdr.type == VMT_REC_EXACT :
+		     rec->hdr.type == VMT_REC_REFERENCE && !rec->ref.pfn))
 			p->result.no_frame++;
 		return 0;
 	}

@@ -12,6 +12,7 @@
 
 #include "vmtrace/analysis.h"
 #include "analysis/analysis_util.h"
+#include "base/grow_array.h"
 
 /* enum dma_data_direction, as the kernel's DMA API numbers it. */
 enum { DMA_DIR_BIDIRECTIONAL = 0, DMA_DIR_TO_DEVICE = 1, DMA_DIR_FROM_DEVICE = 2 };
@@ -31,7 +32,7 @@ struct traffic {
 	uint64_t window_ns;
 	bool started;
 	struct vmt_traffic_interval *intervals;
-	size_t nr, room;
+	uint64_t nr, room;
 	struct vmt_traffic_result result;
 	struct vmt_u64_map pages, frames;
 	/* The record of the reference coming next (record() is before reference()). */
@@ -46,11 +47,15 @@ static struct traffic *to_traffic(const struct vmt_analysis *a)
 	return (struct traffic *)a;
 }
 
-/* The interval holding @time_ns, made (with those before it) as needed; NULL: no memory. */
-static struct vmt_traffic_interval *traffic_interval(struct traffic *t, uint64_t time_ns)
+/*
+ * The interval holding @time_ns, made (with those before it) as needed, in
+ * *@iv: 0, -ENOMEM, or -EOVERFLOW past VMT_MAX_INTERVALS.
+ */
+static int traffic_interval(struct traffic *t, uint64_t time_ns, struct vmt_traffic_interval **iv)
 {
 	struct vmt_traffic_result *r = &t->result;
-	size_t i;
+	uint64_t i;
+	int err;
 
 	if (!t->started) {
 		t->started = true;
@@ -60,24 +65,18 @@ static struct vmt_traffic_interval *traffic_interval(struct traffic *t, uint64_t
 		r->end_ns = time_ns + 1;
 	/* A record a little before the first (CPUs' clocks) joins the first interval. */
 	i = t->window_ns && time_ns > r->start_ns ? (time_ns - r->start_ns) / t->window_ns : 0;
-	if (i >= t->room) {
-		size_t room = t->room ? t->room : 16;
-		struct vmt_traffic_interval *grown;
-
-		while (room <= i)
-			room *= 2;
-		grown = realloc(t->intervals, room * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		t->intervals = grown;
-		t->room = room;
-	}
+	if (i >= VMT_MAX_INTERVALS)
+		return -EOVERFLOW;
+	err = vmt_grow_array((void **)&t->intervals, &t->room, i + 1, sizeof(t->intervals[0]));
+	if (err)
+		return err;
 	while (t->nr <= i) {
 		memset(&t->intervals[t->nr], 0, sizeof(t->intervals[0]));
 		t->intervals[t->nr].start_ns = r->start_ns + t->nr * t->window_ns;
 		t->nr++;
 	}
-	return &t->intervals[i];
+	*iv = &t->intervals[i];
+	return 0;
 }
 
 /* ---- Mappings ---- */
@@ -137,7 +136,8 @@ static void traffic_dma_lines(struct traffic *t, const struct vmt_dma *dma)
 
 	if (!dma->size)
 		return;
-	if (!dma->phys_addr) {
+	/* No physical address, or a range past the last byte's: left out, counted. */
+	if (!dma->phys_addr || dma->phys_addr + dma->size - 1 < dma->phys_addr) {
 		r->dma_no_phys++;
 		return;
 	}
@@ -159,12 +159,13 @@ static int traffic_dma(struct traffic *t, const struct vmt_record *rec)
 	const struct vmt_dma *dma = &rec->dma;
 	struct vmt_traffic_result *r = &t->result;
 	struct vmt_traffic_interval *iv;
+	int err;
 
 	if (dma->op != VMT_DMA_MAP_PAGE && dma->op != VMT_DMA_MAP_SG)
 		return 0;
-	iv = traffic_interval(t, rec->hdr.time_ns);
-	if (!iv)
-		return -ENOMEM;
+	err = traffic_interval(t, rec->hdr.time_ns, &iv);
+	if (err)
+		return err;
 	if (dma->dir == DMA_DIR_TO_DEVICE || dma->dir == DMA_DIR_BIDIRECTIONAL) {
 		r->count[VMT_TRAFFIC_DMA_READ]++;
 		r->bytes[VMT_TRAFFIC_DMA_READ] += dma->size;
@@ -224,11 +225,12 @@ static int traffic_reference(struct vmt_analysis *a, const struct vmt_ref *ref)
 	bool write = ref->access & VMT_ACCESS_WRITE;
 	/* A read-modify-write is a read and a write; anything but a write, a read. */
 	bool read = (ref->access & VMT_ACCESS_READ) || !write;
-	struct vmt_traffic_interval *iv = traffic_interval(t, ref->time_ns);
+	struct vmt_traffic_interval *iv;
 	uint64_t bytes;
+	int err = traffic_interval(t, ref->time_ns, &iv);
 
-	if (!iv)
-		return -ENOMEM;
+	if (err)
+		return err;
 	if (t->ref_type == VMT_REC_EXACT) {
 		bytes = t->exact_size;
 		if (t->exact_flags & (VMT_EXACT_BUS_FILL | VMT_EXACT_BUS_WRITEBACK |

@@ -35,6 +35,12 @@ static inline uint64_t vmt_mix64(uint64_t key)
 	return key ^ (key >> 31);
 }
 
+/*
+ * The most intervals an analysis of time intervals keeps (dma's and
+ * traffic's --window): a trace that needs more is refused, -EOVERFLOW.
+ */
+#define VMT_MAX_INTERVALS	(UINT64_C(1) << 24)
+
 /* (*@counts)[@at] += @n, the array grown to hold it (vmt_grow_array()); 0 or -ENOMEM. */
 int vmt_count_at(uint64_t **counts, uint64_t *room, uint64_t at, uint64_t n);
 

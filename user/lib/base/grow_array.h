@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for @n elements of @size bytes in *@array, which has room for *@room: 0 or -ENOMEM. */
+/*
+ * Room for @n elements of @size bytes in *@array, which has room for *@room:
+ * 0, -ENOMEM, or -EOVERFLOW when twice @n elements would not fit in a size_t
+ * (the room doubles: it stays below 2 @n).
+ */
 static inline int vmt_grow_array(void **array, uint64_t *room, uint64_t n, size_t size)
 {
 	uint64_t want = *room ? *room : 1024;
@@ -16,6 +20,8 @@ static inline int vmt_grow_array(void **array, uint64_t *room, uint64_t n, size_
 
 	if (n <= *room)
 		return 0;
+	if (n > SIZE_MAX / 2 / size)
+		return -EOVERFLOW;
 	while (want < n)
 		want *= 2;
 	p = realloc(*array, want * size);

@@ -278,9 +278,13 @@ int hmtt_plot_prefetch(const char *cmd, const struct hmtt_figures *f, const char
 				 "no access modelled");
 	if (!hmtt_figure_writable(cmd, path) || plot_begin(cmd, &p))
 		return 1;
-	for (unsigned int v = 0; v < HMTT_PREFETCH_VIEWS; v++)
-		fprintf(p.data, "%u %s %.4f\n", v, hmtt_prefetch_view_name(v),
-			vmt_prefetch_rate(hmtt_prefetch_view(f->prefetch, v)));
+	/* The label: the text table's %.2f of the rate, not of the CSV's %.4f. */
+	for (unsigned int v = 0; v < HMTT_PREFETCH_VIEWS; v++) {
+		double rate = vmt_prefetch_rate(hmtt_prefetch_view(f->prefetch, v));
+
+		fprintf(p.data, "%u %s %.4f \"%.2f%%\"\n", v, hmtt_prefetch_view_name(v), rate,
+			rate);
+	}
 	fprintf(p.script, "set termoption noenhanced\n"
 		"set title \"prefetch rate (HMTT's formula (2) and Fig. 13c), a sequential prefetcher\\n"
 		"modelled: %u trackers, %u line%s ahead; merged: every process's accesses through\\n"
@@ -289,7 +293,7 @@ int hmtt_plot_prefetch(const char *cmd, const struct hmtt_figures *f, const char
 		"set xrange [-0.75:1.75]\nset yrange [0:110]\nset boxwidth 0.5\n"
 		"set style fill solid 0.5 border -1\nset grid ytics\nset xtics nomirror\nunset key\n"
 		"plot DATA using 1:3:xtic(2) with boxes lc rgb '#4477aa', "
-		"DATA using 1:3:(sprintf('%%.2f%%%%', $3)) with labels offset 0,1\n",
+		"DATA using 1:3:4 with labels offset 0,1\n",
 		f->streams->prefetch_trackers, f->streams->prefetch_degree,
 		f->streams->prefetch_degree == 1 ? "" : "s");
 	return hmtt_figure_draw(cmd, &p, path);
@@ -385,9 +389,12 @@ int hmtt_plot_traffic(const char *cmd, const struct hmtt_figures *f, const char 
 		return no_figure(cmd, "traffic", "no bytes counted");
 	if (!hmtt_figure_writable(cmd, path) || plot_begin(cmd, &p))
 		return 1;
-	for (k = 0; k < VMT_TRAFFIC_KINDS; k++)
-		fprintf(p.data, "%u %s \"%s\" %.4f\n", k, kind_names[k], basis_name(r->basis[k]),
-			percent_of(r->bytes[k], all));
+	for (k = 0; k < VMT_TRAFFIC_KINDS; k++) {
+		double share = percent_of(r->bytes[k], all);
+
+		fprintf(p.data, "%u %s \"%s\" %.4f \"%.2f%%\"\n", k, kind_names[k],
+			basis_name(r->basis[k]), share, share);
+	}
 	fprintf(p.script, "set termoption noenhanced\n"
 		"set title \"memory traffic by kind (HMTT's Table 3): each kind's share of the four's\\n"
 		"bytes, its basis under its name (observed: every access's bytes; estimated: a page\\n"
@@ -398,6 +405,6 @@ int hmtt_plot_traffic(const char *cmd, const struct hmtt_figures *f, const char 
 		"set bmargin 5\n"
 		"plot DATA using 1:4:xtic(sprintf(\"%%s\\n(%%s)\", strcol(2), strcol(3))) "
 		"with boxes lc rgb '#4477aa', "
-		"DATA using 1:4:(sprintf('%%.2f%%%%', $4)) with labels offset 0,1\n");
+		"DATA using 1:4:5 with labels offset 0,1\n");
 	return hmtt_figure_draw(cmd, &p, path);
 }

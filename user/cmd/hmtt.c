@@ -15,7 +15,8 @@
  * on physical addresses; row-buffer hits, bank-level parallelism and
  * address-bit changes through a DRAM address map; a sequential prefetcher's
  * prefetch rate (scr and prefetch: util/hmtt_streams.c). Interleaving a
- * process and the figures (--plot) are util/hmtt_plot.c's.
+ * process and the figures (--plot) are util/hmtt_plot.c's (the tables':
+ * util/hmtt_figures.c).
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>

@@ -4,7 +4,8 @@
  * docs/analysis/hmtt.md): the table of each process's runs in the merged
  * stream (HMTT's Fig. 13d), and with --plot, drawn by gnuplot, the pages
  * at their frames (Figs. 12b, 19b) and a slice of the merged stream with
- * each process in its colour (Fig. 13a).
+ * each process in its colour (Fig. 13a); hmtt_figures.c draws the tables'
+ * figures, and hmtt_plot() each figure of a section that ran.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
 /*
  * hmtt_plot.c: vmtrace hmtt's interleaving a process (a table, and in CSV
  * each process's run-length CDF) and its figures (--plot): the v2p
- * mapping and a slice of the interleaved stream, one image a section.
+ * mapping and a slice of the interleaved stream, and through
+ * hmtt_figures.c the tables' figures, one image a figure.
  */
 #ifndef VMTRACE_CMD_HMTT_PLOT_H
 #define VMTRACE_CMD_HMTT_PLOT_H

@@ -15,7 +15,8 @@
  * on physical addresses; row-buffer hits, bank-level parallelism and
  * address-bit changes through a DRAM address map; a sequential prefetcher's
  * prefetch rate (scr and prefetch: util/hmtt_streams.c). Interleaving a
- * process and the figures (--plot) are util/hmtt_plot.c's.
+ * process and the figures (--plot) are util/hmtt_plot.c's (the tables':
+ * util/hmtt_figures.c).
  * docs/analysis/hmtt.md defines each.
  */
 #include <errno.h>
@@ -695,8 +696,7 @@ int cmd_hmtt(int argc, char **argv)
 		sections = SECTION_DEFAULT;
 	if (!c.dram_map_text[0] && parse_dram_map(&c, DEFAULT_DRAM_MAP))
 		return 1;
-	if (hmtt_plot_check(CMD, o.plot, sections & (SECTION_V2P | SECTION_INTERLEAVE),
-			    &c.slice_count))
+	if (hmtt_plot_check(CMD, o.plot, sections & ~SECTION_DRAM, &c.slice_count))
 		return 2;
 	t = analysis_open(CMD, path, &o);
 	if (!t)
@@ -742,7 +742,9 @@ int cmd_hmtt(int argc, char **argv)
 		.v2p = sections & SECTION_V2P ? h.all[HMTT_V2P] : NULL,
 		.interleave = sections & SECTION_INTERLEAVE ? h.all[HMTT_INTERLEAVE] : NULL,
 		.slice_first = c.slice_first, .slice_count = c.slice_count,
-		.space = o.ref.space }) : 0;
+		.space = o.ref.space, .scr = h.all[HMTT_SCR], .streams = &c.streams,
+		.unit = o.ref.unit, .prefetch = h.all[HMTT_PREFETCH], .dma = h.all[HMTT_DMA],
+		.traffic = h.all[HMTT_TRAFFIC] }) : 0;
 out:
 	hmtt_destroy(&h);
 	vmt_trace_close(t);

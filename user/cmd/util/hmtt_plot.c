@@ -4,7 +4,8 @@
  * docs/analysis/hmtt.md): the table of each process's runs in the merged
  * stream (HMTT's Fig. 13d), and with --plot, drawn by gnuplot, the pages
  * at their frames (Figs. 12b, 19b) and a slice of the merged stream with
- * each process in its colour (Fig. 13a).
+ * each process in its colour (Fig. 13a); hmtt_figures.c draws the tables'
+ * figures, and hmtt_plot() each figure of a section that ran.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,18 +15,23 @@
 
 #include "hmtt_plot.h"
 
-/* A figure's legend: the processes with the most points, the rest as one entry. */
-#define MAX_KEYS	12
-
 const char hmtt_plot_usage[] =
-	"  --plot FILE        draw the figures with gnuplot, one a section that has one,\n"
-	"                     FILE's name with the section's before its extension\n"
-	"                     (out.svg: out-v2p.svg, out-interleave.svg; .svg or .png):\n"
-	"                     v2p, each page at its last frame, a colour a process (at\n"
-	"                     most 20,000 pages: beyond, every k-th in the order first\n"
-	"                     seen); interleave, a slice of the merged stream, reference\n"
-	"                     against address, a colour a process\n"
-	"  --plot-slice [START:]N  interleave's figure: the references START..START+N-1\n"
+	"  --plot FILE        draw the figures with gnuplot, each section's that ran, FILE's\n"
+	"                     name with the figure's before its extension (.svg or .png;\n"
+	"                     out.svg: out-v2p.svg ...), from the numbers the tables print:\n"
+	"                     dma-sizes (dma), each device's request sizes' CDF in one\n"
+	"                     direction; v2p, each page at its last frame, a colour a\n"
+	"                     process (at most 20,000 pages: beyond, every k-th in the\n"
+	"                     order first seen); interleave, a slice of the merged stream,\n"
+	"                     reference against address, a colour a process, and runs,\n"
+	"                     each process's run-length CDF (the 12 with the most\n"
+	"                     references); scr, SCR against the window in the three\n"
+	"                     views, and strides, their CDF of |stride| at the first\n"
+	"                     window; prefetch, the rate merged and per process; traffic,\n"
+	"                     the four kinds' shares of the bytes, with their basis.\n"
+	"                     A figure with nothing to draw (no frame, no DMA) is said\n"
+	"                     and left out\n"
+"  --plot-slice [START:]N  interleave's figure: the references START..START+N-1\n"
 	"                     of the merged stream (from 0; default: the first 2000)\n";
 
 int hmtt_parse_slice(const char *cmd, const char *arg, uint64_t *first, uint64_t *count)
@@ -78,7 +84,7 @@ int hmtt_plot_check(const char *cmd, const char *plot, bool figures, uint64_t *s
 		return -1;
 	}
 	if (plot && !figures) {
-		fprintf(stderr, "vmtrace %s: --plot: no section asked for has a figure (v2p, interleave)\n",
+		fprintf(stderr, "vmtrace %s: --plot: no section asked for has a figure (dma, v2p, interleave, scr, prefetch, traffic)\n",
 			cmd);
 		return -1;
 	}
@@ -87,25 +93,6 @@ int hmtt_plot_check(const char *cmd, const char *plot, bool figures, uint64_t *s
 	if (!*slice_count)
 		*slice_count = HMTT_DEFAULT_SLICE;
 	return 0;
-}
-
-/*
- * @name fit for a CSV field or a gnuplot string, in quotes of either kind
- * (printable, no comma, quote or backslash: '_' for each), or "-" if none.
- */
-static const char *clean_name(const char *name, char buf[VMT_COMM_LEN + 1])
-{
-	size_t i;
-
-	if (!name || !*name)
-		return "-";
-	for (i = 0; i < VMT_COMM_LEN && name[i]; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		buf[i] = ch >= ' ' && ch < 0x7f && !strchr(",'\"\\", ch) ? (char)ch : '_';
-	}
-	buf[i] = '\0';
-	return buf;
 }
 
 void hmtt_print_interleave_processes(const struct analysis_options *o,
@@ -124,7 +111,7 @@ void hmtt_print_interleave_processes(const struct analysis_options *o,
 		printf("  %8s %-16s %14s %12s %10s %8s %12s %8s\n", "pid", "name", "references",
 		       "runs", "mean", "median", "longest", "short");
 	for (i = 0; i < n; i++) {
-		const char *nm = clean_name(p[i].comm, name);
+		const char *nm = hmtt_clean_name(p[i].comm, name);
 
 		if (o->csv) {
 			printf("%u,%s,%llu,%llu,%.4f,%llu,%llu,%llu,%.4f\n", p[i].pid, nm,
@@ -161,7 +148,7 @@ void hmtt_print_interleave_processes(const struct analysis_options *o,
 
 /* ---- Figures ---- */
 
-/* A process in a figure: its points, and its legend entry's place (MAX_KEYS: "other"). */
+/* A process in a figure: its points, and its legend entry's place (HMTT_MAX_KEYS: "other"). */
 struct figure_process {
 	uint32_t pid;
 	uint64_t points;
@@ -203,16 +190,16 @@ static int by_points(const void *a, const void *b)
 }
 
 /*
- * The legend: the MAX_KEYS processes with the most points (ties: the
+ * The legend: the HMTT_MAX_KEYS processes with the most points (ties: the
  * lower pid) each a block of their own, in that order, the others block
- * MAX_KEYS. Return: the blocks.
+ * HMTT_MAX_KEYS. Return: the blocks.
  */
 static unsigned int figure_blocks(struct figure *f)
 {
 	qsort(f->procs, f->nr, sizeof(*f->procs), by_points);
 	for (size_t i = 0; i < f->nr; i++)
-		f->procs[i].block = i < MAX_KEYS ? (unsigned int)i : MAX_KEYS;
-	return f->nr > MAX_KEYS ? MAX_KEYS + 1 : (unsigned int)f->nr;
+		f->procs[i].block = i < HMTT_MAX_KEYS ? (unsigned int)i : HMTT_MAX_KEYS;
+	return f->nr > HMTT_MAX_KEYS ? HMTT_MAX_KEYS + 1 : (unsigned int)f->nr;
 }
 
 static unsigned int block_of(const struct figure *f, uint32_t pid)
@@ -220,7 +207,7 @@ static unsigned int block_of(const struct figure *f, uint32_t pid)
 	for (size_t i = 0; i < f->nr; i++)
 		if (f->procs[i].pid == pid)
 			return f->procs[i].block;
-	return MAX_KEYS;
+	return HMTT_MAX_KEYS;
 }
 
 /* The name @names (an interleave analysis) knows @pid by, or NULL. */
@@ -248,45 +235,14 @@ static void figure_plot_command(const struct figure *f, unsigned int blocks,
 	for (unsigned int b = 0; b < blocks; b++) {
 		fprintf(script, "%sDATA index %u using 1:2 with points pt 7 ps 0.5 ", b ? ", " : "",
 			b);
-		if (b < MAX_KEYS)
+		if (b < HMTT_MAX_KEYS)
 			fprintf(script, "title 'pid %u %s'", f->procs[b].pid,
-				clean_name(name_of(names, f->procs[b].pid), name));
+				hmtt_clean_name(name_of(names, f->procs[b].pid), name));
 		else
 			fprintf(script, "lc rgb 'gray' title '%zu other processes'",
-				f->nr - MAX_KEYS);
+				f->nr - HMTT_MAX_KEYS);
 	}
 	fputc('\n', script);
-}
-
-/* @path with "-@section" before its extension, in @buf. */
-static const char *figure_path(const char *path, const char *section, char *buf, size_t size)
-{
-	const char *dot = strrchr(path, '.');	/* .svg or .png: parse_analysis_option() */
-
-	snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, section, dot);
-	return buf;
-}
-
-/* Whether @path can be written (gnuplot would say little), having said why not. */
-static bool writable(const char *cmd, const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		fprintf(stderr, "vmtrace %s: --plot: cannot write %s: %s\n", cmd, path,
-			strerror(errno));
-		return false;
-	}
-	fclose(f);
-	return true;
-}
-
-static int draw(const char *cmd, struct plot *p, const char *path)
-{
-	if (plot_end(cmd, p, path))
-		return 1;
-	fprintf(stderr, "vmtrace %s: wrote %s\n", cmd, path);
-	return 0;
 }
 
 /*
@@ -311,7 +267,7 @@ static int plot_v2p(const char *cmd, const struct hmtt_figures *fig, const char 
 			cmd);
 		return -1;
 	}
-	if (!writable(cmd, path))
+	if (!hmtt_figure_writable(cmd, path))
 		return 1;
 	for (pos = 0, i = 0; vmt_v2p_next_page(fig->v2p, &pos, &page); i++) {
 		struct figure_process *fp;
@@ -349,7 +305,7 @@ static int plot_v2p(const char *cmd, const struct hmtt_figures *fig, const char 
 		/* the margins above must not reach below page and frame 0 */
 		"set xrange [0:*]\nset yrange [0:*]\n");
 	figure_plot_command(&f, blocks, fig->names, p.script);
-	ret = draw(cmd, &p, path);
+	ret = hmtt_figure_draw(cmd, &p, path);
 	goto out;
 nomem:
 	fprintf(stderr, "vmtrace %s: --plot: %s\n", cmd, strerror(ENOMEM));
@@ -376,7 +332,7 @@ static int plot_interleave(const char *cmd, const struct hmtt_figures *fig, cons
 			cmd, fmt_count(fig->slice_first, c[0]), fmt_count(r->references, c[1]));
 		return -1;
 	}
-	if (!writable(cmd, path))
+	if (!hmtt_figure_writable(cmd, path))
 		return 1;
 	for (i = 0; i < n; i++) {
 		struct figure_process *fp = figure_process(&f, refs[i].pid);
@@ -410,7 +366,7 @@ static int plot_interleave(const char *cmd, const struct hmtt_figures *fig, cons
 		"set offsets 0, 0, graph 0.04, graph 0.04\nset yrange [0:*]\n",
 		fig->space == VMT_REF_PHYSICAL ? "physical" : "virtual");
 	figure_plot_command(&f, blocks, fig->names, p.script);
-	ret = draw(cmd, &p, path);
+	ret = hmtt_figure_draw(cmd, &p, path);
 out:
 	free(f.procs);
 	return ret;
@@ -418,17 +374,29 @@ out:
 
 int hmtt_plot(const char *cmd, const struct hmtt_figures *f)
 {
+	/* In the sections' order; a figure when its section ran. */
+	const struct {
+		const char *name;
+		bool ran;
+		int (*draw)(const char *cmd, const struct hmtt_figures *f, const char *path);
+	} figures[] = {
+		{ "dma-sizes", f->dma, hmtt_plot_dma_sizes },
+		{ "v2p", f->v2p, plot_v2p },
+		{ "interleave", f->interleave, plot_interleave },
+		{ "runs", f->interleave, hmtt_plot_runs },
+		{ "scr", f->scr, hmtt_plot_scr },
+		{ "strides", f->scr, hmtt_plot_strides },
+		{ "prefetch", f->prefetch, hmtt_plot_prefetch },
+		{ "traffic", f->traffic, hmtt_plot_traffic },
+	};
 	char path[4096];
 	int ret, failed = 0, drawn = 0;
 
-	if (f->v2p) {
-		ret = plot_v2p(cmd, f, figure_path(f->path, "v2p", path, sizeof(path)));
-		failed |= ret > 0;
-		drawn += !ret;
-	}
-	if (f->interleave) {
-		figure_path(f->path, "interleave", path, sizeof(path));
-		ret = plot_interleave(cmd, f, path);
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
+		if (!figures[i].ran)
+			continue;
+		ret = figures[i].draw(cmd, f, hmtt_figure_path(f->path, figures[i].name, path,
+							      sizeof(path)));
 		failed |= ret > 0;
 		drawn += !ret;
 	}

@@ -2,7 +2,8 @@
 /*
  * hmtt_plot.c: vmtrace hmtt's interleaving a process (a table, and in CSV
  * each process's run-length CDF) and its figures (--plot): the v2p
- * mapping and a slice of the interleaved stream, one image a section.
+ * mapping and a slice of the interleaved stream, and through
+ * hmtt_figures.c the tables' figures, one image a figure.
  */
 #ifndef VMTRACE_CMD_HMTT_PLOT_H
 #define VMTRACE_CMD_HMTT_PLOT_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "analysis_command.h"
+#include "hmtt_figures.h"
 
 /* --plot-slice's default: the first this many references. */
 #define HMTT_DEFAULT_SLICE	2000
@@ -38,19 +40,12 @@ int hmtt_plot_check(const char *cmd, const char *plot, bool figures, uint64_t *s
 void hmtt_print_interleave_processes(const struct analysis_options *o,
 				     const struct vmt_analysis *interleave, bool *first);
 
-/* What --plot draws from: the analyses of all the processes. */
-struct hmtt_figures {
-	const char *path;		/* --plot's: out.svg gives out-v2p.svg ... */
-	const struct vmt_analysis *v2p;		/* NULL: no v2p figure */
-	const struct vmt_analysis *interleave;	/* NULL: no interleave figure */
-	const struct vmt_analysis *names;	/* an interleave analysis: the names; or NULL */
-	uint64_t slice_first, slice_count;	/* the slice it kept */
-	enum vmt_ref_space space;	/* the slice's addresses' */
-};
 
 /*
- * Each figure into its file, saying on stderr which it wrote and which it
- * could not draw (v2p without a frame). 0, or 1 having said why not.
+ * Each figure of a section that ran into its file (hmtt_figures.c draws
+ * those of the tables), saying on stderr which it wrote and which it had
+ * nothing to draw for (v2p without a frame, dma-sizes without DMA records...).
+ * 0, or 1 having said why not.
  */
 int hmtt_plot(const char *cmd, const struct hmtt_figures *f);
 

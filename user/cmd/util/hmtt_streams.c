@@ -187,6 +187,7 @@ static struct group *group_new(unsigned int n)
 /* scr's three views, a window's parts in this order. */
 enum { SCR_VIRTUAL, SCR_PHYSICAL_PROCESS, SCR_PHYSICAL, SCR_VIEWS };
 static const char *const scr_views[SCR_VIEWS] = { "virtual", "physical-process", "physical" };
+_Static_assert(SCR_VIEWS == HMTT_SCR_VIEWS, "hmtt_streams.h's count of scr's views");
 
 int hmtt_scr_create(struct vmt_analysis **analysis, const struct hmtt_streams_options *s,
 		    const struct vmt_ref_options *pass)
@@ -231,6 +232,8 @@ int hmtt_scr_create(struct vmt_analysis **analysis, const struct hmtt_streams_op
 
 /* prefetch's two views, in this order. */
 enum { PREFETCH_MERGED, PREFETCH_PER_PROCESS, PREFETCH_VIEWS };
+static const char *const prefetch_views[PREFETCH_VIEWS] = { "merged", "per-process" };
+_Static_assert(PREFETCH_VIEWS == HMTT_PREFETCH_VIEWS, "hmtt_streams.h's count of prefetch's views");
 
 int hmtt_prefetch_create(struct vmt_analysis **analysis, const struct hmtt_streams_options *s,
 			 const struct vmt_ref_options *options)
@@ -419,7 +422,7 @@ void hmtt_prefetch_print(const struct vmt_analysis *prefetch,
 			 const struct hmtt_streams_options *s,
 			 const struct vmt_ref_options *options, bool csv, bool *first)
 {
-	static const char *const views[PREFETCH_VIEWS] = { "merged", "per-process" };
+	const char *const *views = prefetch_views;
 	const struct group *g = to_group(prefetch);
 	const char *where, *space = options->space == VMT_REF_PHYSICAL ? "physical" : "virtual";
 	double rate[PREFETCH_VIEWS];
@@ -487,4 +490,26 @@ void hmtt_prefetch_print(const struct vmt_analysis *prefetch,
 			       fmt_count(r->no_frame, c[0]), r->accesses ? "" :
 			       ": none names one (--space virtual: virtual addresses as a stand-in)");
 	}
+}
+
+const char *hmtt_scr_view_name(unsigned int v)
+{
+	return scr_views[v];
+}
+
+const struct vmt_analysis *hmtt_scr_view(const struct vmt_analysis *scr, unsigned int w,
+					 unsigned int v)
+{
+	return to_group(scr)->parts[w * SCR_VIEWS + v];
+}
+
+const char *hmtt_prefetch_view_name(unsigned int v)
+{
+	return prefetch_views[v];
+}
+
+const struct vmt_analysis *hmtt_prefetch_view(const struct vmt_analysis *prefetch,
+					      unsigned int v)
+{
+	return to_group(prefetch)->parts[v];
 }

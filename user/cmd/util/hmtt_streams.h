@@ -62,4 +62,17 @@ void hmtt_prefetch_print(const struct vmt_analysis *prefetch,
 			 const struct hmtt_streams_options *s,
 			 const struct vmt_ref_options *options, bool csv, bool *first);
 
+/* The figures' way in (hmtt_figures.c): scr's views, in the tables' order. */
+#define HMTT_SCR_VIEWS		3	/* virtual, physical-process, physical */
+#define HMTT_PREFETCH_VIEWS	2	/* merged, per-process */
+/* The tables' name of scr's view @v. */
+const char *hmtt_scr_view_name(unsigned int v);
+/* scr's SCR analysis at the @w-th window (in --scr-window's order) in view @v. */
+const struct vmt_analysis *hmtt_scr_view(const struct vmt_analysis *scr, unsigned int w,
+					 unsigned int v);
+/* The tables' name of prefetch's view @v, and its prefetcher. */
+const char *hmtt_prefetch_view_name(unsigned int v);
+const struct vmt_analysis *hmtt_prefetch_view(const struct vmt_analysis *prefetch,
+					      unsigned int v);
+
 #endif

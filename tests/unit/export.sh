@@ -17,7 +17,7 @@ ok() { passed=$((passed + 1)); }
 
 "$synth" mixed 20000 7 >"$tmp/synth.raw" &&
 	"$bin" convert -o "$tmp/synth.vmt" "$tmp/synth.raw" >/dev/null 2>&1 &&
-	python3 "$here/export/records.py" >"$tmp/hand.raw" &&
+	python3 "$here/export/records.py" --exact >"$tmp/hand.raw" &&
 	"$bin" convert -o "$tmp/hand.vmt" "$tmp/hand.raw" >/dev/null 2>&1 ||
 	{ echo "export: FAIL: cannot make the traces"; exit 1; }
 

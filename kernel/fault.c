@@ -150,8 +150,14 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 	vmt_emit(&rec, VMT_REC_REFERENCE);
 
 	t = vmt_target_lookup(current->mm);
+	/*
+	 * A THP's pair is its first page and first frame: the reference's pfn
+	 * is the frame of the 4 KiB page that faulted, @address's offset into
+	 * the THP from the first.
+	 */
 	if (t && t->pagemap && rec.ref.pfn && vmt_session_event_on(VMT_EVENT_PAGEMAP))
 		vmt_pagemap_log(t->pagemap, huge ? address & HPAGE_PMD_MASK : address & PAGE_MASK,
+				huge ? rec.ref.pfn - ((address & ~HPAGE_PMD_MASK) >> PAGE_SHIFT) :
 				rec.ref.pfn, huge);
 	if (!t)
 		return;

@@ -304,7 +304,7 @@ enum vmt_pagemap_op {
 
 struct vmt_pagemap {
 	__u64 vaddr;		/* the page's address (a THP's first page) */
-	__u64 pfn;
+	__u64 pfn;		/* its frame (a THP's first frame) */
 	__u8 op;		/* enum vmt_pagemap_op */
 	__u8 huge;		/* 1: a transparent huge page, mapped by one PMD */
 	__u16 reserved0;

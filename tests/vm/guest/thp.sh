@@ -16,7 +16,9 @@ echo always >/sys/kernel/mm/transparent_hugepage/enabled
 echo madvise >/sys/kernel/mm/transparent_hugepage/defrag
 
 pages=1024
-seq=0r,1r,511r,512r,0r,600w,1023r,5w,700r
+# Each THP first touched past its first page (5, 600): a record that named the
+# faulting page's frame for the THP's would show it.
+seq=5r,1r,511r,600r,0r,512w,1023r,5w,700r
 export VMT_TOUCH_HUGE=1
 
 start_program() {  # start_program DIR: vmt-touch-pages, ready and waiting
@@ -42,12 +44,13 @@ PY
 # check DIR N: the buffer's references and evictions against the sequence
 check() {
 	vmtrace dump-raw "$1/raw" >"$1/txt"
-	python3 - "$1" "$N" "$(cat "$1/base")" "$seq" <<'PY'
+	python3 - "$1" "$N" "$(cat "$1/base")" "$seq" "${PAGEMAP:-0}" <<'PY'
 import sys
 d, n, base, seq = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 16), sys.argv[4].split(",")
+pagemap = sys.argv[5] == "1"
 HUGE, PAGE = 2 << 20, 4096
 pfns = [int(l, 16) for l in open(f"{d}/pfns")]
-refs, evicts, lines = [], [], []
+refs, evicts, maps, lines = [], [], [], []
 # In time order: dump-raw gives each CPU's records in turn, and an eviction
 # may be made on another CPU than the fault's (by the stale work, tid 0).
 for line in sorted(open(f"{d}/txt"), key=lambda l: int(l.split()[0])):
@@ -61,6 +64,8 @@ for line in sorted(open(f"{d}/txt"), key=lambda l: int(l.split()[0])):
         refs.append(f)
     elif w[1] == "evict":
         evicts.append(f)
+    elif w[1] == "pagemap":
+        maps.append(f)
 def fail(msg):
     # The buffer's records, then the message last, where a log's tail shows it.
     print("".join(lines), end="")
@@ -99,7 +104,24 @@ if n == 0:
             fail(f"eviction {e} after an access at {addr:#x}")
         if e["dirty"] != ("1" if access == "W" else "0"):
             fail(f"eviction {e} after a {access}")
-print(f"{len(refs)} huge references and {len(evicts)} huge evictions as expected")
+# -e pagemap: each THP's pair logged once, as a whole: its first page and
+# its first frame (HMTT's page-table record: the page at that frame), as
+# /proc/PID/pagemap gives it, not the frame of the address that faulted.
+# The unmaps at the program's exit name the same pairs.
+if pagemap:
+    mapped = {m["addr"] for m in maps if m["op"] == "map"}
+    if len(mapped) != len({(base + int(a[:-1]) * PAGE) // HUGE for a in seq}):
+        fail(f"{len(mapped)} THPs in pagemap map records, expected each THP touched")
+    for m in maps:
+        a = int(m["addr"], 16)
+        if a % HUGE or m.get("huge") != "1":
+            fail(f"pagemap record {m} is not a whole THP's")
+        if int(m["pfn"], 16) != pfns[(a - base) // PAGE]:
+            fail(f"pagemap record {m}: frame differs from pagemap's {pfns[(a - base) // PAGE]:#x}")
+elif maps:
+    fail(f"{len(maps)} pagemap records without -e pagemap")
+print(f"{len(refs)} huge references, {len(evicts)} huge evictions and {len(maps)} pagemap"
+      " records as expected")
 PY
 }
 run() {  # run NAME -- record-raw options
@@ -121,7 +143,7 @@ run() {  # run NAME -- record-raw options
 }
 
 N=512 run default
-N=0 run zero -n 0
+N=0 PAGEMAP=1 run zero -n 0 -e pagemap
 
 # Stop restores the huge PMDs: protect, stop, then trace without protection.
 start_program /tmp/restore

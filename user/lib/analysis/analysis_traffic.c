@@ -202,15 +202,27 @@ static int traffic_record(struct vmt_analysis *a, const struct vmt_record *rec)
 		page = vmt_ref_key(VMT_REF_VIRTUAL, rec->hdr.pid, rec->ref.vaddr,
 				   VMT_REF_PAGE_SHIFT);
 		return traffic_map(t, page, rec->ref.pfn);
-	case VMT_REC_PAGEMAP:
-		page = vmt_ref_key(VMT_REF_VIRTUAL, rec->hdr.pid, rec->pagemap.vaddr,
-				   VMT_REF_PAGE_SHIFT);
-		/* An unmap is of the page, whichever frame it names. */
-		if (rec->pagemap.op == VMT_PAGEMAP_UNMAP) {
-			traffic_unmap(t, page);
-			return 0;
+	case VMT_REC_PAGEMAP: {
+		/* A THP's record is its 512 pages, at its 512 frames from the first. */
+		uint64_t n = rec->pagemap.huge ?
+			     UINT64_C(1) << (VMT_REF_HUGE_SHIFT - VMT_REF_PAGE_SHIFT) : 1;
+
+		for (uint64_t i = 0; i < n; i++) {
+			int err = 0;
+
+			page = vmt_ref_key(VMT_REF_VIRTUAL, rec->hdr.pid,
+					   rec->pagemap.vaddr + (i << VMT_REF_PAGE_SHIFT),
+					   VMT_REF_PAGE_SHIFT);
+			/* An unmap is of the page, whichever frame it names. */
+			if (rec->pagemap.op == VMT_PAGEMAP_UNMAP)
+				traffic_unmap(t, page);
+			else if (rec->pagemap.pfn)
+				err = traffic_map(t, page, rec->pagemap.pfn + i);
+			if (err)
+				return err;
 		}
-		return rec->pagemap.pfn ? traffic_map(t, page, rec->pagemap.pfn) : 0;
+		return 0;
+	}
 	}
 	return 0;
 }

@@ -87,7 +87,7 @@ static int v2p_see(struct v2p_side *side, uint64_t key, uint64_t other)
 static int v2p_record(struct vmt_analysis *a, const struct vmt_record *rec)
 {
 	struct v2p *v = to_v2p(a);
-	uint64_t vaddr, pfn, page;
+	uint64_t vaddr, pfn, page, n = 1;
 	struct v2p_entry *e;
 	int err;
 
@@ -106,23 +106,35 @@ static int v2p_record(struct vmt_analysis *a, const struct vmt_record *rec)
 	}
 	if (!pfn)
 		return 0;
-	page = vmt_ref_key(VMT_REF_VIRTUAL, rec->hdr.pid, vaddr, VMT_REF_PAGE_SHIFT);
-	if (rec->hdr.type == VMT_REC_PAGEMAP && rec->pagemap.op == VMT_PAGEMAP_UNMAP) {
+	/* A THP's PAGEMAP record is its 512 pages, at its 512 frames from the first. */
+	if (rec->hdr.type == VMT_REC_PAGEMAP && rec->pagemap.huge)
+		n = UINT64_C(1) << (VMT_REF_HUGE_SHIFT - VMT_REF_PAGE_SHIFT);
+	if (rec->hdr.type == VMT_REC_PAGEMAP && rec->pagemap.op == VMT_PAGEMAP_UNMAP)
 		v->result.unmaps++;
-		e = v2p_entry(&v->pages, page);
-		if (!e)
-			return -ENOMEM;
-		e->mapped = false;
-		e = v2p_entry(&v->frames, pfn);
-		if (!e)
-			return -ENOMEM;
-		if (e->last == page)
+	else
+		v->result.sightings++;
+	for (uint64_t i = 0; i < n; i++) {
+		page = vmt_ref_key(VMT_REF_VIRTUAL, rec->hdr.pid, vaddr + (i << VMT_REF_PAGE_SHIFT),
+				   VMT_REF_PAGE_SHIFT);
+		if (rec->hdr.type == VMT_REC_PAGEMAP && rec->pagemap.op == VMT_PAGEMAP_UNMAP) {
+			e = v2p_entry(&v->pages, page);
+			if (!e)
+				return -ENOMEM;
 			e->mapped = false;
-		return 0;
+			e = v2p_entry(&v->frames, pfn + i);
+			if (!e)
+				return -ENOMEM;
+			if (e->last == page)
+				e->mapped = false;
+			continue;
+		}
+		err = v2p_see(&v->pages, page, pfn + i);
+		if (!err)
+			err = v2p_see(&v->frames, pfn + i, page);
+		if (err)
+			return err;
 	}
-	v->result.sightings++;
-	err = v2p_see(&v->pages, page, pfn);
-	return err ? err : v2p_see(&v->frames, pfn, page);
+	return 0;
 }
 
 /* A side's count, mappings, remapped entries and histogram. */

@@ -497,6 +497,13 @@ def _hist(b, n, all_):
     return rows
 
 
+def _escaped(data):
+    """A device's name as hmtt --csv's cell holds it, dump's escaping (record_print.c's
+    print_escaped()): a backslash doubled, a byte outside printable ASCII as \\xNN."""
+    return ''.join('\\\\' if b == 0x5c else chr(b) if 0x20 <= b < 0x7f else f'\\x{b:02x}'
+                   for b in data)
+
+
 def _comm_name(comm):
     """A process's name as hmtt --csv prints it: printable, '_' for a comma, a quote or a
     backslash (and what is not printable), '-' when the trace gave none."""
@@ -538,7 +545,7 @@ def _hmtt_tables(sections, a, scr_windows, prefetch, dram=None, bounded=False):
         n = lib.vmt_dma_traffic_devices(d, ctypes.byref(devs))
         if n:
             rows = [devs[i] for i in range(n)]
-            name = lambda x: x.name.decode(errors='backslashreplace') or '-'  # noqa: E731
+            name = lambda x: _escaped(x.name) or '-'  # noqa: E731
             way = lambda x: DMA_DIRECTIONS[x.dir] if x.dir < 4 else '?'  # noqa: E731
             requests = sum(x.requests for x in rows)
             nbytes = sum(x.bytes for x in rows)

@@ -213,6 +213,33 @@ def test_hmtt(traces):
         t.hmtt('dma')
 
 
+def test_hmtt_device_names(tmp_path):
+    """Device names with a comma, a quote, a backslash and bytes outside
+    printable ASCII: hmtt()'s dma tables hold the command's CSV cells."""
+    import struct
+    out = bytearray()
+
+    def rec(t, typ, payload, data=b''):
+        out.extend(struct.pack('<QIIHHI', t, 1, 1, typ, 0, len(data)) + payload.ljust(40, b'\0'))
+        for off in range(0, len(data), 40):
+            out.extend(struct.pack('<QIIHHI', t, 1, 1, 5, 0, len(data[off:off + 40])) +
+                       data[off:off + 40].ljust(40, b'\0'))
+    rec(0, 2, struct.pack('<QQQIBBBBII', 0x10000, 0x100, 0, 4, 1, 0, 0, 0, 0, 0))
+    for i, name in enumerate([b'dev\\x\x01\xe9', b'a,"b"', b'plain']):
+        rec(10 + i, 13, struct.pack('<QQIBBBBHHIQ', 0, 0x200000, 4096 * (i + 1), 0, 1, 1, 0, 0, 1,
+                                    0, 0), name)
+    raw = tmp_path / 'names.raw'
+    raw.write_bytes(bytes(out))
+    path = tmp_path / 'names.vmt'
+    run('convert', raw, '-o', path)
+    with vmtrace.open(path) as t:
+        got = t.hmtt('dma')
+    want = hmtt_tables(run('hmtt', '--csv', '--section', 'dma', path))['all']
+    for table in ('dma_devices', 'dma_device_sizes'):
+        same(got[table], want[table], f'hmtt device names {table}')
+    assert 'dev\\\\x\\x01\\xe9' in list(got['dma_devices']['device'])
+
+
 def test_cachesim(traces, tmp_path):
     config = tmp_path / 'two.conf'
     config.write_text('cache L1\n size 4k\n assoc 2\n line 64\n'

@@ -115,7 +115,7 @@ $(CMD_OBJS): $(wildcard user/cmd/*.h user/cmd/util/*.h) $(patsubst %,$(BUILD)/bp
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm -lcrypto
 
 # vmtrace-mpi: the same commands with MPI's main() (user/cmd/mpi_main.c), which
 # vmtrace becomes when mpirun starts it; built where Open MPI's mpicc is.
@@ -127,7 +127,7 @@ $(BUILD)/obj/mpi/mpi_main.o: user/cmd/mpi_main.c user/cmd/commands.h user/cmd/ut
 $(BUILD)/bin/vmtrace-mpi: $(BUILD)/obj/mpi/mpi_main.o $(filter-out %/user/cmd/main.o,$(CMD_OBJS)) \
 		$(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(MPICC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+	$(MPICC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm -lcrypto
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))

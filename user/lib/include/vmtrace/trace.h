@@ -183,7 +183,7 @@ struct vmt_trace_writer_options {
 #define VMT_LOOPS_KEEP_TIMES	0x1	/* hdr.time_ns */
 #define VMT_LOOPS_KEEP_VALUES	0x2	/* value[16] and hdr.data_len (and the data) */
 
-/* Create (truncate) @path and write the file header. */
+/* Create (truncate) @path and write the file header; NULL: no file (a sink's). */
 int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 			    const struct vmt_trace_writer_options *options,
 			    struct vmt_trace_error *err);
@@ -254,6 +254,38 @@ struct vmt_trace_writer_stats {
 void vmt_trace_writer_stats(struct vmt_trace_writer *writer, struct vmt_trace_writer_stats *stats);
 /* The message of the last failed call on @writer. */
 const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer);
+
+/*
+ * Blocks: the stream blocks and frames of the file, whole and encoded
+ * (docs/FORMAT.md), as a relay carries them (docs/RELAY.md).
+ *
+ * A sink gets every stream block and frame the writer writes, in file
+ * order, right after it is written (and with no file, @path NULL in
+ * vmt_trace_writer_create(), instead): with workers, on whichever thread
+ * appends them. Set it before the first stream is added. A sink that
+ * returns -errno fails the writer.
+ */
+typedef int (*vmt_trace_block_sink)(void *ctx, const void *block, size_t len);
+void vmt_trace_writer_set_sink(struct vmt_trace_writer *writer, vmt_trace_block_sink sink,
+			       void *ctx);
+/*
+ * A writer of blocks another writer encoded: create @path, or with @resume
+ * reopen the one an unfinished writer left (cut after its last complete
+ * block, as vmt_trace_repair() would). 0 or -errno (message in @err).
+ */
+int vmt_trace_writer_open_blocks(struct vmt_trace_writer **writer, const char *path,
+				 int resume, struct vmt_trace_error *err);
+/*
+ * Append one stream block (the next stream's) or one frame (header and
+ * payload) as another writer encoded it: its checksums, sizes and stream
+ * are checked, its payload is kept byte for byte, and its sequence and
+ * first entry become this file's (they differ only where frames of the
+ * other writer's were left out). -EBADMSG for a block that is not right.
+ */
+int vmt_trace_writer_append_block(struct vmt_trace_writer *writer, const void *block,
+				  size_t len);
+/* The stream blocks and frames in the file so far. */
+uint64_t vmt_trace_writer_blocks(struct vmt_trace_writer *writer);
 
 /* ---- Reading ------------------------------------------------------------ */
 

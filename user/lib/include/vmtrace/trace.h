@@ -269,9 +269,10 @@ typedef int (*vmt_trace_block_sink)(void *ctx, const void *block, size_t len);
 void vmt_trace_writer_set_sink(struct vmt_trace_writer *writer, vmt_trace_block_sink sink,
 			       void *ctx);
 /*
- * A writer of blocks another writer encoded: create @path, or with @resume
- * reopen the one an unfinished writer left (cut after its last complete
- * block, as vmt_trace_repair() would). 0 or -errno (message in @err).
+ * A writer of blocks another writer encoded: create @path (NULL: no file,
+ * the blocks checked and counted only), or with @resume reopen the one an
+ * unfinished writer left (cut after its last complete block, as
+ * vmt_trace_repair() would). 0 or -errno (message in @err).
  */
 int vmt_trace_writer_open_blocks(struct vmt_trace_writer **writer, const char *path,
 				 int resume, struct vmt_trace_error *err);

@@ -328,6 +328,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/phases.sh $(BUILD)/bin/vmtrace
 	@tests/unit/exact-source.sh $(BUILD)/bin/vmtrace
 	@tests/unit/shards-error.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/relay.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 ifeq ($(NO_PARALLEL),)
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth

@@ -22,6 +22,9 @@
 #   shows each session's state.
 # - verify --repair of the relay's file cut mid-frame keeps its complete
 #   frames.
+# - dump --follow of the relay's file while it is sent (the relay killed
+#   and restarted meanwhile) prints records before the end, and in all the
+#   lines dump prints of the finished file.
 # - A seeded protocol fuzzer (relay/relay_fuzz.py, RELAY_FUZZ_COUNT
 #   connections) crashes nothing and changes no other session's file.
 NAME=relay
@@ -260,6 +263,11 @@ for _ in $(seq 200); do
 	sleep 0.05
 done
 [ $grown = 1 ] || fail "killed relay: the relay's file did not grow"
+# dump --follow on the relay's file while it grows (without the fifo's end).
+"$bin" dump --follow "$dir/kill/k.vmt" >"$tmp/follow.txt" 2>"$tmp/follow.err" 8>&- &
+pf=$!
+for _ in $(seq 200); do [ -s "$tmp/follow.txt" ] && break; sleep 0.05; done
+early=$(wc -l <"$tmp/follow.txt")
 kill -9 $relay_pid
 wait $relay_pid 2>/dev/null
 relay_pid=
@@ -271,6 +279,14 @@ exec 8>&-
 start_relay "$tmp/relay6.log" || finish
 wait $pk || fail "killed relay: the sender: $(cat "$tmp/ck.log")"
 same_file "killed relay" "$tmp/k.vmt" "$dir/kill/k.vmt"
+wait $pf || fail "dump --follow: $(cat "$tmp/follow.err")"
+if [ "$early" -gt 0 ] && [ "$early" -lt "$(records "$tmp/k.vmt")" ] &&
+   cmp -s <(sort "$tmp/follow.txt") <("$bin" dump "$tmp/k.vmt" | sort); then
+	ok
+	echo "relay: dump --follow: $early records printed while the trace was half sent, then the rest"
+else
+	fail "dump --follow: $early early; $(wc -l <"$tmp/follow.txt") lines; $(cat "$tmp/follow.err")"
+fi
 if [ "$(field 'frames dropped' "$tmp/ck.log")" = 0 ] && [ "$(field connections "$tmp/ck.log")" -ge 2 ] &&
    grep -q "kill/k: receiving from .*([1-9][0-9]* blocks stored)" "$tmp/relay6.log"; then
 	ok

@@ -294,6 +294,12 @@ struct vmt_trace;
 
 /* Ignore the directory and find the frames by scanning the file. */
 #define VMT_TRACE_OPEN_SCAN	0x1
+/*
+ * A file still being written (record's, a relay's): its complete blocks so
+ * far, scanned, stopping quietly at the first incomplete one; then
+ * vmt_trace_follow() reads those written since. Not for sets or memory.
+ */
+#define VMT_TRACE_OPEN_GROWING	0x2
 
 /*
  * Open a trace. Without VMT_TRACE_OPEN_SCAN this reads the file header and
@@ -330,6 +336,14 @@ int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t siz
 			  unsigned int flags, struct vmt_trace_error *err);
 void vmt_trace_close(struct vmt_trace *trace);
 const char *vmt_trace_error_message(const struct vmt_trace *trace);
+/*
+ * A trace opened with VMT_TRACE_OPEN_GROWING: take in the streams and
+ * frames completed since it was opened or last followed (the counts, the
+ * stream statistics and vmt_trace_read() reach them then). 1 when the
+ * writer has finished the file (its directory is there: nothing more will
+ * come), 0 when it may still grow, or -errno with the message.
+ */
+int vmt_trace_follow(struct vmt_trace *trace);
 
 /* The file's format version: 1 up to VMT_TRACE_FORMAT_VERSION. */
 uint32_t vmt_trace_format_version(const struct vmt_trace *trace);

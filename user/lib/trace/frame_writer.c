@@ -227,9 +227,11 @@ int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 	vmt_file_header_encode(header);
 	ret = write_all(w, header, sizeof(header));
 	if (ret) {
-		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, w->error);
+		snprintf(err->message, sizeof(err->message), "%s: %.200s", path ? path : "(no file)",
+			 w->error);
 		vmt_frame_writer_abandon(w);
-		unlink(path);
+		if (path)
+			unlink(path);
 		return ret;
 	}
 	ret = start_workers(w, path, err);

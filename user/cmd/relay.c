@@ -60,7 +60,8 @@ static const char relay_usage[] =
 	"                   (record --relay-key FILE), and authenticate every message\n"
 	"  --max-sessions N sessions receiving at once (default 64); more are refused\n"
 	"  --max-bytes SIZE a session's file at most (k, M, G; default 0: no limit)\n"
-	"  --idle SECONDS   a sender silent this long is cut off (default 600)\n"
+	"  --idle SECONDS   a sender silent this long is cut off (default 600; senders\n"
+	"                   ping every 30 s when they have nothing to send)\n"
 	"  --list           the sessions in DIR: host, session, bytes, and whether each\n"
 	"                   is receiving, complete or unfinished\n"
 	"  -q               say nothing but errors\n";
@@ -71,6 +72,9 @@ void usage_relay(FILE *out)
 }
 
 enum conn_state { WANT_HELLO, WANT_PROOF, RECEIVING, CLOSING };
+
+/* Connections beyond --max-sessions that may be saying hello at once. */
+#define MAX_PENDING	64
 
 struct conn {
 	int fd;
@@ -452,11 +456,35 @@ static void on_message(struct relay *r, struct conn *c)
 			on_end(r, c);
 			return;
 		}
+		if (c->h.type == VMT_RELAY_PING) {
+			queue_message(c, VMT_RELAY_ACK, c->acked, NULL, 0);
+			return;
+		}
 		break;
 	case CLOSING:
 		return;
 	}
 	refuse(r, c, "message type %u out of turn", c->h.type);
+}
+
+/*
+ * The type a connection may send now: HELLO, PROOF, or while receiving
+ * BLOCK (END and PING too: returned as they come).
+ */
+static unsigned int expected_type(const struct conn *c)
+{
+	switch (c->state) {
+	case WANT_HELLO:
+		return VMT_RELAY_HELLO;
+	case WANT_PROOF:
+		return VMT_RELAY_PROOF;
+	case RECEIVING:
+		if (c->h.type == VMT_RELAY_END || c->h.type == VMT_RELAY_PING)
+			return c->h.type;
+		return VMT_RELAY_BLOCK;
+	default:
+		return 0;
+	}
 }
 
 /* Read what is there; act on each whole message. 0, or -1: the connection is done. */
@@ -493,6 +521,11 @@ static int on_readable(struct relay *r, struct conn *c)
 
 			if (vmt_relay_header_decode(c->in, &c->h, why, sizeof(why))) {
 				refuse(r, c, "%s", why);
+				return 0;
+			}
+			/* Out of turn is refused before its payload is read (or allocated). */
+			if (c->h.type != expected_type(c)) {
+				refuse(r, c, "message type %u out of turn", c->h.type);
 				return 0;
 			}
 			c->have_header = true;
@@ -544,6 +577,11 @@ static void accept_one(struct relay *r, int lfd)
 
 	if (fd < 0)
 		return;
+	/* Connections not yet receiving cost a little each: a bound all the same. */
+	if (r->nr_conns >= r->max_sessions + MAX_PENDING) {
+		close(fd);
+		return;
+	}
 	c = calloc(1, sizeof(*c));
 	conns = realloc(r->conns, (r->nr_conns + 1) * sizeof(*conns));
 	if (!c || !conns) {

@@ -38,6 +38,7 @@
 #define BACKOFF_FIRST_MS	100
 #define BACKOFF_MAX_MS		2000
 #define IO_TIMEOUT_MS		10000
+#define PING_SECONDS		30
 
 const char relay_options_usage[] =
 	"  --relay HOST:PORT  send the trace to `vmtrace relay` there too (with -o) or\n"
@@ -560,6 +561,7 @@ static int stream(struct relay_client *c, struct conn *k, uint64_t from)
 	uint8_t *block = NULL;
 	size_t block_size = 0;
 	bool end_sent = false;
+	double last_sent = now_s();
 	int ret = 0;
 
 	while (!over(c)) {
@@ -573,7 +575,7 @@ static int stream(struct relay_client *c, struct conn *k, uint64_t from)
 		next = c->next_seq;
 		pthread_mutex_unlock(&c->lock);
 		to_send = from < next || (finishing && !end_sent);
-		if (to_send)
+		if (to_send || now_s() - last_sent > PING_SECONDS)
 			pfd[0].events |= POLLOUT;
 		if (poll(pfd, 2, 200) < 0 && errno != EINTR) {
 			ret = -1;
@@ -589,6 +591,15 @@ static int stream(struct relay_client *c, struct conn *k, uint64_t from)
 		}
 		if (!(pfd[0].revents & POLLOUT))
 			continue;
+		/* Silent a while: a ping, so that the relay's --idle spares us. */
+		if (!to_send && now_s() - last_sent > PING_SECONDS) {
+			if (send_message(k, VMT_RELAY_PING, 0, NULL, 0)) {
+				ret = -1;
+				break;
+			}
+			last_sent = now_s();
+			continue;
+		}
 		if (from < next) {
 			long len = read_block(c, from, &block, &block_size);
 
@@ -601,6 +612,7 @@ static int stream(struct relay_client *c, struct conn *k, uint64_t from)
 				ret = -1;
 				break;
 			}
+			last_sent = now_s();
 			pthread_mutex_lock(&c->lock);
 			c->blocks_sent++;
 			c->bytes_sent += (uint64_t)len;

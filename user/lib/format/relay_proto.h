@@ -34,6 +34,7 @@ enum vmt_relay_type {
 	VMT_RELAY_ACK		= 7,	/* relay: seq blocks are in the file */
 	VMT_RELAY_END		= 8,	/* sender: the trace ends after seq blocks */
 	VMT_RELAY_DONE		= 9,	/* relay: the file is complete (directory written) */
+	VMT_RELAY_PING		= 10,	/* sender, when silent a while: the relay answers ACK */
 	VMT_RELAY_TYPES,
 };
 

@@ -24,7 +24,8 @@
 #   frames.
 # - dump --follow of the relay's file while it is sent (the relay killed
 #   and restarted meanwhile) prints records before the end, and in all the
-#   lines dump prints of the finished file.
+#   lines dump prints of the finished file; stats --follow says how many
+#   records came so far, then prints what stats prints of the finished file.
 # - A seeded protocol fuzzer (relay/relay_fuzz.py, RELAY_FUZZ_COUNT
 #   connections) crashes nothing and changes no other session's file.
 NAME=relay
@@ -266,6 +267,8 @@ done
 # dump --follow on the relay's file while it grows (without the fifo's end).
 "$bin" dump --follow "$dir/kill/k.vmt" >"$tmp/follow.txt" 2>"$tmp/follow.err" 8>&- &
 pf=$!
+"$bin" stats --follow "$dir/kill/k.vmt" >"$tmp/sfollow.txt" 2>"$tmp/sfollow.err" 8>&- &
+ps=$!
 for _ in $(seq 200); do [ -s "$tmp/follow.txt" ] && break; sleep 0.05; done
 early=$(wc -l <"$tmp/follow.txt")
 kill -9 $relay_pid
@@ -286,6 +289,13 @@ if [ "$early" -gt 0 ] && [ "$early" -lt "$(records "$tmp/k.vmt")" ] &&
 	echo "relay: dump --follow: $early records printed while the trace was half sent, then the rest"
 else
 	fail "dump --follow: $early early; $(wc -l <"$tmp/follow.txt") lines; $(cat "$tmp/follow.err")"
+fi
+wait $ps || fail "stats --follow: $(cat "$tmp/sfollow.err")"
+if cmp -s "$tmp/sfollow.txt" <("$bin" stats "$tmp/k.vmt") &&
+   grep -q "records so far" "$tmp/sfollow.err"; then
+	ok
+else
+	fail "stats --follow: $(cat "$tmp/sfollow.txt" "$tmp/sfollow.err")"
 fi
 if [ "$(field 'frames dropped' "$tmp/ck.log")" = 0 ] && [ "$(field connections "$tmp/ck.log")" -ge 2 ] &&
    grep -q "kill/k: receiving from .*([1-9][0-9]* blocks stored)" "$tmp/relay6.log"; then

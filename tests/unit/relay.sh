@@ -17,7 +17,8 @@
 #   not have, refused.
 # - Names: bad host and session names refused by the sender and, sent raw,
 #   by the relay, nothing made outside DIR; a session that another sender
-#   owns refused, its owner resumes it.
+#   owns refused, its owner resumes it, even while its old connection seems
+#   alive.
 # - Limits: --max-bytes and --max-sessions refuse with a message; --list
 #   shows each session's state.
 # - verify --repair of the relay's file cut mid-frame keeps its complete
@@ -167,6 +168,28 @@ reply=$(raw_hello owned s BBBBBBBBBBBBBBBB)
 if [[ $reply == "5 "*"belongs to another sender"* ]]; then ok; else fail "another's session: $reply"; fi
 reply=$(raw_hello owned s AAAAAAAAAAAAAAAA)
 if [[ $reply == "4 3 "* ]]; then ok; else fail "the owner's resumption: $reply"; fi
+
+# A session receiving: another sender refused; its own sender, reconnecting
+# before the relay saw the old connection die, takes it over where it was.
+python3 - "$port" "$tmp/a.vmt" <<'EOF' &
+import os, socket, sys, time
+sys.path.insert(0, os.environ["RELAY_PY"])
+from relay_msgs import blocks_of, hello, message
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(message(1, 0, hello("held", "s", b"A" * 16)))
+for i, b in enumerate(blocks_of(sys.argv[2])[:2]):
+    s.sendall(message(6, i, b))
+time.sleep(30)
+EOF
+holder=$!
+for _ in $(seq 100); do "$bin" relay --list --dir "$dir" | grep -q "^held .*receiving" && break; sleep 0.05; done
+for _ in $(seq 100); do [ "$(stat -c %s "$dir/held/s.vmt" 2>/dev/null || echo 0)" -gt 128 ] && break; sleep 0.05; done
+reply=$(raw_hello held s BBBBBBBBBBBBBBBB)
+if [[ $reply == "5 "*"receiving from another sender"* ]]; then ok; else fail "a receiving session: $reply"; fi
+reply=$(raw_hello held s AAAAAAAAAAAAAAAA)
+if [[ $reply == "4 2 "* ]]; then ok; else fail "its sender reconnecting: $reply"; fi
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 
 # ---- --list ---------------------------------------------------------------
 "$bin" relay --list --dir "$dir" >"$tmp/list"

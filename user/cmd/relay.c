@@ -197,17 +197,22 @@ static void sender_hex(const uint8_t *id, char *hex)
 		sprintf(hex + 2 * i, "%02x", id[i]);
 }
 
-static bool session_busy(const struct relay *r, const struct conn *self)
+/*
+ * The connection receiving @self's session, if another one is: NULL when
+ * none is. A sender reconnecting before the relay saw its old connection
+ * die (no FIN on a dropped network) finds its own.
+ */
+static struct conn *session_receiver(const struct relay *r, const struct conn *self)
 {
 	for (unsigned int i = 0; i < r->nr_conns; i++) {
-		const struct conn *c = r->conns[i];
+		struct conn *c = r->conns[i];
 
 		if (c != self && c->state == RECEIVING &&
 		    !strcmp(c->hello.host, self->hello.host) &&
 		    !strcmp(c->hello.session, self->hello.session))
-			return true;
+			return c;
 	}
-	return false;
+	return NULL;
 }
 
 /* Open (or resume) the session's file, and welcome the sender. */
@@ -217,17 +222,25 @@ static void start_session(struct relay *r, struct conn *c)
 	struct vmt_trace_error err;
 	struct vmt_trace *done;
 	uint8_t welcome[VMT_RELAY_WELCOME_SIZE] = { 0 };
+	struct conn *old;
 	bool exists;
 	FILE *f;
 
+	old = session_receiver(r, c);
+	if (old && memcmp(old->hello.sender, c->hello.sender, VMT_RELAY_SENDER_SIZE)) {
+		refuse(r, c, "session %s/%s is receiving from another sender", c->hello.host,
+		       c->hello.session);
+		return;
+	}
+	if (old) {
+		/* Its sender is back on a new connection: the old one is dead. */
+		say(r, "%s/%s: the sender reconnected from %s; its old connection is closed",
+		    c->hello.host, c->hello.session, c->peer);
+		stop_session(r, old, false);
+	}
 	if (r->receiving >= r->max_sessions) {
 		refuse(r, c, "the relay receives %u sessions already (--max-sessions)",
 		       r->max_sessions);
-		return;
-	}
-	if (session_busy(r, c)) {
-		refuse(r, c, "session %s/%s is receiving from another sender", c->hello.host,
-		       c->hello.session);
 		return;
 	}
 	snprintf(c->path, sizeof(c->path), "%s/%s", r->dir, c->hello.host);

@@ -18,7 +18,7 @@
 # - Names: bad host and session names refused by the sender and, sent raw,
 #   by the relay, nothing made outside DIR; a session that another sender
 #   owns refused, its owner resumes it, even while its old connection seems
-#   alive.
+#   alive, and ends it; asking again, it is told the session is done.
 # - Limits: --max-bytes and --max-sessions refuse with a message; --list
 #   shows each session's state.
 # - verify --repair of the relay's file cut mid-frame keeps its complete
@@ -169,6 +169,28 @@ if [[ $reply == "5 "*"belongs to another sender"* ]]; then ok; else fail "anothe
 reply=$(raw_hello owned s AAAAAAAAAAAAAAAA)
 if [[ $reply == "4 3 "* ]]; then ok; else fail "the owner's resumption: $reply"; fi
 
+# Its owner ends it; the owner's hello again (its DONE lost) gets DONE, another's is refused.
+python3 - "$port" <<'EOF' || fail "the owner could not end its session"
+import os, socket, struct, sys
+sys.path.insert(0, os.environ["RELAY_PY"])
+from relay_msgs import hello, message
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(message(1, 0, hello("owned", "s", b"A" * 16)) + message(8, 3))
+got = b""
+while True:
+    more = s.recv(4096)
+    if not more:
+        break
+    got += more
+sys.exit(0 if b"VMTR" + struct.pack("<HHIIQ", 9, 0, 0, 0, 3) in got else 1)
+EOF
+reply=$(raw_hello owned s AAAAAAAAAAAAAAAA)
+if [[ $reply == "9 3 "* ]] && "$bin" verify "$dir/owned/s.vmt" >/dev/null 2>&1; then ok; else
+	fail "the owner of a complete session: $reply"
+fi
+reply=$(raw_hello owned s BBBBBBBBBBBBBBBB)
+if [[ $reply == "5 "*"belongs to another sender"* ]]; then ok; else fail "another's complete session: $reply"; fi
+
 # A session receiving: another sender refused; its own sender, reconnecting
 # before the relay saw the old connection die, takes it over where it was.
 python3 - "$port" "$tmp/a.vmt" <<'EOF' &
@@ -194,7 +216,7 @@ wait $holder 2>/dev/null
 # ---- --list ---------------------------------------------------------------
 "$bin" relay --list --dir "$dir" >"$tmp/list"
 if grep -q "^hosta  *one  *$(stat -c %s "$dir/hosta/one.vmt")  *complete" "$tmp/list" &&
-   grep -q "^owned  *s  .*unfinished" "$tmp/list"; then
+   grep -q "^owned  *s  .*complete" "$tmp/list"; then
 	ok
 else
 	fail "--list: $(cat "$tmp/list")"

@@ -262,13 +262,19 @@ static void start_session(struct relay *r, struct conn *c)
 		}
 		had[strcspn(had, "\n")] = '\0';
 		if (strcmp(had, hex)) {
-			refuse(r, c, "session %s/%s belongs to another sender%s", c->hello.host,
-			       c->hello.session, had[0] ? "" : " (or is complete)");
+			refuse(r, c, "session %s/%s belongs to another sender", c->hello.host,
+			       c->hello.session);
 			return;
 		}
 		if (vmt_trace_open(&done, c->path, 0, &err) == 0) {
+			/* Its own sender, whose DONE was lost: done it is. */
+			uint64_t blocks = vmt_trace_nr_streams(done) + vmt_trace_nr_frames(done);
+
 			vmt_trace_close(done);
-			refuse(r, c, "session %s/%s is complete", c->hello.host, c->hello.session);
+			say(r, "%s/%s: complete already, %llu blocks: told its sender again",
+			    c->hello.host, c->hello.session, (unsigned long long)blocks);
+			queue_message(c, VMT_RELAY_DONE, blocks, NULL, 0);
+			c->state = CLOSING;
 			return;
 		}
 	} else {
@@ -406,7 +412,6 @@ static void on_end(struct relay *r, struct conn *c)
 {
 	uint64_t stored = vmt_trace_writer_blocks(c->writer);
 	struct vmt_trace_error err;
-	char owner[4200];
 
 	if (c->h.seq != stored) {
 		refuse(r, c, "the end after %llu blocks, but %llu are stored",
@@ -422,8 +427,6 @@ static void on_end(struct relay *r, struct conn *c)
 			      (uint32_t)strnlen(err.message, VMT_RELAY_REFUSE_MAX));
 		return;
 	}
-	owner_path(r, c, owner, sizeof(owner));
-	unlink(owner);
 	say(r, "%s/%s: complete, %llu blocks, %lld bytes", c->hello.host, c->hello.session,
 	    (unsigned long long)stored, file_size(c->path));
 	stop_session(r, c, true);

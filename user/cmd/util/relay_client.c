@@ -456,6 +456,17 @@ static long long handshake(struct relay_client *c, struct conn *k)
 		fail(c, "the relay refused: %s", (char *)payload);
 		return -2;
 	}
+	if (h.type == VMT_RELAY_DONE) {
+		/* The trace was complete at the relay already: our DONE was lost. */
+		pthread_mutex_lock(&c->lock);
+		if (c->finishing && h.seq == c->next_seq) {
+			free_acked(c, h.seq);
+			c->done = true;
+		}
+		pthread_mutex_unlock(&c->lock);
+		if (c->done)
+			return -2;
+	}
 	if (h.type != VMT_RELAY_WELCOME) {
 		fail(c, "the relay answered the hello with message type %u", h.type);
 		return -2;

@@ -85,7 +85,7 @@ int relay_hmac(const uint8_t *key, size_t key_len, const void *a, size_t a_len, 
 	if (!mac)
 		mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	if (!mac)
-		return -ENOSYS;
+		return -EOPNOTSUPP;
 	ctx = EVP_MAC_CTX_new(mac);
 	if (!ctx)
 		return -ENOMEM;

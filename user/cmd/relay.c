@@ -73,6 +73,9 @@ void usage_relay(FILE *out)
 
 enum conn_state { WANT_HELLO, WANT_PROOF, RECEIVING, CLOSING };
 
+/* A trace file's header (docs/FORMAT.md): a file shorter has no block yet. */
+#define VMT_TRACE_HEADER_BYTES	64
+
 /* Connections beyond --max-sessions that may be saying hello at once. */
 #define MAX_PENDING	64
 
@@ -218,7 +221,7 @@ static struct conn *session_receiver(const struct relay *r, const struct conn *s
 /* Open (or resume) the session's file, and welcome the sender. */
 static void start_session(struct relay *r, struct conn *c)
 {
-	char owner[4200], hex[2 * VMT_RELAY_SENDER_SIZE + 2], had[sizeof(hex)] = "";
+	char owner[4200], tmp[4210], hex[2 * VMT_RELAY_SENDER_SIZE + 2], had[sizeof(hex)] = "";
 	struct vmt_trace_error err;
 	struct vmt_trace *done;
 	uint8_t welcome[VMT_RELAY_WELCOME_SIZE] = { 0 };
@@ -252,7 +255,8 @@ static void start_session(struct relay *r, struct conn *c)
 		 c->hello.session);
 	owner_path(r, c, owner, sizeof(owner));
 	sender_hex(c->hello.sender, hex);
-	exists = access(c->path, F_OK) == 0;
+	/* A file cut before its header was whole (a relay killed at once) is begun anew. */
+	exists = file_size(c->path) >= VMT_TRACE_HEADER_BYTES;
 	if (exists) {
 		f = fopen(owner, "r");
 		if (f) {
@@ -278,8 +282,10 @@ static void start_session(struct relay *r, struct conn *c)
 			return;
 		}
 	} else {
-		f = fopen(owner, "w");
-		if (!f || fprintf(f, "%s\n", hex) < 0 || fclose(f)) {
+		/* Whole or not at all: written beside, then renamed. */
+		snprintf(tmp, sizeof(tmp), "%s.tmp", owner);
+		f = fopen(tmp, "w");
+		if (!f || fprintf(f, "%s\n", hex) < 0 || fclose(f) || rename(tmp, owner)) {
 			refuse(r, c, "cannot write %s: %s", owner, strerror(errno));
 			return;
 		}

@@ -312,7 +312,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
 # (modprobe.sh), a trace of the format before this one's streams (old-trace.sh),
 # the Python package over libvmtrace.so against dump and export (python.sh),
-# its worked example examples/explore.ipynb executed headless (notebook.sh)
+# its worked example examples/explore.ipynb executed headless (notebook.sh),
+# the relay and its senders on loopback (relay.sh)
 # and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/bin/vmt-synth \
 		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle $(BUILD)/lib/libvmtrace.so.$(VERSION)

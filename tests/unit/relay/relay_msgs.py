@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """The relay protocol's messages (docs/RELAY.md), written independently of
 the C code for tests/unit/relay.sh and its fuzzer: a trace file's blocks,
-message headers and hellos.
+message headers, hellos, and a keyed session's proof and MACs.
 
   relay_msgs.py corpus TRACE OUT   OUT: a hello and TRACE's blocks as messages
                                    (a seed for tests/fuzz/fuzz_relay_msg)
 """
+import hashlib
+import hmac
+import socket
 import struct
 import sys
 
@@ -50,6 +53,56 @@ def hello(host, session, sender=b"\x11" * 16, flags=0, protocol=1, fmt=3, nonce=
     body = struct.pack("<IIII", protocol, fmt, flags, 0) + sender + field(host) + \
         field(session) + nonce
     return body
+
+
+def proof(key, hello_body, relay_nonce):
+    """The sender's PROOF: HMAC-SHA256(key, label, hello, relay nonce)."""
+    return hmac.new(key, b"vmtrace relay proof" + hello_body + relay_nonce,
+                    hashlib.sha256).digest()
+
+
+def session_key(key, sender_nonce, relay_nonce):
+    return hmac.new(key, b"vmtrace relay session" + sender_nonce + relay_nonce,
+                    hashlib.sha256).digest()
+
+
+def with_mac(skey, counter, msg):
+    """@msg (header and payload) with its flag set and its MAC after it."""
+    msg = msg[:6] + struct.pack("<H", 1) + msg[8:]
+    return msg + hmac.new(skey, struct.pack("<Q", counter) + msg, hashlib.sha256).digest()
+
+
+def recv_msg(s, mac=False):
+    """One message: (type, seq, payload); None when the relay closed."""
+    def exact(n):
+        b = b""
+        while len(b) < n:
+            more = s.recv(n - len(b))
+            if not more:
+                return None
+            b += more
+        return b
+    head = exact(24)
+    if head is None:
+        return None
+    mtype, flags, n, _, seq = struct.unpack("<HHIIQ", head[4:24])
+    body = exact(n + (32 if flags & 1 else 0))
+    return None if body is None else (mtype, seq, body[:n])
+
+
+def keyed_session(port, key, host, session, sender=b"K" * 16):
+    """A socket past HELLO, CHALLENGE, PROOF and WELCOME, and the session key."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    nonce = bytes(range(32))
+    body = hello(host, session, sender, flags=1, nonce=nonce)
+    s.sendall(message(TYPES["HELLO"], 0, body))
+    mtype, _, relay_nonce = recv_msg(s)
+    assert mtype == TYPES["CHALLENGE"], mtype
+    s.sendall(message(TYPES["PROOF"], 0, proof(key, body, relay_nonce)))
+    skey = session_key(key, nonce, relay_nonce)
+    got = recv_msg(s)
+    assert got and got[0] == TYPES["WELCOME"], got
+    return s, skey
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@
 # - Keys: the right key accepted, a wrong one, none, and one the relay does
 #   not have, refused; relay_msgs.py's own keyed session (the proof and the
 #   MACs as docs/RELAY.md says them) taken, and a block changed after its
-#   MAC, a message replayed or one without a MAC refused.
+#   MAC, a message replayed or one without a MAC refused; the fuzzer, its
+#   sessions past the proof, crashes nothing.
 # - Names: bad host and session names refused by the sender and, sent raw,
 #   by the relay, nothing made outside DIR; a session that another sender
 #   owns refused, its owner resumes it, even while its old connection seems
@@ -72,6 +73,9 @@ same_file() {
 # field WHAT FILE: the number before WHAT in the relay's summary line in FILE.
 field() { grep -oE "[0-9]+ $1" "$2" | head -1 | cut -d' ' -f1; }
 records() { "$bin" stats "$1" | awk '/^records:/ { print $2 }'; }
+# listed PATTERN: a line of relay --list matches (its whole output read first:
+# grep -q stopping at its match would cut the pipe, and pipefail fail it).
+listed() { "$bin" relay --list --dir "$dir" >"$tmp/listed" && grep -q "$1" "$tmp/listed"; }
 lost() { "$bin" stats "$1" | awk '/^lost:/ { print $2 }'; }
 
 "$synth" mixed 60000 1 >"$tmp/a.raw" && "$synth" random 50000 2 >"$tmp/b.raw" ||
@@ -165,7 +169,7 @@ while len(got) < 24 * 4:   # the welcome, then acks up to 3
         break
 s.close()
 EOF
-for _ in $(seq 100); do "$bin" relay --list --dir "$dir" | grep -q "^owned .*unfinished" && break; sleep 0.05; done
+for _ in $(seq 100); do listed "^owned .*unfinished" && break; sleep 0.05; done
 reply=$(raw_hello owned s BBBBBBBBBBBBBBBB)
 if [[ $reply == "5 "*"belongs to another sender"* ]]; then ok; else fail "another's session: $reply"; fi
 reply=$(raw_hello owned s AAAAAAAAAAAAAAAA)
@@ -206,7 +210,7 @@ for i, b in enumerate(blocks_of(sys.argv[2])[:2]):
 time.sleep(30)
 EOF
 holder=$!
-for _ in $(seq 100); do "$bin" relay --list --dir "$dir" | grep -q "^held .*receiving" && break; sleep 0.05; done
+for _ in $(seq 100); do listed "^held .*receiving" && break; sleep 0.05; done
 for _ in $(seq 100); do [ "$(stat -c %s "$dir/held/s.vmt" 2>/dev/null || echo 0)" -gt 128 ] && break; sleep 0.05; done
 reply=$(raw_hello held s BBBBBBBBBBBBBBBB)
 if [[ $reply == "5 "*"receiving from another sender"* ]]; then ok; else fail "a receiving session: $reply"; fi
@@ -252,7 +256,7 @@ sys.stdout.flush()
 time.sleep(30)
 EOF
 holder=$!
-for _ in $(seq 100); do "$bin" relay --list --dir "$dir" | grep -q "^busy .*receiving" && break; sleep 0.05; done
+for _ in $(seq 100); do listed "^busy .*receiving" && break; sleep 0.05; done
 if conv "$tmp/b.raw" --relay "$addr" --relay-host other --relay-session s >"$tmp/err" 2>&1; then
 	fail "--max-sessions: taken"
 elif grep -q "receives 1 sessions already" "$tmp/err"; then
@@ -329,6 +333,15 @@ done
 	[ "$("$bin" info "$dir/mac/changed.vmt" | grep -c .)" -gt 0 ] &&
 	"$bin" verify "$dir/mac/good.vmt" >/dev/null 2>&1 && ok ||
 	fail "MACs: the files"
+# The fuzzer past the proof: its sessions MAC their mutated messages.
+if python3 "$here/relay/relay_fuzz.py" "$port" "$tmp/b.vmt" "${RELAY_FUZZ_SEED:-37}" \
+	"${RELAY_FUZZ_KEYED_COUNT:-300}" "${RELAY_FUZZ_SECONDS:-600}" "$tmp/key" >"$tmp/fuzz.log" 2>&1 &&
+   kill -0 $relay_pid 2>/dev/null && "$bin" verify "$dir/keyed/ok.vmt" >/dev/null 2>&1; then
+	ok
+	echo "$(cat "$tmp/fuzz.log") (keyed)"
+else
+	fail "keyed fuzzer: $(cat "$tmp/fuzz.log"); relay: $(tail -5 "$tmp/relay4.log")"
+fi
 stop_relay
 start_relay "$tmp/relay5.log" || finish
 if conv "$tmp/b.raw" --relay "$addr" --relay-host keyed --relay-session extra \
@@ -365,7 +378,7 @@ early=$(wc -l <"$tmp/follow.txt")
 kill -9 $relay_pid
 wait $relay_pid 2>/dev/null
 relay_pid=
-if "$bin" relay --list --dir "$dir" | grep -q "^kill  *k .*unfinished"; then ok; else
+if listed "^kill  *k .*unfinished"; then ok; else
 	fail "killed relay: --list: $("$bin" relay --list --dir "$dir")"
 fi
 tail -c +$((half + 1)) "$tmp/a.raw" >&8

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""relay_fuzz.py PORT TRACE SEED COUNT [SECONDS]: a seeded protocol fuzzer
-against `vmtrace relay` on 127.0.0.1:PORT (loopback only).
+"""relay_fuzz.py PORT TRACE SEED COUNT [SECONDS [KEYFILE]]: a seeded protocol
+fuzzer against `vmtrace relay` on 127.0.0.1:PORT (loopback only). With
+KEYFILE (the relay's --key), the sessions of its own prove the key and MAC
+their messages (relay_msgs.py), so that the mutations reach the relay past
+the proof, each either before or after its MAC is computed.
 
 COUNT connections (or fewer, if SECONDS pass first), each one of:
   - random bytes;
@@ -28,10 +31,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from relay_msgs import TYPES, blocks_of, hello, message  # noqa: E402
+from relay_msgs import TYPES, blocks_of, hello, keyed_session, message, with_mac  # noqa: E402
 
 port, trace, seed, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 600.0
+key = open(sys.argv[6], "rb").read() if len(sys.argv) > 6 else None
 rng = random.Random(seed)
 blocks = blocks_of(trace)
 
@@ -68,10 +72,12 @@ def scenario(n):
         return [message(TYPES["HELLO"], 0, body)]
     if kind == 3:
         sender = struct.pack("<QQ", seed, n)
-        msgs = [message(TYPES["HELLO"], 0, hello("fuzz-%d" % n, "s", sender))]
+        msgs = [] if key else [message(TYPES["HELLO"], 0, hello("fuzz-%d" % n, "s", sender))]
         cut = rng.randrange(len(blocks) + 1)
         for i, b in enumerate(blocks[:cut]):
             msgs.append(message(TYPES["BLOCK"], i, b))
+        if not msgs:
+            return ("keyed", sender, msgs)
         i = rng.randrange(len(msgs))
         m = bytearray(msgs[i])
         how = rng.randrange(8)
@@ -89,17 +95,46 @@ def scenario(n):
             m[8:12] = struct.pack("<I", 0x7fffffff)
         elif how == 6 and blocks:
             m = bytearray(message(TYPES["BLOCK"], i, blocks[-1]))
-        msgs[i] = bytes(m)
+        if msgs:
+            msgs[i] = bytes(m)
         if rng.random() < 0.5:
             msgs.append(message(TYPES["END"], rng.choice([cut, cut + 1, 0])))
-        return msgs
+        return ("keyed", sender, msgs) if key else msgs
     return [message(TYPES["HELLO"], 0, hello("victim", "v", struct.pack("<QQ", seed, n)))]
 
 
 def run(msgs):
+    if isinstance(msgs, tuple):
+        run_keyed(*msgs[1:])
+        return
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     try:
         for m in msgs:
+            s.sendall(m)
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(2)
+        while s.recv(65536):
+            pass
+    except OSError:
+        pass
+    finally:
+        s.close()
+
+
+def run_keyed(sender, msgs):
+    """Past the proof: each message MACed before its mutation or after it."""
+    n = struct.unpack("<Q", sender[8:])[0]
+    try:
+        s, skey = keyed_session(port, key, "fuzz-%d" % n, "k", sender)
+    except (OSError, AssertionError, TypeError):
+        return
+    try:
+        for counter, m in enumerate(msgs):
+            if rng.random() < 0.8:
+                m = with_mac(skey, counter, m)
+            if rng.random() < 0.05 and len(m) > 1:
+                flip = rng.randrange(len(m))
+                m = m[:flip] + bytes([m[flip] ^ 1]) + m[flip + 1:]
             s.sendall(m)
         s.shutdown(socket.SHUT_WR)
         s.settimeout(2)

@@ -22,7 +22,7 @@
 #   by the relay, nothing made outside DIR; a session that another sender
 #   owns refused, its owner resumes it, even while its old connection seems
 #   alive, and ends it; asking again, it is told the session is done.
-# - Limits: --max-bytes and --max-sessions refuse with a message; --list
+# - Limits: --max-bytes, --max-sessions and --idle refuse with a message; --list
 #   shows each session's state.
 # - verify --repair of the relay's file cut mid-frame keeps its complete
 #   frames.
@@ -266,6 +266,26 @@ else
 fi
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
+stop_relay
+start_relay "$tmp/relay-idle.log" --idle 1 || finish
+reply=$(python3 - "$port" <<'EOF'
+import os, socket, sys
+sys.path.insert(0, os.environ["RELAY_PY"])
+from relay_msgs import hello, message, recv_msg
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(message(1, 0, hello("idle", "s", b"I" * 16)))
+last = None
+while True:
+    got = recv_msg(s)
+    if got is None:
+        break
+    last = got
+print(last[0], last[2].decode(errors="replace"))
+EOF
+)
+if [[ $reply == "5 silent for 1 s (--idle)" ]] && listed "^idle  *s .*unfinished"; then ok; else
+	fail "--idle: $reply"
+fi
 stop_relay
 
 # ---- Keys -----------------------------------------------------------------

@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-python check-parallel check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-relay bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -456,6 +456,10 @@ bench-cachesim: tools $(BUILD)/bin/vmt-cachesim-bench
 # The Python package's section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-python: tools
 	@scripts/bench-python
+
+# vmtrace relay's storing speed on loopback (docs/BENCHMARKS.md, "Relay"): on the host, no VM.
+bench-relay: tools
+	@scripts/bench-relay
 
 # The loop codec's speed section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-loops: tools $(BUILD)/bin/vmt-loops-bench

@@ -637,6 +637,22 @@ static int stream(struct relay_client *c, struct conn *k, uint64_t from)
 			end_sent = true;
 		}
 	}
+	/*
+	 * A send that failed may be the relay closing after a refusal: read
+	 * it, if it came, so that the reason is said and no retry follows.
+	 */
+	for (int i = 0; ret == -1 && i < 64; i++) {
+		struct pollfd pfd = { .fd = k->fd, .events = POLLIN };
+		int got;
+
+		if (poll(&pfd, 1, 100) != 1)
+			break;
+		got = read_replies(c, k);	/* acks first, perhaps, then the refusal */
+		if (got == -2)
+			ret = -2;
+		else if (got)
+			break;
+	}
 	free(block);
 	return ret;
 }

@@ -181,7 +181,7 @@ import os, socket, struct, sys
 sys.path.insert(0, os.environ["RELAY_PY"])
 from relay_msgs import hello, message
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
-s.sendall(message(1, 0, hello("owned", "s", b"A" * 16)) + message(8, 3))
+s.sendall(message(1, 0, hello("owned", "s", b"A" * 16)) + message(8, 3, bytes(16)))
 got = b""
 while True:
     more = s.recv(4096)
@@ -331,7 +331,7 @@ for i, b in enumerate(blocks[:3]):
         m = message(6, i, b)
     s.sendall(m)
 if how == "good":
-    s.sendall(with_mac(skey, 3, message(8, 3)))
+    s.sendall(with_mac(skey, 3, message(8, 3, bytes(16))))
 last = None
 while True:
     got = recv_msg(s)
@@ -457,10 +457,12 @@ dropped=$(grep -o '([0-9]* records)' "$tmp/csmall.log" | tr -dc 0-9)
 frames=$(field 'frames dropped' "$tmp/csmall.log")
 rl=$(records "$dir/late/small.vmt")
 ll=$(records "$tmp/small.vmt")
-# The relay's records (its LOST record one of them) and the dropped ones are
-# the local file's (which has the same LOST record).
+# The relay's records, less its LOST record, and the dropped ones are the
+# local file's, which lost nothing and says so.
 if [ "${frames:-0}" -gt 0 ] && [ "$(lost "$dir/late/small.vmt")" = "$dropped" ] &&
-   [ $((rl + dropped)) = "$ll" ] && "$bin" verify "$dir/late/small.vmt" >/dev/null 2>&1; then
+   [ "$(lost "$tmp/small.vmt")" = 0 ] && [ $((rl - 1 + dropped)) = "$ll" ] &&
+   "$bin" verify "$dir/late/small.vmt" >/dev/null 2>&1 &&
+   "$bin" info "$dir/late/small.vmt" | grep -c "lost.relay" >/dev/null; then
 	ok
 	echo "relay: a small spool: $frames frames, $dropped records dropped and counted; $rl of $ll records stored"
 else

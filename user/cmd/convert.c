@@ -49,9 +49,6 @@ static const char convert_notes[] =
 	"  line of neither format stops convert with exit status 2, naming it (INPUT:LINE) and\n"
 	"  what is wrong with it; an input without an access, with 1; neither leaves FILE.\n";
 
-/* The greatest record time converted: where a LOST record for a relay's drops goes. */
-static uint64_t last_time;
-
 static int convert_records(FILE *in, const char *in_name, struct vmt_trace_writer *w,
 			   unsigned long long *records)
 {
@@ -63,8 +60,6 @@ static int convert_records(FILE *in, const char *in_name, struct vmt_trace_write
 		size_t whole = n / sizeof(batch[0]);
 
 		for (size_t i = 0; i < whole; i++) {
-			if (batch[i].hdr.time_ns > last_time)
-				last_time = batch[i].hdr.time_ns;
 			err = vmt_trace_writer_append_record(w, &batch[i]);
 			if (err) {
 				fprintf(stderr, "vmtrace convert: %s\n",
@@ -274,12 +269,6 @@ int cmd_convert(int argc, char **argv)
 				     w, &stats, &write_failed);
 	if (in != stdin)
 		fclose(in);
-	if (!status && relay) {
-		/* Frames the spool dropped, in band: a LOST record after the last flush. */
-		if (vmt_trace_writer_flush(w) ||
-		    relay_client_note_losses(relay, w, last_time))
-			status = 1;
-	}
 	if (status) {
 		vmt_trace_writer_abandon(w);
 		if (relay)

@@ -41,6 +41,7 @@
 
 #include "base/bytes.h"
 #include "commands.h"
+#include "format/trace_format.h"
 #include "util/cmd_util.h"
 #include "util/relay_auth.h"
 #include "util/relay_net.h"
@@ -99,6 +100,8 @@ struct conn {
 	char path[4096];
 	int lock_fd;			/* flock()ed while receiving: --list sees it */
 	uint64_t acked, bytes;
+	uint32_t nr_streams;		/* in the file: the id a stream of the relay's gets */
+	uint64_t last_time;		/* the greatest frame time: where a lost record goes */
 	time_t last_active;
 };
 
@@ -294,6 +297,20 @@ static void start_session(struct relay *r, struct conn *c)
 		refuse(r, c, "session %s/%s: %s", c->hello.host, c->hello.session, err.message);
 		return;
 	}
+	c->nr_streams = 0;
+	c->last_time = 0;
+	if (exists && vmt_trace_open(&done, c->path, VMT_TRACE_OPEN_GROWING, &err) == 0) {
+		c->nr_streams = vmt_trace_nr_streams(done);
+		for (uint32_t i = 0; i < c->nr_streams; i++) {
+			struct vmt_trace_stream_stats st;
+
+			if (vmt_trace_stream(done, i)->time_offset != VMT_TRACE_NO_TIME &&
+			    !vmt_trace_stream_stats(done, i, &st) && st.entries &&
+			    st.last_time > c->last_time)
+				c->last_time = st.last_time;
+		}
+		vmt_trace_close(done);
+	}
 	c->lock_fd = open(c->path, O_RDONLY | O_CLOEXEC);
 	if (c->lock_fd >= 0)
 		flock(c->lock_fd, LOCK_EX | LOCK_NB);
@@ -412,11 +429,54 @@ static void on_block(struct relay *r, struct conn *c, const uint8_t *payload)
 		return;
 	}
 	c->bytes += c->h.length;
+	if (!memcmp(payload, "VMTS", 4)) {
+		c->nr_streams++;
+	} else if (vmt_get16(payload + 30) & (VMT_FRAME_TIME_SORTED | VMT_FRAME_TIME_RANGE)) {
+		uint64_t last = vmt_get64(payload + 40);
+
+		if (last > c->last_time)
+			c->last_time = last;
+	}
 }
 
-static void on_end(struct relay *r, struct conn *c)
+/*
+ * The frames the sender's spool dropped, in band as the ring's losses are:
+ * a stream of the relay's, "lost.relay", after the sender's streams, and a
+ * frame of one VMT_REC_LOST record counting the records dropped, stored
+ * as they are (codec none). 0 or the writer's -errno.
+ */
+static int append_losses(struct conn *c, uint64_t records)
 {
-	uint64_t stored = vmt_trace_writer_blocks(c->writer);
+	struct vmt_trace_stream_info info = {
+		.id = c->nr_streams, .entry_size = sizeof(struct vmt_record),
+		.kind = VMT_STREAM_RECORDS, .record_type = VMT_REC_LOST,
+		.cpu = VMT_TRACE_ANY_CPU, .time_offset = 0, .name = "lost.relay",
+	};
+	uint8_t stream[VMT_STREAM_BLOCK_SIZE], frame[VMT_FRAME_HEADER_SIZE + sizeof(struct vmt_record)];
+	struct vmt_record lost;
+	struct vmt_frame_header h = {
+		.stream_id = c->nr_streams, .entry_count = 1, .flags = VMT_FRAME_TIME_SORTED,
+		.first_time = c->last_time, .last_time = c->last_time,
+		.raw_size = sizeof(lost), .comp_size = sizeof(lost),
+	};
+	int err;
+
+	memset(&lost, 0, sizeof(lost));
+	lost.hdr.type = VMT_REC_LOST;
+	lost.hdr.time_ns = c->last_time;
+	lost.lost.count = records;
+	memcpy(frame + VMT_FRAME_HEADER_SIZE, &lost, sizeof(lost));
+	h.payload_crc = vmt_crc32(frame + VMT_FRAME_HEADER_SIZE, sizeof(lost));
+	vmt_frame_header_encode(frame, &h);
+	vmt_stream_block_encode(stream, &info);
+	err = vmt_trace_writer_append_block(c->writer, stream, sizeof(stream));
+	return err ? err : vmt_trace_writer_append_block(c->writer, frame, sizeof(frame));
+}
+
+static void on_end(struct relay *r, struct conn *c, const uint8_t *payload)
+{
+	uint64_t stored = vmt_trace_writer_blocks(c->writer), total;
+	uint64_t frames = vmt_get64(payload), records = vmt_get64(payload + 8);
 	struct vmt_trace_error err;
 
 	if (c->h.seq != stored) {
@@ -424,6 +484,16 @@ static void on_end(struct relay *r, struct conn *c)
 		       (unsigned long long)c->h.seq, (unsigned long long)stored);
 		return;
 	}
+	if (records && append_losses(c, records)) {
+		refuse(r, c, "session %s/%s: writing its lost record: %s", c->hello.host,
+		       c->hello.session, vmt_trace_writer_error_message(c->writer));
+		return;
+	}
+	if (frames)
+		say(r, "%s/%s: the sender dropped %llu frames (%llu records), a lost record says",
+		    c->hello.host, c->hello.session, (unsigned long long)frames,
+		    (unsigned long long)records);
+	total = vmt_trace_writer_blocks(c->writer);
 	if (vmt_trace_writer_close(c->writer, &err)) {
 		c->writer = NULL;
 		fprintf(stderr, "vmtrace relay: %s/%s: %s\n", c->hello.host, c->hello.session,
@@ -434,9 +504,9 @@ static void on_end(struct relay *r, struct conn *c)
 		return;
 	}
 	say(r, "%s/%s: complete, %llu blocks, %lld bytes", c->hello.host, c->hello.session,
-	    (unsigned long long)stored, file_size(c->path));
+	    (unsigned long long)total, file_size(c->path));
 	stop_session(r, c, true);
-	queue_message(c, VMT_RELAY_DONE, stored, NULL, 0);
+	queue_message(c, VMT_RELAY_DONE, total, NULL, 0);
 }
 
 /* A whole message is in c->in: header, payload, MAC. */
@@ -475,7 +545,7 @@ static void on_message(struct relay *r, struct conn *c)
 			return;
 		}
 		if (c->h.type == VMT_RELAY_END) {
-			on_end(r, c);
+			on_end(r, c, payload);
 			return;
 		}
 		if (c->h.type == VMT_RELAY_PING) {

@@ -98,7 +98,8 @@ def scenario(n):
         if msgs:
             msgs[i] = bytes(m)
         if rng.random() < 0.5:
-            msgs.append(message(TYPES["END"], rng.choice([cut, cut + 1, 0])))
+            msgs.append(message(TYPES["END"], rng.choice([cut, cut + 1, 0]),
+                                rng.choice([bytes(16), bytes(rng.getrandbits(8) for _ in range(16)), bytes(8)])))
         return ("keyed", sender, msgs) if key else msgs
     return [message(TYPES["HELLO"], 0, hello("victim", "v", struct.pack("<QQ", seed, n)))]
 

@@ -110,7 +110,7 @@ if __name__ == "__main__":
         out = message(TYPES["HELLO"], 0, hello("fuzz", "seed"))
         for i, b in enumerate(blocks_of(sys.argv[2])):
             out += message(TYPES["BLOCK"], i, b)
-        out += message(TYPES["END"], len(blocks_of(sys.argv[2])))
+        out += message(TYPES["END"], len(blocks_of(sys.argv[2])), bytes(16))
         open(sys.argv[3], "wb").write(out)
     else:
         sys.exit(__doc__)

@@ -24,7 +24,7 @@ if not got or got[0] != TYPES["WELCOME"] or got[1] != 0:
     sys.exit("relay_send: no welcome: %r" % (got,))
 for m in msgs:
     s.sendall(m)
-s.sendall(message(TYPES["END"], len(msgs)))
+s.sendall(message(TYPES["END"], len(msgs), bytes(16)))
 while True:
     got = recv_msg(s)
     if got is None:

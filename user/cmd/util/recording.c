@@ -44,7 +44,6 @@ struct recording {
 	const char *path;	/* the file, or what stands for it in messages */
 	bool no_file;		/* --relay without -o */
 	struct relay_client *relay;
-	uint64_t last_time;	/* the greatest record time: where LOST records go */
 	struct vmt_trace_writer *writer;
 	FILE *tee;		/* --tee-raw: every record drained, as record-raw writes it */
 	const char *tee_path;
@@ -77,8 +76,6 @@ static int append_records(void *ctx, const struct vmt_record *records, size_t n)
 	int err;
 
 	for (size_t i = 0; i < n; i++) {
-		if (records[i].hdr.time_ns > r->last_time)
-			r->last_time = records[i].hdr.time_ns;
 		err = vmt_trace_writer_append_record(r->writer, &records[i]);
 		if (err) {
 			r->write_failed = true;
@@ -101,13 +98,6 @@ static void progress(void *ctx, const struct collector *c, double seconds)
 	uint64_t records = collector_records(c);
 	char bytes[32], compressed[32] = "";
 
-	/* Frames the relay's spool dropped, in band, as the ring's losses. */
-	if (r->relay && relay_client_note_losses(r->relay, r->writer, r->last_time) &&
-	    !r->write_failed) {
-		r->write_failed = true;
-		fprintf(stderr, "vmtrace %s: %s: %s\n", r->cmd, r->path,
-			vmt_trace_writer_error_message(r->writer));
-	}
 	if (r->hooks && r->hooks->progress) {
 		struct record_progress p = { .seconds = seconds, .records = records,
 					     .lost = collector_lost(c) };
@@ -295,13 +285,7 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		vmt_trace_writer_stats(r.writer, &st);
 	else
 		memset(&st, 0, sizeof(st));
-	/* The spool's last drops, after the last frames: their LOST record. */
-	if (r.relay && relay_client_note_losses(r.relay, r.writer, r.last_time) &&
-	    !r.write_failed) {
-		r.write_failed = true;
-		fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, r.path,
-			vmt_trace_writer_error_message(r.writer));
-	}
+
 	if (vmt_trace_writer_close(r.writer, &err)) {
 		if (!r.write_failed)	/* else it is the error said already */
 			fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, r.path, err.message);

@@ -133,7 +133,7 @@ struct relay_client {
 	char failure[300];
 	/* counters for the summary */
 	uint64_t blocks_sent, bytes_sent, spool_peak, filed, dropped_frames, dropped_records;
-	uint64_t lost_pending, connections;
+	uint64_t connections;
 };
 
 /* ---- The spool ----------------------------------------------------------- */
@@ -236,7 +236,6 @@ int relay_client_sink(void *client, const void *block, size_t len)
 		if (droppable && c->mem_used + len > c->mem_limit) {
 			c->dropped_frames++;
 			c->dropped_records += vmt_get32(p + 24);
-			c->lost_pending += vmt_get32(p + 24);
 			goto out;
 		}
 		s.data = malloc(len);
@@ -459,8 +458,8 @@ static long long handshake(struct relay_client *c, struct conn *k)
 	if (h.type == VMT_RELAY_DONE) {
 		/* The trace was complete at the relay already: our DONE was lost. */
 		pthread_mutex_lock(&c->lock);
-		if (c->finishing && h.seq == c->next_seq) {
-			free_acked(c, h.seq);
+		if (c->finishing && h.seq >= c->next_seq) {
+			free_acked(c, c->next_seq);
 			c->done = true;
 		}
 		pthread_mutex_unlock(&c->lock);
@@ -515,14 +514,20 @@ static int read_replies(struct relay_client *c, struct conn *k)
 	pthread_mutex_lock(&c->lock);
 	switch (h.type) {
 	case VMT_RELAY_ACK:
-	case VMT_RELAY_DONE:
 		if (h.seq > c->next_seq) {
 			ret = -2;
 			break;
 		}
 		free_acked(c, h.seq);
-		if (h.type == VMT_RELAY_DONE)
-			c->done = true;
+		break;
+	case VMT_RELAY_DONE:
+		/* The relay's own blocks (its lost record) may follow ours. */
+		if (h.seq < c->next_seq) {
+			ret = -2;
+			break;
+		}
+		free_acked(c, c->next_seq);
+		c->done = true;
 		break;
 	case VMT_RELAY_REFUSE:
 		payload[h.length] = '\0';
@@ -630,7 +635,14 @@ static int stream(struct relay_client *c, struct conn *k, uint64_t from)
 			pthread_mutex_unlock(&c->lock);
 			from++;
 		} else if (finishing && !end_sent) {
-			if (send_message(k, VMT_RELAY_END, next, NULL, 0)) {
+			uint8_t end[VMT_RELAY_END_SIZE];
+
+			/* What the spool dropped: the relay writes it into the trace. */
+			pthread_mutex_lock(&c->lock);
+			vmt_put64(end, c->dropped_frames);
+			vmt_put64(end + 8, c->dropped_records);
+			pthread_mutex_unlock(&c->lock);
+			if (send_message(k, VMT_RELAY_END, next, end, sizeof(end))) {
 				ret = -1;
 				break;
 			}
@@ -794,25 +806,6 @@ bad:
 		close(c->wake);
 	free(c);
 	return NULL;
-}
-
-int relay_client_note_losses(struct relay_client *c, struct vmt_trace_writer *w,
-			     uint64_t time_ns)
-{
-	struct vmt_record lost;
-	uint64_t n;
-
-	pthread_mutex_lock(&c->lock);
-	n = c->lost_pending;
-	c->lost_pending = 0;
-	pthread_mutex_unlock(&c->lock);
-	if (!n)
-		return 0;
-	memset(&lost, 0, sizeof(lost));
-	lost.hdr.type = VMT_REC_LOST;
-	lost.hdr.time_ns = time_ns;
-	lost.lost.count = n;
-	return vmt_trace_writer_append_record(w, &lost);
 }
 
 static void format_mb(char *buf, size_t size, uint64_t bytes)

@@ -6,9 +6,10 @@
  * file), and a thread of its own sends the spool to the relay, frees what
  * the relay acknowledges, and reconnects with backoff when the connection
  * drops, resuming after the last block the relay holds. When the spool is
- * full, record frames are dropped and counted; the count goes into the
- * trace as a VMT_REC_LOST record (relay_client_note_losses()), as the
- * kernel's ring losses do. `record --relay` and `convert --relay` use it.
+ * full, record frames are dropped and counted; the counts go to the relay
+ * with the end, which writes them into its trace as a VMT_REC_LOST record,
+ * as the kernel's ring losses are. `record --relay` and `convert --relay`
+ * use it.
  */
 #ifndef VMTRACE_CMD_RELAY_CLIENT_H
 #define VMTRACE_CMD_RELAY_CLIENT_H
@@ -56,14 +57,6 @@ struct relay_client *relay_client_start(const char *cmd, const struct relay_opti
 					const char *default_session);
 /* The writer's sink (vmt_trace_writer_set_sink()): never blocks on the network. */
 int relay_client_sink(void *client, const void *block, size_t len);
-/*
- * Records dropped with their frames since the last call, as one
- * VMT_REC_LOST record appended to @w at @time_ns (nothing when none were):
- * call it from the thread that appends, and once more after the last
- * flush, before closing. 0 or the writer's -errno.
- */
-int relay_client_note_losses(struct relay_client *c, struct vmt_trace_writer *w,
-			     uint64_t time_ns);
 /*
  * The writer is closed: send the rest, wait (up to --relay-wait) for the
  * relay to hold it all, stop, print the summary line (unless @quiet) and

@@ -45,6 +45,9 @@ static void length_bounds(unsigned int type, uint32_t *least, uint32_t *most)
 		*least = 64;
 		*most = VMT_RELAY_BLOCK_MAX;
 		return;
+	case VMT_RELAY_END:
+		*least = *most = VMT_RELAY_END_SIZE;
+		return;
 	default:
 		*least = *most = 0;
 	}

@@ -21,6 +21,7 @@
 #define VMT_RELAY_HELLO_SIZE	192
 #define VMT_RELAY_WELCOME_SIZE	16
 #define VMT_RELAY_REFUSE_MAX	256
+#define VMT_RELAY_END_SIZE	16	/* u64 frames, u64 records the sender dropped */
 /* A frame's header and its payload at most (trace_format.c's limit). */
 #define VMT_RELAY_BLOCK_MAX	(64u + (64u << 20) + (4u << 20))
 
@@ -32,8 +33,8 @@ enum vmt_relay_type {
 	VMT_RELAY_REFUSE	= 5,	/* relay: why not (text); it closes the connection */
 	VMT_RELAY_BLOCK		= 6,	/* sender: block number seq, a stream block or a frame */
 	VMT_RELAY_ACK		= 7,	/* relay: seq blocks are in the file */
-	VMT_RELAY_END		= 8,	/* sender: the trace ends after seq blocks */
-	VMT_RELAY_DONE		= 9,	/* relay: the file is complete (directory written) */
+	VMT_RELAY_END		= 8,	/* sender: the trace ends after seq blocks; its drops */
+	VMT_RELAY_DONE		= 9,	/* relay: the file is complete (seq: its blocks) */
 	VMT_RELAY_PING		= 10,	/* sender, when silent a while: the relay answers ACK */
 	VMT_RELAY_TYPES,
 };

@@ -36,6 +36,8 @@ NAME=relay
 . "$(dirname "$0")/rewrite/lib.sh"
 bin=$1
 synth=$2
+# relay/*.py import relay_msgs.py: no __pycache__ left in the tree.
+export PYTHONDONTWRITEBYTECODE=1
 relay_pid=
 CLEANUP='[ -n "$relay_pid" ] && kill -9 $relay_pid 2>/dev/null; wait 2>/dev/null'
 dir=$tmp/dir

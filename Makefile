@@ -31,7 +31,7 @@ BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
 	check check-quick check-unit check-python check-parallel check-fuzz check-kunit check-vm check-vm-quick \
-	checkpatch fuzz bench bench-analyses bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
+	checkpatch fuzz bench bench-analyses bench-relay bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
 
@@ -115,7 +115,7 @@ $(CMD_OBJS): $(wildcard user/cmd/*.h user/cmd/util/*.h) $(patsubst %,$(BUILD)/bp
 
 $(BUILD)/bin/vmtrace: $(CMD_OBJS) $(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+	$(CC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm -lcrypto
 
 # vmtrace-mpi: the same commands with MPI's main() (user/cmd/mpi_main.c), which
 # vmtrace becomes when mpirun starts it; built where Open MPI's mpicc is.
@@ -127,7 +127,7 @@ $(BUILD)/obj/mpi/mpi_main.o: user/cmd/mpi_main.c user/cmd/commands.h user/cmd/ut
 $(BUILD)/bin/vmtrace-mpi: $(BUILD)/obj/mpi/mpi_main.o $(filter-out %/user/cmd/main.o,$(CMD_OBJS)) \
 		$(BUILD)/lib/libvmtrace.a
 	@mkdir -p $(dir $@)
-	$(MPICC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm
+	$(MPICC) -pthread $(LDFLAGS) -o $@ $^ -lbpf -lelf -lzstd -llzma -lz -lm -lcrypto
 
 # Programs the VM tests run in the guest (tests/vm/progs/NAME.c -> vmt-NAME).
 TEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/bin/vmt-%,$(wildcard tests/vm/progs/*.c))
@@ -312,7 +312,8 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # babeltrace2 (babeltrace2.sh), loading the module through a fake modprobe
 # (modprobe.sh), a trace of the format before this one's streams (old-trace.sh),
 # the Python package over libvmtrace.so against dump and export (python.sh),
-# its worked example examples/explore.ipynb executed headless (notebook.sh)
+# its worked example examples/explore.ipynb executed headless (notebook.sh),
+# the relay and its senders on loopback (relay.sh)
 # and `make install` into a scratch root (install.sh).
 check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/bin/vmt-synth \
 		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle $(BUILD)/lib/libvmtrace.so.$(VERSION)
@@ -328,6 +329,7 @@ check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(
 	@tests/unit/phases.sh $(BUILD)/bin/vmtrace
 	@tests/unit/exact-source.sh $(BUILD)/bin/vmtrace
 	@tests/unit/shards-error.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
+	@tests/unit/relay.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 ifeq ($(NO_PARALLEL),)
 	@tests/unit/jobs.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/mpi.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
@@ -455,6 +457,10 @@ bench-cachesim: tools $(BUILD)/bin/vmt-cachesim-bench
 # The Python package's section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-python: tools
 	@scripts/bench-python
+
+# vmtrace relay's storing speed on loopback (docs/BENCHMARKS.md, "Relay"): on the host, no VM.
+bench-relay: tools
+	@scripts/bench-relay
 
 # The loop codec's speed section of docs/BENCHMARKS.md alone: on the host, no VM.
 bench-loops: tools $(BUILD)/bin/vmt-loops-bench

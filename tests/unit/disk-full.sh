@@ -6,7 +6,8 @@
 # exits 1; reduce leaves nothing behind, whether the disk is full from the
 # start or fills midway; convert keeps what it wrote, and verify --repair
 # makes of it a trace of its complete frames, every record of which is the
-# source's (rewrite/compare.py).
+# source's (rewrite/compare.py). A relay whose disk fills stops that
+# session alone, saying so, keeps its blocks and the other sessions'.
 [ "$(id -u)" -eq 0 ] || { echo "disk-full: FAIL: needs root (a tmpfs of its own)"; exit 1; }
 if [ -z "${VMT_DISK_FULL_NS:-}" ]; then
 	VMT_DISK_FULL_NS=1 exec unshare --mount --propagation private "$0" "$@"
@@ -57,5 +58,41 @@ if [ -s "$small/c.vmt" ]; then
 else
 	fail "convert left nothing of what it wrote"
 fi
+
+# The relay: a session that fills the disk stops, said, its complete blocks
+# kept; the relay and the other sessions go on.
+rm -f "$small"/*
+mkdir "$small/dir"
+dd if=/dev/zero of="$small/fill" bs=1k count=64 2>/dev/null
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" relay --listen 127.0.0.1:$port --dir "$small/dir" >"$tmp/relay.log" 2>&1 &
+relay=$!
+CLEANUP="kill $relay 2>/dev/null; $CLEANUP"
+for _ in $(seq 100); do grep -q listening "$tmp/relay.log" 2>/dev/null && break; sleep 0.05; done
+head -c 64000 "$tmp/src.raw" >"$tmp/part.raw"
+"$bin" convert --codec zstd "$tmp/part.raw" --relay 127.0.0.1:$port --relay-host h \
+	--relay-session kept >/dev/null 2>"$tmp/err" || fail "relay: the first session: $(cat "$tmp/err")"
+sum=$(sha256sum <"$small/dir/h/kept.vmt")
+"$bin" convert --codec none --frame-bytes 16384 "$tmp/src.raw" --relay 127.0.0.1:$port \
+	--relay-host h --relay-session big --relay-wait 5 >/dev/null 2>"$tmp/err"
+says "relay: a session filling the disk" $?
+if kill -0 $relay 2>/dev/null && grep -q "h/big: .*No space left on device.*the session stops" "$tmp/relay.log" &&
+   [ "$(sha256sum <"$small/dir/h/kept.vmt")" = "$sum" ] && [ -s "$small/dir/h/big.vmt" ]; then
+	ok
+else
+	fail "relay: disk full: $(cat "$tmp/relay.log")"
+fi
+rm "$small/fill"
+if "$bin" verify --repair "$small/dir/h/big.vmt" >"$tmp/out" 2>&1 &&
+   "$bin" verify "$small/dir/h/big.vmt" >>"$tmp/out" 2>&1 &&
+   "$bin" verify "$small/dir/h/kept.vmt" >>"$tmp/out" 2>&1 &&
+   "$bin" convert --codec zstd "$tmp/part.raw" --relay 127.0.0.1:$port --relay-host h \
+	--relay-session after >>"$tmp/out" 2>&1; then
+	ok
+	echo "disk-full: the relay: the session that filled the disk stopped, the other kept, the relay went on"
+else
+	fail "relay: after the disk filled: $(cat "$tmp/out")"
+fi
+kill $relay
 
 finish

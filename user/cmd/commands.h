@@ -52,5 +52,6 @@ VMT_COMMAND(cachesim);
 VMT_COMMAND(profile);
 VMT_COMMAND(synth);
 VMT_COMMAND(compare);
+VMT_COMMAND(relay);
 
 #endif

@@ -17,6 +17,7 @@
 #include "vmtrace/trace.h"
 #include "commands.h"
 #include "util/cmd_util.h"
+#include "util/relay_client.h"
 #include "util/writer_options.h"
 
 #define CONVERT_BATCH 1024
@@ -25,10 +26,10 @@
 #define FROM_RAW 0
 
 static const char convert_usage[] =
-	"usage: vmtrace convert [--from raw|lackey|din] [--pid N] INPUT -o FILE\n"
+	"usage: vmtrace convert [--from raw|lackey|din] [--pid N] INPUT (-o FILE | --relay HOST:PORT)\n"
 	"                       [--codec model|vpc|zstd|xz|none] [--stage2 zstd|xz] [--level N]\n"
-	"                       [--frame-bytes N]\n"
-	"  INPUT's records into a trace file; INPUT - is standard input\n"
+	"                       [--frame-bytes N] [relay options]\n"
+	"  INPUT's records into a trace file (and/or to a relay); INPUT - is standard input\n"
 	"  --from raw       raw records (the default): record-raw's file, export --format raw's\n"
 	"  --from lackey    what valgrind --tool=lackey --trace-mem=yes writes (give valgrind\n"
 	"                   --log-file=LOG, so that the program's own output stays out of it):\n"
@@ -149,6 +150,7 @@ void usage_convert(FILE *out)
 {
 	fputs(convert_usage, out);
 	fputs(writer_options_usage, out);
+	fputs(relay_options_usage, out);
 	fputs(convert_notes, out);
 }
 
@@ -175,6 +177,7 @@ int cmd_convert(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
 		WRITER_LONG_OPTIONS,
+		RELAY_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmt_trace_writer_options wopts = { .codec = VMT_CODEC_MODEL };
@@ -186,7 +189,12 @@ int cmd_convert(int argc, char **argv)
 	long long in_size, out_size, pid = -1;
 	int opt, taken, status, format = FROM_RAW;
 	bool write_failed = false;
+	struct relay_options relay_opts;
+	struct relay_client *relay = NULL;
+	char session[64];
 	FILE *in;
+
+	relay_options_init(&relay_opts);
 
 	while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
 		switch (opt) {
@@ -207,7 +215,9 @@ int cmd_convert(int argc, char **argv)
 				return 2;
 			continue;
 		}
-		taken = parse_writer_option("convert", opt, optarg, &wopts);
+		taken = relay_parse_option("convert", opt, optarg, &relay_opts);
+		if (!taken)
+			taken = parse_writer_option("convert", opt, optarg, &wopts);
 		if (taken < 0)
 			return 2;
 		if (!taken) {
@@ -215,7 +225,7 @@ int cmd_convert(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !out_path) {
+	if (optind != argc - 1 || (!out_path && !relay_opts.addr)) {
 		usage_convert(stderr);
 		return 2;
 	}
@@ -230,12 +240,28 @@ int cmd_convert(int argc, char **argv)
 		fprintf(stderr, "vmtrace convert: cannot read %s: %s\n", in_path, strerror(errno));
 		return 1;
 	}
+	if (relay_opts.addr) {
+		const char *base = out_path ? strrchr(out_path, '/') : NULL;
+
+		base = base ? base + 1 : out_path ? out_path : "convert";
+		snprintf(session, sizeof(session), "%.*s", (int)strcspn(base, "."), base);
+		relay = relay_client_start("convert", &relay_opts, session[0] ? session : "convert");
+		if (!relay) {
+			if (in != stdin)
+				fclose(in);
+			return 2;
+		}
+	}
 	if (vmt_trace_writer_create(&w, out_path, &wopts, &err)) {
 		fprintf(stderr, "vmtrace convert: %s\n", err.message);
 		if (in != stdin)
 			fclose(in);
+		if (relay)
+			relay_client_finish(relay, true);
 		return 1;
 	}
+	if (relay)
+		vmt_trace_writer_set_sink(w, relay_client_sink, relay);
 	if (format == FROM_RAW)
 		status = convert_records(in, in_name, w, &records);
 	else
@@ -245,6 +271,8 @@ int cmd_convert(int argc, char **argv)
 		fclose(in);
 	if (status) {
 		vmt_trace_writer_abandon(w);
+		if (relay)
+			relay_client_finish(relay, true);
 		/*
 		 * A text that failed leaves nothing; a failed write, as with
 		 * raw records, the complete frames for verify --repair.
@@ -254,9 +282,15 @@ int cmd_convert(int argc, char **argv)
 		return status;
 	}
 	if (vmt_trace_writer_close(w, &err)) {
-		fprintf(stderr, "vmtrace convert: %s: %s\n", out_path, err.message);
+		fprintf(stderr, "vmtrace convert: %s: %s\n", out_path ? out_path : "relay", err.message);
+		if (relay)
+			relay_client_finish(relay, true);
 		return 1;
 	}
+	if (relay && relay_client_finish(relay, false))
+		return 1;
+	if (!out_path)
+		return 0;
 	if (format != FROM_RAW) {
 		print_import_summary(out_path, (unsigned int)format, &stats);
 		return 0;

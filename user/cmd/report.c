@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
 #include "util/filter_options.h"
+#include "util/follow.h"
 #include "util/report.h"
 
 static double seconds(uint64_t ns)
@@ -30,7 +32,7 @@ static double span_seconds(const struct vmt_trace_summary *s)
 }
 
 static const char report_usage[] =
-	"usage: vmtrace report [--buckets N] [--top N] [--html PAGE] [filter options] FILE\n"
+	"usage: vmtrace report [--buckets N] [--top N] [--html PAGE] [--follow] [filter options] FILE\n"
 	"  --buckets N      time slices of the reference rate (default 10)\n"
 	"  --top N          the most referenced pages to list (default 10)\n"
 	"  --html PAGE      write the report as one self-contained HTML page, with\n"
@@ -173,6 +175,7 @@ out:
 void usage_report(FILE *out)
 {
 	fputs(report_usage, out);
+	fputs(follow_usage, out);
 	fputs(filter_options_usage, out);
 }
 
@@ -182,6 +185,7 @@ int cmd_report(int argc, char **argv)
 		{ "buckets", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 't' },
 		{ "html", required_argument, NULL, 'H' },
+		FOLLOW_LONG_OPTION,
 		FILTER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -190,11 +194,15 @@ int cmd_report(int argc, char **argv)
 	const char *html = NULL;
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
-	bool elsewhere;
+	bool elsewhere, follow = false;
 	long long n;
 	int opt, status;
 
 	while ((opt = getopt_long(argc, argv, FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
+		if (opt == FOLLOW_OPT) {
+			follow = true;
+			continue;
+		}
 		if (opt == 'H') {
 			html = optarg;
 			continue;
@@ -221,6 +229,8 @@ int cmd_report(int argc, char **argv)
 		usage_report(stderr);
 		return 2;
 	}
+	if (follow && follow_until_finished("report", argv[optind]))
+		return 1;
 	s = report_summarize("report", argv[optind], &o, &filter, &t, &elsewhere);
 	if (!s)
 		return 1;

@@ -9,6 +9,7 @@
 #include "vmtrace/trace.h"
 #include "commands.h"
 #include "util/filter_options.h"
+#include "util/follow.h"
 #include "util/report.h"
 
 static const char *const type_names[VMT_SUMMARY_TYPES] = {
@@ -17,7 +18,7 @@ static const char *const type_names[VMT_SUMMARY_TYPES] = {
 };
 
 static const char stats_usage[] =
-	"usage: vmtrace stats [filter options] FILE\n"
+	"usage: vmtrace stats [--follow] [filter options] FILE\n"
 	"  records per type, CPU and process; lost records; the time span; exact\n"
 	"  accesses by kind\n";
 
@@ -47,6 +48,7 @@ static void print_time_span(const struct vmt_trace_summary *s, bool filtered)
 void usage_stats(FILE *out)
 {
 	fputs(stats_usage, out);
+	fputs(follow_usage, out);
 	fputs(filter_options_usage, out);
 	fputs(filter_range_options_usage, out);
 }
@@ -56,15 +58,20 @@ int cmd_stats(int argc, char **argv)
 	static const struct option options[] = {
 		FILTER_LONG_OPTIONS,
 		FILTER_RANGE_LONG_OPTIONS,
+		FOLLOW_LONG_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct filter_options filter = { 0 };
 	struct vmt_trace_summary *s;
 	struct vmt_trace *t;
-	bool elsewhere;
+	bool elsewhere, follow = false;
 	int opt, taken;
 
 	while ((opt = getopt_long(argc, argv, FILTER_SHORT_OPTIONS, options, NULL)) != -1) {
+		if (opt == FOLLOW_OPT) {
+			follow = true;
+			continue;
+		}
 		taken = parse_filter_option("stats", opt, optarg, &filter);
 		if (taken < 0)
 			return 2;
@@ -77,6 +84,8 @@ int cmd_stats(int argc, char **argv)
 		usage_stats(stderr);
 		return 2;
 	}
+	if (follow && follow_until_finished("stats", argv[optind]))
+		return 1;
 	/* Under MPI, each process counts its part, and rank 0 prints them all. */
 	s = report_summarize("stats", argv[optind], NULL, &filter, &t, &elsewhere);
 	if (!s)

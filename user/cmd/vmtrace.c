@@ -54,6 +54,8 @@ static const struct vmt_command commands[] = {
 	  usage_dump_raw, cmd_dump_raw },
 	{ "convert", "a trace file (.vmt) of raw records, valgrind's lackey or Dinero's din",
 	  usage_convert, cmd_convert },
+	{ "relay", "receive traces from collectors over the network (record --relay) into DIR",
+	  usage_relay, cmd_relay },
 	{ "info", "a trace file's streams, frames and compression",
 	  usage_info, cmd_info },
 	{ "dump", "print a trace file, one record a line",

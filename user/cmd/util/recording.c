@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd_util.h"
@@ -24,7 +25,7 @@ static const char record_usage[] =
 	"usage: vmtrace %s [-o FILE] [-q] [-j N] [--codec model|vpc|zstd|xz|none] [--level N]\n"
 	"%*s [-a] [--follow] [--protect [-n PAGES] [--policy fifo|clock]\n"
 	"%*s [--reprotect-ms MS]] (-p PID ... | -a | -- COMMAND [ARGS...])\n"
-	"  -o FILE          the trace file (default vmtrace.vmt)\n"
+	"  -o FILE          the trace file (default vmtrace.vmt; with --relay, none unless -o)\n"
 	"  -q               no progress and no summary\n"
 	"  -j N             threads that compress frames (default: one per CPU)\n";
 
@@ -35,11 +36,14 @@ void record_print_usage(const char *cmd, FILE *out)
 	fprintf(out, record_usage, cmd, indent, "", indent, "");
 	fputs(collect_options_usage, out);
 	fputs(writer_options_usage, out);
+	fputs(relay_options_usage, out);
 }
 
 struct recording {
 	const char *cmd;	/* record, or start */
-	const char *path;
+	const char *path;	/* the file, or what stands for it in messages */
+	bool no_file;		/* --relay without -o */
+	struct relay_client *relay;
 	struct vmt_trace_writer *writer;
 	FILE *tee;		/* --tee-raw: every record drained, as record-raw writes it */
 	const char *tee_path;
@@ -138,7 +142,7 @@ static void started(void *ctx, const struct collector *c)
 static void print_summary(const struct recording *r, const struct collector *c,
 			  const struct vmt_trace_writer_stats *st)
 {
-	long long size = file_size(r->path);
+	long long size = r->no_file ? (long long)st->bytes : file_size(r->path);
 	uint64_t records = collector_records(c);
 	char bytes[32];
 
@@ -164,6 +168,7 @@ int record_parse_args(const char *cmd, int argc, char **argv, struct record_job 
 		{ "workers", required_argument, NULL, 'j' },
 		/* Debugging and tests: the raw records too, in the order drained. */
 		{ "tee-raw", required_argument, NULL, 'T' },
+		RELAY_LONG_OPTIONS,
 		COLLECT_LONG_OPTIONS,
 		WRITER_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -174,12 +179,14 @@ int record_parse_args(const char *cmd, int argc, char **argv, struct record_job 
 	memset(job, 0, sizeof(*job));
 	job->writer.codec = VMT_CODEC_MODEL;
 	job->path = "vmtrace.vmt";
+	relay_options_init(&job->relay);
 	collect_options_init(&job->collect);
 	while ((opt = getopt_long(argc, argv, "+o:qj:" COLLECT_SHORT_OPTIONS, options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			job->path = optarg;
+			job->path_given = true;
 			continue;
 		case 'q':
 			job->quiet = job->collect.quiet = true;
@@ -193,7 +200,9 @@ int record_parse_args(const char *cmd, int argc, char **argv, struct record_job 
 			job->tee_path = optarg;
 			continue;
 		}
-		taken = collect_parse_option(cmd, opt, optarg, &job->collect);
+		taken = relay_parse_option(cmd, opt, optarg, &job->relay);
+		if (!taken)
+			taken = collect_parse_option(cmd, opt, optarg, &job->collect);
 		if (!taken)
 			taken = parse_writer_option(cmd, opt, optarg, &job->writer);
 		if (taken < 0)
@@ -221,11 +230,34 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 	struct vmt_trace_writer_stats st;
 	struct vmt_trace_error err;
 	struct collector *c;
+	char session[64], relay_name[300];
 	int status;
 
 	c = collector_open(cmd, &job->collect);
 	if (!c)
 		return 1;
+	if (job->relay.addr) {
+		const char *base = strrchr(job->path, '/');
+		time_t now = time(NULL);
+		struct tm tm;
+
+		base = base ? base + 1 : job->path;
+		if (job->path_given)
+			snprintf(session, sizeof(session), "%.*s", (int)strcspn(base, "."), base);
+		else
+			strftime(session, sizeof(session), "trace-%Y%m%d-%H%M%S",
+				 localtime_r(&now, &tm));
+		r.relay = relay_client_start(cmd, &job->relay, session[0] ? session : "trace");
+		if (!r.relay) {
+			collector_close(c);
+			return 2;
+		}
+		r.no_file = !job->path_given;
+		if (r.no_file) {
+			snprintf(relay_name, sizeof(relay_name), "relay %s", job->relay.addr);
+			r.path = relay_name;
+		}
+	}
 	if (r.tee_path) {
 		r.tee = fopen(r.tee_path, "wb");
 		if (!r.tee) {
@@ -235,13 +267,17 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 			return 1;
 		}
 	}
-	if (vmt_trace_writer_create(&r.writer, r.path, &job->writer, &err)) {
+	if (vmt_trace_writer_create(&r.writer, r.no_file ? NULL : r.path, &job->writer, &err)) {
 		fprintf(stderr, "vmtrace %s: %s\n", cmd, err.message);
 		if (r.tee)
 			fclose(r.tee);
+		if (r.relay)
+			relay_client_finish(r.relay, true);
 		collector_close(c);
 		return 1;
 	}
+	if (r.relay)
+		vmt_trace_writer_set_sink(r.writer, relay_client_sink, r.relay);
 	status = collector_run(c, job->command, &sink);
 	if (r.session_err < 0)
 		status = 1;
@@ -249,12 +285,13 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		vmt_trace_writer_stats(r.writer, &st);
 	else
 		memset(&st, 0, sizeof(st));
+
 	if (vmt_trace_writer_close(r.writer, &err)) {
 		if (!r.write_failed)	/* else it is the error said already */
 			fprintf(stderr, "vmtrace %s: %s: %s\n", cmd, r.path, err.message);
 		status = 1;
 	}
-	if (r.write_failed)
+	if (r.write_failed && !r.no_file)
 		fprintf(stderr, "vmtrace %s: %s keeps the frames written before the error; once "
 			"there is room, 'vmtrace verify --repair %s' makes a trace of them\n",
 			cmd, r.path, r.path);
@@ -262,8 +299,10 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		fprintf(stderr, "vmtrace %s: closing %s: %s\n", cmd, r.tee_path, strerror(errno));
 		status = 1;
 	}
+	if (r.relay && relay_client_finish(r.relay, r.quiet))
+		status = 1;
 	if (hooks && hooks->progress) {
-		long long size = file_size(r.path);
+		long long size = r.no_file ? (long long)st.bytes : file_size(r.path);
 		struct record_progress p = { .records = collector_records(c),
 					     .lost = collector_lost(c),
 					     .bytes = size > 0 ? (uint64_t)size : 0,

@@ -13,11 +13,14 @@
 
 #include "vmtrace/trace.h"
 #include "collect.h"
+#include "relay_client.h"
 
 struct record_job {
 	struct collect_options collect;
 	struct vmt_trace_writer_options writer;
 	const char *path;		/* the trace file; default vmtrace.vmt */
+	bool path_given;		/* -o: with --relay, a local file too */
+	struct relay_options relay;	/* --relay and its options */
 	const char *tee_path;		/* --tee-raw, or NULL */
 	bool quiet;			/* -q: no progress, no summary */
 	char **command;			/* -- COMMAND ARGS, or NULL (-p, -a) */

@@ -19,6 +19,12 @@
  * (trace_writer.c) makes the record, order and data streams of a ring's
  * records, and finishes its own part before it calls flush or close here;
  * nothing here calls up. The blocks' bytes are trace_format.c's.
+ *
+ * Outline: the writer and its file; streams; frames (compressed here or by
+ * the workers, appended in order); flush and close; then, at the end,
+ * encoded blocks: a relay's writer takes stream blocks and frames that
+ * another writer made (append_block), or resumes a file one left, and any
+ * writer can hand each block it writes to a sink (a relay's client).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +39,7 @@
 #include "codec/codec.h"
 #include "format/trace_format.h"
 #include "trace/frame_writer.h"
+#include "trace/trace_reader.h"
 #include "base/work_pool.h"
 
 /* Records are stored as the kernel wrote them: its byte order is the file's. */
@@ -84,6 +91,9 @@ struct vmt_frame_writer {
 	struct vmt_buf block;
 	struct write_job sync_job;	/* without workers: the one frame being written */
 	struct vmt_work_pool *pool;	/* with workers */
+	vmt_trace_block_sink sink;	/* every stream block and frame, as written */
+	void *sink_ctx;
+	bool encoded;			/* blocks come encoded (append_block): no pending */
 	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
 	int failed;			/* the first error of a queued job */
 	char error[256];
@@ -92,6 +102,8 @@ struct vmt_frame_writer {
 static void compress_job(struct vmt_work *work, void *writer);
 static void append_job(struct vmt_work *work, void *writer);
 static int queue_block(struct vmt_frame_writer *w, const void *block, size_t len);
+static int start_workers(struct vmt_frame_writer *w, const char *path,
+			 struct vmt_trace_error *err);
 
 int vmt_frame_writer_fail(struct vmt_frame_writer *w, int err, const char *fmt, ...)
 {
@@ -137,7 +149,7 @@ static int write_all(struct vmt_frame_writer *w, const void *data, size_t len)
 	const uint8_t *p = data;
 	size_t done = 0;
 
-	while (done < len) {
+	while (w->fd >= 0 && done < len) {
 		ssize_t n = write(w->fd, p + done, len - done);
 
 		if (n < 0 && errno == EINTR)
@@ -153,6 +165,19 @@ static int write_all(struct vmt_frame_writer *w, const void *data, size_t len)
 	w->end += len;
 	pthread_mutex_unlock(&w->lock);
 	return 0;
+}
+
+/* A stream block or a frame: to the file, then to the sink. */
+static int emit_block(struct vmt_frame_writer *w, const void *block, size_t len)
+{
+	int err = write_all(w, block, len);
+
+	if (!err && w->sink) {
+		err = w->sink(w->sink_ctx, block, len);
+		if (err)
+			vmt_frame_writer_fail(w, err, "the block sink failed: %s", strerror(-err));
+	}
+	return err;
 }
 
 int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
@@ -189,8 +214,9 @@ int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 	}
 	pthread_mutex_init(&w->lock, NULL);
 	w->fd = -1;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
+	if (path)
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (path && w->fd < 0) {
 		ret = -errno;
 		snprintf(err->message, sizeof(err->message), "cannot create %s: %s", path,
 			 strerror(errno));
@@ -201,11 +227,25 @@ int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 	vmt_file_header_encode(header);
 	ret = write_all(w, header, sizeof(header));
 	if (ret) {
-		snprintf(err->message, sizeof(err->message), "%s: %.200s", path, w->error);
+		snprintf(err->message, sizeof(err->message), "%s: %.200s", path ? path : "(no file)",
+			 w->error);
 		vmt_frame_writer_abandon(w);
-		unlink(path);
+		if (path)
+			unlink(path);
 		return ret;
 	}
+	ret = start_workers(w, path, err);
+	if (ret)
+		return ret;
+	*writer = w;
+	return 0;
+}
+
+static int start_workers(struct vmt_frame_writer *w, const char *path,
+			 struct vmt_trace_error *err)
+{
+	int ret;
+
 	if (w->options.workers) {
 		unsigned int queued = w->options.max_queued ? w->options.max_queued
 					: QUEUED_PER_WORKER * w->options.workers;
@@ -217,11 +257,11 @@ int vmt_frame_writer_create(struct vmt_frame_writer **writer, const char *path,
 				 "cannot start %u compression threads: %s", w->options.workers,
 				 strerror(-ret));
 			vmt_frame_writer_abandon(w);
-			unlink(path);
+			if (path)
+				unlink(path);
 			return ret;
 		}
 	}
-	*writer = w;
 	return 0;
 }
 
@@ -251,11 +291,12 @@ int vmt_frame_writer_add_stream(struct vmt_frame_writer *w,
 	s->frame_entries = w->options.frame_bytes / checked.entry_size;
 	if (!s->frame_entries)
 		s->frame_entries = 1;
-	s->pending = malloc((size_t)s->frame_entries * checked.entry_size);
-	if (!s->pending)
+	/* An encoded writer's frames come whole (append_block): nothing pends. */
+	s->pending = w->encoded ? NULL : malloc((size_t)s->frame_entries * checked.entry_size);
+	if (!s->pending && !w->encoded)
 		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	vmt_stream_block_encode(block, &checked);
-	err = w->pool ? queue_block(w, block, sizeof(block)) : write_all(w, block, sizeof(block));
+	err = w->pool ? queue_block(w, block, sizeof(block)) : emit_block(w, block, sizeof(block));
 	if (err) {
 		free(s->pending);
 		return err;
@@ -356,7 +397,7 @@ static int append_frame(struct vmt_frame_writer *w, struct write_job *job)
 	err = add_frame_ref(w, &ref);
 	if (err)
 		return err;
-	err = write_all(w, w->block.data, VMT_FRAME_HEADER_SIZE + job->payload.size);
+	err = emit_block(w, w->block.data, VMT_FRAME_HEADER_SIZE + job->payload.size);
 	pthread_mutex_lock(&w->lock);
 	if (err)
 		w->nr_frames--;
@@ -381,7 +422,7 @@ static void append_job(struct vmt_work *work, void *writer)
 	int err = queued_error(w);
 
 	if (!err)
-		err = job->is_frame ? append_frame(w, job) : write_all(w, job->data, job->len);
+		err = job->is_frame ? append_frame(w, job) : emit_block(w, job->data, job->len);
 	if (err) {
 		pthread_mutex_lock(&w->lock);
 		if (!w->failed)
@@ -502,6 +543,8 @@ int vmt_frame_writer_append(struct vmt_frame_writer *w, uint32_t stream_id, cons
 
 	if (stream_id >= w->nr_streams)
 		return vmt_frame_writer_fail(w, -EINVAL, "no stream %u", stream_id);
+	if (w->encoded)
+		return vmt_frame_writer_fail(w, -EINVAL, "a writer of encoded blocks takes no entries");
 	s = &w->streams[stream_id];
 	while (count) {
 		size_t n = s->frame_entries - s->nr_pending;
@@ -581,7 +624,7 @@ int vmt_frame_writer_close(struct vmt_frame_writer *w, struct vmt_trace_error *e
 		ret = write_all(w, w->block.data, w->block.size);
 	vmt_work_pool_destroy(w->pool);
 	w->pool = NULL;
-	if (close(w->fd) && !ret)
+	if (w->fd >= 0 && close(w->fd) && !ret)
 		ret = vmt_frame_writer_fail(w, -errno, "close: %s", strerror(errno));
 	w->fd = -1;
 	if (ret && err)
@@ -589,4 +632,172 @@ int vmt_frame_writer_close(struct vmt_frame_writer *w, struct vmt_trace_error *e
 	free(infos);
 	writer_free(w);
 	return ret;
+}
+
+/* ---- Encoded blocks: a relay's writer --------------------------------- */
+
+void vmt_frame_writer_set_sink(struct vmt_frame_writer *w, vmt_trace_block_sink sink, void *ctx)
+{
+	w->sink = sink;
+	w->sink_ctx = ctx;
+}
+
+uint64_t vmt_frame_writer_blocks(struct vmt_frame_writer *w)
+{
+	uint64_t frames;
+
+	pthread_mutex_lock(&w->lock);
+	frames = w->nr_frames;
+	pthread_mutex_unlock(&w->lock);
+	return w->nr_streams + frames;
+}
+
+/* A frame as it came, but its sequence and first entry: the file's. */
+static int append_encoded_frame(struct vmt_frame_writer *w, const uint8_t *p, size_t len)
+{
+	struct vmt_frame_header h;
+	struct writer_stream *s;
+	struct vmt_frame_ref ref;
+	char why[160];
+	int err;
+
+	if (vmt_frame_header_decode(p, &h, why, sizeof(why)))
+		return vmt_frame_writer_fail(w, -EBADMSG, "frame %llu: %s",
+					     (unsigned long long)w->nr_frames, why);
+	if (h.stream_id >= w->nr_streams)
+		return vmt_frame_writer_fail(w, -EBADMSG, "a frame of stream %u, before its block",
+					     h.stream_id);
+	s = &w->streams[h.stream_id];
+	if (vmt_frame_header_check_sizes(&h, s->info.entry_size, why, sizeof(why)))
+		return vmt_frame_writer_fail(w, -EBADMSG, "frame %llu: %s",
+					     (unsigned long long)w->nr_frames, why);
+	if (len != VMT_FRAME_HEADER_SIZE + (size_t)h.comp_size)
+		return vmt_frame_writer_fail(w, -EBADMSG,
+					     "a frame of %zu bytes whose header says %zu",
+					     len, VMT_FRAME_HEADER_SIZE + (size_t)h.comp_size);
+	if (vmt_crc32(p + VMT_FRAME_HEADER_SIZE, h.comp_size) != h.payload_crc)
+		return vmt_frame_writer_fail(w, -EBADMSG, "frame %llu: bad payload checksum",
+					     (unsigned long long)w->nr_frames);
+	h.sequence = w->nr_frames;
+	h.first_entry = s->written;
+	err = vmt_buf_reserve(&w->block, len);
+	if (err)
+		return vmt_frame_writer_fail(w, err, "out of memory");
+	vmt_frame_header_encode(w->block.data, &h);
+	memcpy(w->block.data + VMT_FRAME_HEADER_SIZE, p + VMT_FRAME_HEADER_SIZE, h.comp_size);
+	ref = (struct vmt_frame_ref){
+		.offset = w->end, .first_entry = h.first_entry, .first_time = h.first_time,
+		.last_time = h.last_time, .stream_id = h.stream_id,
+		.entry_count = h.entry_count, .flags = h.flags,
+	};
+	err = add_frame_ref(w, &ref);
+	if (err)
+		return err;
+	err = emit_block(w, w->block.data, len);
+	pthread_mutex_lock(&w->lock);
+	if (err) {
+		w->nr_frames--;
+	} else {
+		w->raw_written += h.raw_size;
+		s->written += h.entry_count;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+int vmt_frame_writer_append_block(struct vmt_frame_writer *w, const void *block, size_t len)
+{
+	struct vmt_trace_stream_info info;
+	const uint8_t *p = block;
+	char why[160];
+	int err = queued_error(w);
+
+	if (err)
+		return err;
+	if (!w->encoded)
+		return vmt_frame_writer_fail(w, -EINVAL, "a writer of entries takes no encoded blocks");
+	if (len >= 4 && !memcmp(p, VMT_MAGIC_STREAM, 4)) {
+		if (len != VMT_STREAM_BLOCK_SIZE)
+			return vmt_frame_writer_fail(w, -EBADMSG, "a stream block of %zu bytes", len);
+		if (vmt_stream_block_decode(p, &info, why, sizeof(why)))
+			return vmt_frame_writer_fail(w, -EBADMSG, "stream block: %s", why);
+		if (info.id != w->nr_streams)
+			return vmt_frame_writer_fail(w, -EBADMSG,
+						     "the block of stream %u where stream %u comes next",
+						     info.id, w->nr_streams);
+		err = vmt_frame_writer_add_stream(w, &info);
+		return err < 0 ? err : 0;
+	}
+	if (len >= VMT_FRAME_HEADER_SIZE && !memcmp(p, VMT_MAGIC_FRAME, 4))
+		return append_encoded_frame(w, p, len);
+	return vmt_frame_writer_fail(w, -EBADMSG, "a block of %zu bytes that is neither a stream block nor a frame",
+				     len);
+}
+
+int vmt_frame_writer_create_encoded(struct vmt_frame_writer **writer, const char *path,
+				    struct vmt_trace_error *err)
+{
+	struct vmt_trace_writer_options options = { .codec = VMT_CODEC_NONE };
+	int ret = vmt_frame_writer_create(writer, path, &options, err);
+
+	if (!ret)
+		(*writer)->encoded = true;
+	return ret;
+}
+
+int vmt_frame_writer_resume(struct vmt_frame_writer **writer, const char *path,
+			    struct vmt_trace_error *err)
+{
+	struct vmt_trace_repair_report report;
+	struct vmt_trace_stream_info *streams = NULL;
+	struct vmt_frame_ref *frames = NULL;
+	struct vmt_frame_writer *w;
+	uint32_t nr_streams = 0;
+	uint64_t nr_frames = 0;
+	int ret;
+
+	*writer = NULL;
+	ret = vmt_trace_scan_for_repair(path, &streams, &nr_streams, &frames, &nr_frames, &report,
+					err);
+	if (ret)
+		return ret;
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->streams = calloc(nr_streams ? nr_streams : 1, sizeof(*w->streams));
+	if (!w || !w->streams) {
+		if (w)
+			free(w);
+		free(streams);
+		free(frames);
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	w->encoded = true;
+	w->options.frame_bytes = DEFAULT_FRAME_BYTES;
+	w->nr_streams = nr_streams;
+	for (uint32_t i = 0; i < nr_streams; i++) {
+		w->streams[i].info = streams[i];
+		w->streams[i].frame_entries = 1;
+	}
+	for (uint64_t k = 0; k < nr_frames; k++) {
+		w->streams[frames[k].stream_id].written += frames[k].entry_count;
+		w->raw_written += (uint64_t)frames[k].entry_count *
+				  streams[frames[k].stream_id].entry_size;
+	}
+	free(streams);
+	w->frames = frames;
+	w->nr_frames = w->frames_capacity = nr_frames;
+	w->end = report.data_end;
+	w->fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (w->fd < 0 || ftruncate(w->fd, (off_t)report.data_end) ||
+	    lseek(w->fd, (off_t)report.data_end, SEEK_SET) < 0) {
+		ret = -errno;
+		snprintf(err->message, sizeof(err->message), "cannot resume %s: %s", path,
+			 strerror(errno));
+		writer_free(w);
+		return ret;
+	}
+	*writer = w;
+	return 0;
 }

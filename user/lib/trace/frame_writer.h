@@ -49,4 +49,18 @@ unsigned int vmt_frame_writer_codec(const struct vmt_frame_writer *w);
 const struct vmt_trace_stream_info *vmt_frame_writer_stream(const struct vmt_frame_writer *w,
 							    uint32_t id);
 
+/*
+ * Encoded blocks (a relay's writer): vmt_trace_writer_open_blocks(),
+ * vmt_trace_writer_append_block(), vmt_trace_writer_set_sink() and
+ * vmt_trace_writer_blocks() in vmtrace/trace.h are these.
+ */
+void vmt_frame_writer_set_sink(struct vmt_frame_writer *w, vmt_trace_block_sink sink, void *ctx);
+uint64_t vmt_frame_writer_blocks(struct vmt_frame_writer *w);
+int vmt_frame_writer_append_block(struct vmt_frame_writer *w, const void *block, size_t len);
+/* A new file for encoded blocks, or one a writer left unfinished, cut after its last block. */
+int vmt_frame_writer_create_encoded(struct vmt_frame_writer **writer, const char *path,
+				    struct vmt_trace_error *err);
+int vmt_frame_writer_resume(struct vmt_frame_writer **writer, const char *path,
+			    struct vmt_trace_error *err);
+
 #endif /* VMTRACE_INTERNAL_FRAME_WRITER_H */

@@ -13,7 +13,8 @@
  *   - the handle and its error (vmt_trace_fail());
  *   - opening: the directory (load_directory()), or every block scanned
  *     (scan_blocks()) to verify or to repair (vmt_trace_scan_for_repair()),
- *     from a path or from memory;
+ *     or to follow a file still being written (vmt_trace_follow() scans on
+ *     from where the last scan stopped), from a path or from memory;
  *   - what the directory says: streams, frames, the filter (a copy in one
  *     allocation, vmt_trace_filter_copy(), which cursors take too),
  *     statistics and a frame's span (vmt_trace_frame_span(), for
@@ -66,6 +67,8 @@ struct vmt_trace {
 	const uint8_t *mem;
 	uint64_t size;
 	uint64_t data_end;		/* where the blocks end: the directory, or the file's end */
+	bool growing;			/* VMT_TRACE_OPEN_GROWING: vmt_trace_follow() reads on */
+	bool ended;			/* growing, and the scan reached the directory */
 	uint32_t version;		/* the file header's format version */
 	struct reader_stream *streams;
 	uint32_t nr_streams;
@@ -376,9 +379,9 @@ fail:
  * quietly at the first incomplete or corrupt block and @report says where
  * and why; without, that block is an error.
  */
-static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repair_report *report)
+static int scan_blocks(struct vmt_trace *t, uint64_t offset, bool tolerant,
+		       struct vmt_trace_repair_report *report)
 {
-	uint64_t offset = VMT_FILE_HEADER_SIZE;
 	char why[200] = "";
 	int err = 0;
 
@@ -398,6 +401,7 @@ static int scan_blocks(struct vmt_trace *t, bool tolerant, struct vmt_trace_repa
 			break;
 		if (!memcmp(block, VMT_MAGIC_DIRECTORY, 4)) {
 			snprintf(why, sizeof(why), "directory at byte %llu", (unsigned long long)offset);
+			t->ended = true;
 			break;
 		}
 		if (!memcmp(block, VMT_MAGIC_STREAM, 4)) {
@@ -516,9 +520,35 @@ static int trace_open_common(struct vmt_trace *t, unsigned int flags, bool toler
 	if (err)
 		return err;
 	t->version = vmt_get32(header + 8);
+	if (flags & VMT_TRACE_OPEN_GROWING) {
+		t->growing = true;
+		return scan_blocks(t, VMT_FILE_HEADER_SIZE, true, NULL);
+	}
 	if (flags & VMT_TRACE_OPEN_SCAN)
-		return scan_blocks(t, tolerant, report);
+		return scan_blocks(t, VMT_FILE_HEADER_SIZE, tolerant, report);
 	return load_directory(t);
+}
+
+/* The blocks written since: scanning goes on from where it stopped. */
+int vmt_trace_follow(struct vmt_trace *t)
+{
+	struct stat st;
+	int err;
+
+	if (!t->growing)
+		return vmt_trace_fail(t, -EINVAL, "the trace was not opened to follow (VMT_TRACE_OPEN_GROWING)");
+	if (t->ended)
+		return 1;
+	if (fstat(t->fd, &st))
+		return vmt_trace_fail(t, -errno, "fstat: %s", strerror(errno));
+	if ((uint64_t)st.st_size < t->data_end)
+		return vmt_trace_fail(t, -EIO, "the file shrank to %lld bytes, below its blocks' %llu",
+				      (long long)st.st_size, (unsigned long long)t->data_end);
+	if ((uint64_t)st.st_size == t->data_end)
+		return 0;
+	t->size = (uint64_t)st.st_size;
+	err = scan_blocks(t, t->data_end, true, NULL);
+	return err ? err : t->ended;
 }
 
 uint32_t vmt_trace_format_version(const struct vmt_trace *trace)

@@ -338,3 +338,42 @@ int vmt_trace_writer_close(struct vmt_trace_writer *w, struct vmt_trace_error *e
 	writer_free(w);
 	return ret;
 }
+
+void vmt_trace_writer_set_sink(struct vmt_trace_writer *w, vmt_trace_block_sink sink, void *ctx)
+{
+	vmt_frame_writer_set_sink(w->frames, sink, ctx);
+}
+
+int vmt_trace_writer_open_blocks(struct vmt_trace_writer **writer, const char *path,
+				 int resume, struct vmt_trace_error *err)
+{
+	struct vmt_trace_writer *w;
+	int ret;
+
+	*writer = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err->message, sizeof(err->message), "out of memory");
+		return -ENOMEM;
+	}
+	ret = resume ? vmt_frame_writer_resume(&w->frames, path, err)
+		     : vmt_frame_writer_create_encoded(&w->frames, path, err);
+	if (ret) {
+		free(w);
+		return ret;
+	}
+	vmt_record_assembler_init(&w->assembler, append_assembled, w);
+	w->order_stream = w->run_stream = w->last_record_stream = w->data_stream = -1;
+	*writer = w;
+	return 0;
+}
+
+int vmt_trace_writer_append_block(struct vmt_trace_writer *w, const void *block, size_t len)
+{
+	return vmt_frame_writer_append_block(w->frames, block, len);
+}
+
+uint64_t vmt_trace_writer_blocks(struct vmt_trace_writer *w)
+{
+	return vmt_frame_writer_blocks(w->frames);
+}

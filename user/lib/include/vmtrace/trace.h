@@ -183,7 +183,7 @@ struct vmt_trace_writer_options {
 #define VMT_LOOPS_KEEP_TIMES	0x1	/* hdr.time_ns */
 #define VMT_LOOPS_KEEP_VALUES	0x2	/* value[16] and hdr.data_len (and the data) */
 
-/* Create (truncate) @path and write the file header. */
+/* Create (truncate) @path and write the file header; NULL: no file (a sink's). */
 int vmt_trace_writer_create(struct vmt_trace_writer **writer, const char *path,
 			    const struct vmt_trace_writer_options *options,
 			    struct vmt_trace_error *err);
@@ -255,12 +255,51 @@ void vmt_trace_writer_stats(struct vmt_trace_writer *writer, struct vmt_trace_wr
 /* The message of the last failed call on @writer. */
 const char *vmt_trace_writer_error_message(const struct vmt_trace_writer *writer);
 
+/*
+ * Blocks: the stream blocks and frames of the file, whole and encoded
+ * (docs/FORMAT.md), as a relay carries them (docs/RELAY.md).
+ *
+ * A sink gets every stream block and frame the writer writes, in file
+ * order, right after it is written (and with no file, @path NULL in
+ * vmt_trace_writer_create(), instead): with workers, on whichever thread
+ * appends them. Set it before the first stream is added. A sink that
+ * returns -errno fails the writer.
+ */
+typedef int (*vmt_trace_block_sink)(void *ctx, const void *block, size_t len);
+void vmt_trace_writer_set_sink(struct vmt_trace_writer *writer, vmt_trace_block_sink sink,
+			       void *ctx);
+/*
+ * A writer of blocks another writer encoded: create @path (NULL: no file,
+ * the blocks checked and counted only), or with @resume reopen the one an
+ * unfinished writer left (cut after its last complete block, as
+ * vmt_trace_repair() would). 0 or -errno (message in @err).
+ */
+int vmt_trace_writer_open_blocks(struct vmt_trace_writer **writer, const char *path,
+				 int resume, struct vmt_trace_error *err);
+/*
+ * Append one stream block (the next stream's) or one frame (header and
+ * payload) as another writer encoded it: its checksums, sizes and stream
+ * are checked, its payload is kept byte for byte, and its sequence and
+ * first entry become this file's (they differ only where frames of the
+ * other writer's were left out). -EBADMSG for a block that is not right.
+ */
+int vmt_trace_writer_append_block(struct vmt_trace_writer *writer, const void *block,
+				  size_t len);
+/* The stream blocks and frames in the file so far. */
+uint64_t vmt_trace_writer_blocks(struct vmt_trace_writer *writer);
+
 /* ---- Reading ------------------------------------------------------------ */
 
 struct vmt_trace;
 
 /* Ignore the directory and find the frames by scanning the file. */
 #define VMT_TRACE_OPEN_SCAN	0x1
+/*
+ * A file still being written (record's, a relay's): its complete blocks so
+ * far, scanned, stopping quietly at the first incomplete one; then
+ * vmt_trace_follow() reads those written since. Not for sets or memory.
+ */
+#define VMT_TRACE_OPEN_GROWING	0x2
 
 /*
  * Open a trace. Without VMT_TRACE_OPEN_SCAN this reads the file header and
@@ -297,6 +336,14 @@ int vmt_trace_open_memory(struct vmt_trace **trace, const void *data, size_t siz
 			  unsigned int flags, struct vmt_trace_error *err);
 void vmt_trace_close(struct vmt_trace *trace);
 const char *vmt_trace_error_message(const struct vmt_trace *trace);
+/*
+ * A trace opened with VMT_TRACE_OPEN_GROWING: take in the streams and
+ * frames completed since it was opened or last followed (the counts, the
+ * stream statistics and vmt_trace_read() reach them then). 1 when the
+ * writer has finished the file (its directory is there: nothing more will
+ * come), 0 when it may still grow, or -errno with the message.
+ */
+int vmt_trace_follow(struct vmt_trace *trace);
 
 /* The file's format version: 1 up to VMT_TRACE_FORMAT_VERSION. */
 uint32_t vmt_trace_format_version(const struct vmt_trace *trace);

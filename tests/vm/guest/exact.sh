@@ -56,7 +56,7 @@ bt = []
 for line in open("bt.txt"):
     payload = line.split("}, {", 1)[1]
     f = {k: a or b or c for k, a, b, c in
-         re.findall(r'(\w+) = (?:\( "(\w+)"|"([0-9a-f]*)"|(0x[0-9A-F]+|\d+))', payload)}
+         re.findall(r'(\w+) = (?:\( "(\w+)"|"([0-9a-f]*|[-?])"|(0x[0-9A-F]+|\d+))', payload)}
     bt.append(norm(int(f["addr"], 0), f["size"], f["access"], f["value"]))
 rows = list(csv.DictReader(open("exact.csv")))
 cs = [norm(int(r["addr"]), r["size"], r["access"], r["value"]) for r in rows]

@@ -76,7 +76,8 @@ summary_ok() {
 	[ "$(field connections "$s")" -ge "$2" ] || fail "$1: fewer than $2 connections"
 }
 # same_trace NAME MIN: the relay's NAME.vmt verifies, dumps as the local
-# NAME.vmt (MIN records or more) and is it byte for byte.
+# NAME.vmt (MIN records or more) and is it byte for byte; the rings lost
+# nothing meanwhile.
 same_trace() {
 	local name=$1 stored=$rdir/$host/$1.vmt n
 	vmtrace verify "$stored" >"$name.verify" 2>&1 || fail "$name: verify: $(cat "$name.verify")"
@@ -89,6 +90,7 @@ same_trace() {
 		fail "$name: the relay's file does not dump as the local file"
 	}
 	cmp "$name.vmt" "$stored" || fail "$name: the relay's file is not the local file"
+	expect_eq "$(stat_of lost "$name.vmt")" 0 "$name: records the rings lost"
 	echo "$name: $n records; the relay's $host/$name.vmt is the local file, verifies"
 }
 # gated ARGS1 ARGS2 TAG: a shell script that runs vmt-pages ARGS1, makes

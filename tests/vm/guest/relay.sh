@@ -35,7 +35,8 @@ host=$(hostname)
 rdir=/tmp/relay-dir
 rm -rf "$rdir"
 mkdir -p "$rdir"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
 addr=127.0.0.1:$port
 relay=
 trap '[ -z "$relay" ] || kill -9 $relay 2>/dev/null' EXIT
@@ -134,7 +135,8 @@ echo "dump --follow: $early records printed before the workload's end, then the 
 
 # ---- vmt-loops, with events ---------------------------------------------
 vmtrace record --relay "$addr" -o loops.vmt --frame-bytes 16384 --protect -n 16 -e task,vma -- \
-	"$B/vmt-loops" stencil 128 >/dev/null 2>loops.summary || fail "record of vmt-loops: $(cat loops.summary)"
+	"$B/vmt-loops" stencil 128 >/dev/null 2>loops.summary ||
+	fail "record of vmt-loops: $(cat loops.summary)"
 summary_ok loops 1
 same_trace loops 500
 for t in vma exec exit; do
@@ -157,7 +159,7 @@ wait "$rec" || fail "record -p -p: $(cat two.summary)"
 summary_ok two 1
 same_trace two 5000
 for p in $w1 $w2; do
-	n=$(vmtrace stats --pid $p "$rdir/$host/two.vmt" | sed -n 's/^records: //p')
+	n=$(vmtrace stats --pid "$p" "$rdir/$host/two.vmt" | sed -n 's/^records: //p')
 	[ "${n:-0}" -ge 1000 ] || fail "two: only '$n' records of pid $p in the relay's file"
 	echo "two: pid $p: $n records"
 done
@@ -167,7 +169,7 @@ done
 # OPTIONs; once a few frames are stored, the relay is killed, the workload
 # let go, and 5 s later (and the workload done) the relay starts again.
 killed_run() {
-	local name=$1 rec
+	local name=$1 rec before
 	shift
 	vmtrace record --relay "$addr" -o "$name.vmt" --frame-bytes 16384 --protect -n 64 --follow "$@" \
 		-- sh -c "$(gated "768 8000" "1024 20000" "$name")" 2>"$name.summary" &
@@ -196,7 +198,8 @@ same_trace killed 10000
 killed_run small --codec none --relay-spool 64k --relay-spool-file 0
 grep "relay $addr" small.summary
 frames=$(field 'frames dropped' small.summary)
-dropped=$(grep "relay $addr" small.summary | sed -n 's/.* frames dropped (\([0-9]*\) records).*/\1/p')
+dropped=$(grep "relay $addr" small.summary |
+	sed -n 's/.* frames dropped (\([0-9]*\) records).*/\1/p')
 [ "${frames:-0}" -gt 0 ] && [ "${dropped:-0}" -gt 0 ] || fail "small: nothing dropped"
 stored=$rdir/$host/small.vmt
 vmtrace verify "$stored" >small.verify 2>&1 || fail "small: verify: $(cat small.verify)"
@@ -204,7 +207,7 @@ expect_eq "$(stat_of lost "$stored")" "$dropped" "small: the relay's file's lost
 expect_eq "$(stat_of lost small.vmt)" 0 "small: the local file's lost records"
 rl=$(stat_of records "$stored")
 ll=$(stat_of records small.vmt)
-expect_eq "$((rl - 1 + dropped))" "$ll" "small: the relay's records less its LOST one, and the dropped"
+expect_eq "$((rl - 1 + dropped))" "$ll" "small: stored records less the LOST one, plus the dropped"
 vmtrace dump "$stored" | awk '$2 != "lost"' | sort >small.stored.txt
 vmtrace dump small.vmt | sort >small.local.txt
 [ -z "$(comm -23 small.stored.txt small.local.txt | head -3)" ] ||
@@ -217,13 +220,16 @@ head -c 32 /dev/urandom >relay.key
 chmod 600 relay.key
 start_relay relay-key.log --key relay.key
 rc=0
-vmtrace record --relay "$addr" -o nokey.vmt --protect -n 16 -- "$B/vmt-pages" 256 1000 >/dev/null 2>nokey.summary || rc=$?
+vmtrace record --relay "$addr" -o nokey.vmt --protect -n 16 -- "$B/vmt-pages" 256 1000 \
+	>/dev/null 2>nokey.summary || rc=$?
 cat nokey.summary
 expect_eq "$rc" 1 "a collector without the key: exit status"
-grep -q "only senders with its key" nokey.summary || fail "a collector without the key: no reason said"
+grep -q "only senders with its key" nokey.summary ||
+	fail "a collector without the key: no reason said"
 [ ! -e "$rdir/$host/nokey.vmt" ] || fail "a collector without the key: the relay made its file"
 vmtrace record --relay "$addr" --relay-key relay.key -o keyed.vmt --protect -n 16 -- \
-	"$B/vmt-pages" 256 1000 >/dev/null 2>keyed.summary || fail "a collector with the key: $(cat keyed.summary)"
+	"$B/vmt-pages" 256 1000 >/dev/null 2>keyed.summary ||
+	fail "a collector with the key: $(cat keyed.summary)"
 summary_ok keyed 1
 same_trace keyed 500
 stop_relay

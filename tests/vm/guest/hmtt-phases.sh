@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # Analyses by phase on a recorded trace (issue 35, HMTT's I-Code events): a
 # program marks two phases of different behaviour (vmt-two-phases: PASSES
 # sweeps over PAGES pages in order between markers 1 and 2, as many writes
@@ -13,6 +14,7 @@
 #   (virtual, a window of 32) is above 95%, the random phase's below 50%;
 #   and, over the same line stream, the DRAM row-buffer hits of the
 #   sequential phase outnumber the random phase's.
+# (the analyses are user space; 6.1 alone, for make check's time.)
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"

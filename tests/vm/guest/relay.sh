@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
 # vmtrace relay with real collectors (issue 37, docs/RELAY.md): a relay and
 # `vmtrace record --relay 127.0.0.1:PORT -o NAME.vmt` in one guest, on
 # loopback. The oracle is the local file the same record writes with -o:
@@ -27,6 +28,7 @@
 #   local file's;
 # - a relay with --key: a collector without the key refused (exit status 1,
 #   a message, no file), one with it accepted.
+# (the relay and its collectors are user space; 6.1 alone, for make check's time.)
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 insmod "$VMT_LIB/vmtrace.ko"

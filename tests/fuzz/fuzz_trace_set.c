@@ -15,6 +15,7 @@
  * with a comment and a blank line, a missing file, the set itself, a folder.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 
 static char dir[] = "/tmp/fuzz-trace-set-XXXXXX";	/* mkdtemp() fills in the Xs */
 static char set_path[sizeof(dir) + 16];
+static char a_path[PATH_MAX], b_path[PATH_MAX];	/* the two traces' real paths */
 
 /* @name in the folder: @n references of pid @pid from time @t0, an exec each 50. */
 static void make_trace(const char *name, uint32_t n, uint32_t pid, uint64_t t0)
@@ -83,6 +85,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	make_trace("a.vmt", A_RECORDS, 7, 1000);
 	make_trace("b.vmt", B_RECORDS, 8, 1500);
 	snprintf(set_path, sizeof(set_path), "%s/set.vmts", dir);
+	{
+		char a[sizeof(dir) + 16], b[sizeof(dir) + 16];
+
+		snprintf(a, sizeof(a), "%s/a.vmt", dir);
+		snprintf(b, sizeof(b), "%s/b.vmt", dir);
+		if (!realpath(a, a_path) || !realpath(b, b_path))
+			abort();
+	}
 	return 0;
 }
 
@@ -131,12 +141,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	for (unsigned int k = 0; (file = vmt_trace_set_file(t, k, NULL)); k++) {
-		const char *base = strrchr(file, '/');
+		char real[PATH_MAX];
 
-		base = base ? base + 1 : file;
-		/* The traces the folder holds; another found elsewhere is not counted. */
-		if (!strcmp(base, "a.vmt") || !strcmp(base, "b.vmt")) {
-			expected += base[0] == 'a' ? A_RECORDS : B_RECORDS;
+		/*
+		 * The traces the folder holds, by their real path (a set naming
+		 * /a.vmt, or ../x/a.vmt, names another file); another found
+		 * elsewhere is not counted.
+		 */
+		if (realpath(file, real) && !strcmp(real, a_path)) {
+			expected += A_RECORDS;
+		} else if (realpath(file, real) && !strcmp(real, b_path)) {
+			expected += B_RECORDS;
 		} else {
 			expected = 0;
 			break;

@@ -5,7 +5,7 @@
 # line and returns.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) && [ -d "$tmp" ] || { echo "$NAME: FAIL: no temporary folder"; exit 1; }
 trap 'eval "${CLEANUP:-:}"; rm -rf "$tmp"' EXIT
 failed=0 passed=0
 fail() { echo "$NAME: FAIL: $*"; failed=$((failed + 1)); }

@@ -429,16 +429,22 @@ HMTT_EXTRA_SECTIONS = ('dram',)
 DRAM_FIELDS = ('ch', 'rank', 'bg', 'bank', 'row', 'col')      # enum vmt_dram_field
 
 
-def dram_presets():
-    """hmtt's DRAM map presets: {name: what memory it stands for}."""
+def _named_presets(preset_name):
+    """{name: summary} of a library's presets, listed by @preset_name(i, &summary)
+    (vmt_hierarchy_preset_name(), vmt_dram_map_preset_name()) until NULL."""
     out, i = {}, 0
     summary = ctypes.c_char_p()
     while True:
-        name = lib.vmt_dram_map_preset_name(i, ctypes.byref(summary))
+        name = preset_name(i, ctypes.byref(summary))
         if not name:
             return out
         out[name.decode()] = summary.value.decode() if summary.value else ''
         i += 1
+
+
+def dram_presets():
+    """hmtt's DRAM map presets: {name: what memory it stands for}."""
+    return _named_presets(lib.vmt_dram_map_preset_name)
 
 
 def parse_dram_map(spec):
@@ -824,14 +830,7 @@ def hmtt(trace, sections=None, window=None, scr_window=32, space=None, unit='pag
 
 def presets():
     """cachesim's presets: {name: what it is}."""
-    out, i = {}, 0
-    summary = ctypes.c_char_p()
-    while True:
-        name = lib.vmt_hierarchy_preset_name(i, ctypes.byref(summary))
-        if not name:
-            return out
-        out[name.decode()] = summary.value.decode() if summary.value else ''
-        i += 1
+    return _named_presets(lib.vmt_hierarchy_preset_name)
 
 
 def _error(err):

@@ -9,7 +9,7 @@
  * and the format's limits before anything is allocated, and every error
  * names the frame (its number in file order) or the byte offset.
  *
- * The file, in order:
+ * Outline, in the file's order:
  *   - the handle and its error (vmt_trace_fail());
  *   - opening: the directory (load_directory()), or every block scanned
  *     (scan_blocks()) to verify or to repair (vmt_trace_scan_for_repair()),

@@ -18,6 +18,13 @@
  * Each analysis keeps memory in proportion to the units it sees (the
  * footprint), not to the trace's length. Functions return 0 or a negative
  * errno and print nothing.
+ *
+ * Outline: references (vmt_ref_options, vmt_ref, vmt_ref_from_record());
+ * the analysis object and the one pass (vmt_analyze()), in parts for MPI
+ * (pack, merge, finish) and per process; then each analysis, a section
+ * each: working-set size; heatmap; SAD reduction; mrc and reuse; HMTT's
+ * (DMA traffic and DMA by device, memory traffic, virtual to physical,
+ * interleaving, SCR, the prefetcher, DRAM and its address maps).
  */
 #ifndef VMTRACE_ANALYSIS_H
 #define VMTRACE_ANALYSIS_H
@@ -492,7 +499,7 @@ const struct vmt_reuse_histogram *vmt_reuse_distances(const struct vmt_analysis 
 const struct vmt_reuse_histogram *vmt_reuse_times(const struct vmt_analysis *analysis);
 /* The units referenced most, most first (ties: first referenced first); how many in *@n. */
 const struct vmt_reuse_unit *vmt_reuse_top(const struct vmt_analysis *analysis, unsigned int *n);
-/* ---- HMTT's analyses: DMA traffic, virtual to physical, interleaving, SCR ---- */
+/* ---- HMTT's analyses: DMA, traffic, v2p, interleaving, SCR, prefetch, DRAM ---- */
 
 /*
  * After HMTT (Bao et al., "HMTT: a platform independent full-system memory

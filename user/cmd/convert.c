@@ -246,10 +246,12 @@ int cmd_convert(int argc, char **argv)
 		base = base ? base + 1 : out_path ? out_path : "convert";
 		snprintf(session, sizeof(session), "%.*s", (int)strcspn(base, "."), base);
 		relay = relay_client_start("convert", &relay_opts, session[0] ? session : "convert");
-		if (!relay) {
+		if (!relay || relay_client_connect(relay)) {
+			if (relay)
+				relay_client_finish(relay, true);
 			if (in != stdin)
 				fclose(in);
-			return 2;
+			return relay ? 1 : 2;
 		}
 	}
 	if (vmt_trace_writer_create(&w, out_path, &wopts, &err)) {

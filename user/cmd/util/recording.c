@@ -128,13 +128,24 @@ static void started(void *ctx, const struct collector *c)
 {
 	struct recording *r = ctx;
 	struct vmt_trace_session session;
+	bool relay_failed;
 
+	/*
+	 * The module took the configuration: only now does the relay hear of
+	 * the session, so that a record it refuses (busy) leaves none there.
+	 */
+	relay_failed = r->relay && relay_client_connect(r->relay);
+
+	if (r->relay && !relay_failed)
+		vmt_trace_writer_set_sink(r->writer, relay_client_sink, r->relay);
 	collector_session(c, &session);
 	r->session_err = vmt_trace_writer_add_session(r->writer, &session);
 	r->write_failed = r->session_err < 0;
 	if (r->session_err < 0)
 		fprintf(stderr, "vmtrace %s: %s: %s\n", r->cmd, r->path,
 			vmt_trace_writer_error_message(r->writer));
+	else if (relay_failed)
+		r->session_err = -1;	/* said; the exit status says it too */
 	if (r->hooks && r->hooks->started)
 		r->hooks->started(r->hooks->ctx);
 }
@@ -276,8 +287,6 @@ int record_run(const char *cmd, struct record_job *job, const struct record_hook
 		collector_close(c);
 		return 1;
 	}
-	if (r.relay)
-		vmt_trace_writer_set_sink(r.writer, relay_client_sink, r.relay);
 	status = collector_run(c, job->command, &sink);
 	if (r.session_err < 0)
 		status = 1;

@@ -794,23 +794,48 @@ struct relay_client *relay_client_start(const char *cmd, const struct relay_opti
 	c->wait_s = (uint64_t)(o->wait < 0 ? DEFAULT_WAIT : o->wait);
 	pthread_mutex_init(&c->lock, NULL);
 	c->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->wake < 0 || pthread_create(&c->thread, NULL, run, c)) {
-		fprintf(stderr, "vmtrace %s: cannot start the relay's thread: %s\n", cmd,
-			strerror(errno));
+	if (c->wake < 0) {
+		fprintf(stderr, "vmtrace %s: no eventfd for the relay: %s\n", cmd, strerror(errno));
+		pthread_mutex_destroy(&c->lock);
 		goto bad;
 	}
-	c->thread_started = true;
 	return c;
 bad:
-	if (c->wake >= 0)
-		close(c->wake);
 	free(c);
 	return NULL;
+}
+
+int relay_client_connect(struct relay_client *c)
+{
+	int err;
+
+	if (c->thread_started)
+		return 0;
+	err = pthread_create(&c->thread, NULL, run, c);
+	if (err) {
+		fprintf(stderr, "vmtrace %s: cannot start the relay's thread: %s\n", c->cmd,
+			strerror(err));
+		return -1;
+	}
+	c->thread_started = true;
+	return 0;
 }
 
 static void format_mb(char *buf, size_t size, uint64_t bytes)
 {
 	snprintf(buf, size, "%.1f MB", (double)bytes / 1e6);
+}
+
+static void client_free(struct relay_client *c)
+{
+	free_acked(c, c->next_seq);
+	free(c->spool);
+	free(c->droppable);
+	if (c->spool_fd >= 0)
+		close(c->spool_fd);
+	close(c->wake);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
 }
 
 int relay_client_finish(struct relay_client *c, bool quiet)
@@ -819,6 +844,11 @@ int relay_client_finish(struct relay_client *c, bool quiet)
 	char sent[32];
 	int status;
 
+	if (!c->thread_started) {
+		/* Never connected: the relay has no session of it. */
+		client_free(c);
+		return 0;
+	}
 	pthread_mutex_lock(&c->lock);
 	c->finishing = true;
 	c->deadline = now_s() + (double)c->wait_s;
@@ -843,13 +873,6 @@ int relay_client_finish(struct relay_client *c, bool quiet)
 			(unsigned long long)c->filed, (unsigned long long)c->dropped_frames,
 			(unsigned long long)c->dropped_records, (unsigned long long)c->connections);
 	}
-	free_acked(c, c->next_seq);
-	free(c->spool);
-	free(c->droppable);
-	if (c->spool_fd >= 0)
-		close(c->spool_fd);
-	close(c->wake);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
+	client_free(c);
 	return status;
 }

@@ -49,18 +49,27 @@ int relay_parse_option(const char *cmd, int opt, const char *arg, struct relay_o
 struct relay_client;
 
 /*
- * Check the options, read the key, and start the sending thread (which
- * connects when it can): the client, or NULL having said why.
+ * Check the options and read the key: the client, or NULL having said why.
+ * Nothing goes to the relay before relay_client_connect().
  * @default_session: the session's name without --relay-session.
  */
 struct relay_client *relay_client_start(const char *cmd, const struct relay_options *o,
 					const char *default_session);
+/*
+ * Start the sending thread, which connects (says hello: the relay opens
+ * the session) when it can. 0, or -1 having said why. record calls it once
+ * the module has taken its configuration, so that a refused record leaves
+ * no session at the relay.
+ */
+int relay_client_connect(struct relay_client *c);
 /* The writer's sink (vmt_trace_writer_set_sink()): never blocks on the network. */
 int relay_client_sink(void *client, const void *block, size_t len);
 /*
  * The writer is closed: send the rest, wait (up to --relay-wait) for the
  * relay to hold it all, stop, print the summary line (unless @quiet) and
  * free the client. 0, or 1 when the relay did not get everything (said).
+ * A client never connected just goes, printing nothing: the relay has no
+ * session of it.
  */
 int relay_client_finish(struct relay_client *c, bool quiet);
 

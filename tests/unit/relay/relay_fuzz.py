@@ -19,9 +19,10 @@ COUNT connections (or fewer, if SECONDS pass first), each one of:
     or not;
   - a good hello naming the victim session (victim/v), which another sender
     owns: it must be refused.
-Every relay answer is read and ignored. Exits 0 having printed the count of
-connections made; connection errors are not failures (the relay refuses and
-closes), but the relay having gone away (no connection accepted) is.
+Every relay answer is read and ignored. Exits 0 having printed its seed, the
+connections made and the messages sent, of each kind; connection errors are
+not failures (the relay refuses and closes), but the relay having gone away
+(no connection accepted) is.
 """
 import os
 import random
@@ -38,6 +39,9 @@ seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 600.0
 key = open(sys.argv[6], "rb").read() if len(sys.argv) > 6 else None
 rng = random.Random(seed)
 blocks = blocks_of(trace)
+KINDS = ("random bytes", "cut headers", "bad hellos", "session messages", "victim hellos")
+sent = dict.fromkeys(KINDS, 0)
+sent_bytes = 0
 
 
 def bad_name():
@@ -46,6 +50,7 @@ def bad_name():
 
 
 def scenario(n):
+    global kind  # the scenario's, which tally() counts its messages under
     kind = rng.randrange(5)
     if kind == 0:
         return [bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 600)))]
@@ -104,6 +109,12 @@ def scenario(n):
     return [message(TYPES["HELLO"], 0, hello("victim", "v", struct.pack("<QQ", seed, n)))]
 
 
+def tally(m):
+    global sent_bytes
+    sent[KINDS[kind]] += 1
+    sent_bytes += len(m)
+
+
 def run(msgs):
     if isinstance(msgs, tuple):
         run_keyed(*msgs[1:])
@@ -112,6 +123,7 @@ def run(msgs):
     try:
         for m in msgs:
             s.sendall(m)
+            tally(m)
         s.shutdown(socket.SHUT_WR)
         s.settimeout(2)
         while s.recv(65536):
@@ -137,6 +149,7 @@ def run_keyed(sender, msgs):
                 flip = rng.randrange(len(m))
                 m = m[:flip] + bytes([m[flip] ^ 1]) + m[flip + 1:]
             s.sendall(m)
+            tally(m)
         s.shutdown(socket.SHUT_WR)
         s.settimeout(2)
         while s.recv(65536):
@@ -160,4 +173,6 @@ for n in range(count):
     except OSError:
         pass
     done += 1
-print("relay_fuzz: %d connections, seed %d" % (done, seed))
+print("relay_fuzz: seed %d, %d connections, %d messages (%d bytes) sent: %s" %
+      (seed, done, sum(sent.values()), sent_bytes,
+       ", ".join("%d %s" % (sent[k], k) for k in KINDS)))

@@ -28,20 +28,47 @@
 #   local file's;
 # - a relay with --key: a collector without the key refused (exit status 1,
 #   a message, no file), one with it accepted.
+# A collector the module refuses (busy) connects to no relay: the relay has
+# no file of its session, and its log no line.
+# The protocol fuzzer (issue 37's acceptance): tests/unit/relay/relay_fuzz.py
+# (seed 37) sends the relay random, cut and mutated messages for 60 s while
+# the first sections' collectors (vmt-pages, vmt-loops, the two workloads)
+# stream their sessions to it; the later sections (the relay killed, the
+# small spool, the key) meanwhile use relays of their own (another port
+# and DIR), and then a last collector, `during`, whose workload loops until
+# the fuzzer ends, streams to the fuzzed relay. Then: the relay lives; each of those
+# sessions' files, and a victim session's stored before the fuzzer, is its
+# local file byte for byte and verifies, `during`'s counts of records of
+# each type the local file's; and no path outside the relays' DIRs (and the
+# test's own folder) is new since the fuzzer's start.
 # (the relay and its collectors are user space; 6.1 alone, for make check's time.)
 . /opt/vmtrace/tests/vm/lib.sh
-cd /tmp
+work=/tmp/relay-work
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
 insmod "$VMT_LIB/vmtrace.ko"
 B=/opt/vmtrace/bin
+FUZZ=/opt/vmtrace/tests/unit/relay/relay_fuzz.py
+FUZZ_SECONDS=60
+# relay_fuzz.py imports relay_msgs.py: no __pycache__ made in /opt.
+export PYTHONDONTWRITEBYTECODE=1
 host=$(hostname)
 rdir=/tmp/relay-dir
-rm -rf "$rdir"
-mkdir -p "$rdir"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+rdir2=/tmp/relay-dir2	# the later sections' relays'
+rm -rf "$rdir" "$rdir2"
+mkdir -p "$rdir" "$rdir2"
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+port=$(free_port)
 addr=127.0.0.1:$port
 relay=
-trap '[ -z "$relay" ] || kill -9 $relay 2>/dev/null' EXIT
+fuzz=
+fuzz_relay=
+trap 'for p in $relay $fuzz_relay; do kill -9 $p; done 2>/dev/null
+[ -z "$fuzz" ] || kill $fuzz 2>/dev/null' EXIT
 
 # start_relay LOG [OPTION...]: a relay on $addr storing in $rdir, once it listens.
 relay_listens() {
@@ -106,6 +133,23 @@ gated() {
 
 start_relay relay1.log
 
+# ---- The fuzzer starts; the collectors below stream meanwhile -----------
+# A victim session, complete before the fuzzer, which says hello for it
+# with other sender ids; the fuzzer's own sessions send its blocks.
+vmt-synth random 20000 37 >victim.raw
+vmtrace convert victim.raw -o victim.vmt --relay "$addr" --relay-host victim --relay-session v \
+	>victim.log 2>&1 || fail "the victim session: $(cat victim.log)"
+cmp victim.vmt "$rdir/victim/v.vmt" || fail "the victim session: not the local file"
+# paths: every path but those of /proc, /sys, /dev, /run, /mnt/share, the
+# relays' DIRs and this folder.
+paths() {
+	find / \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /mnt/share \
+		-o -path "$rdir" -o -path "$rdir2" -o -path "$work" \) -prune -o -print | sort
+}
+paths >paths.before
+python3 "$FUZZ" "$port" victim.vmt 37 1000000 "$FUZZ_SECONDS" >fuzz.log 2>&1 &
+fuzz=$!
+
 # ---- vmt-pages, dump --follow, and a second collector ------------------
 vmtrace record --relay "$addr" -o pages.vmt --frame-bytes 16384 --protect -n 64 --follow -- \
 	sh -c "$(gated "1024 20000" "512 5000" pages)" 2>pages.summary &
@@ -124,6 +168,9 @@ if vmtrace record --relay "$addr" -o second.vmt -- true >second.err 2>&1; then
 fi
 cat second.err
 grep -q busy second.err || fail "the second collector's refusal does not say the module is busy"
+# It never told the relay of its session.
+[ ! -e "$rdir/$host/second.vmt" ] || fail "the refused collector left a file at the relay"
+! grep "$host/second" relay1.log || fail "the refused collector opened a session at the relay"
 touch pages.go
 wait "$rec" || fail "record of vmt-pages: $(cat pages.summary)"
 wait "$fol" || fail "dump --follow: $(cat follow.err)"
@@ -165,6 +212,15 @@ for p in $w1 $w2; do
 	[ "${n:-0}" -ge 1000 ] || fail "two: only '$n' records of pid $p in the relay's file"
 	echo "two: pid $p: $n records"
 done
+
+# ---- The later sections' relays: a port and DIR of their own -----------
+# The fuzzer's relay runs on under the fuzzer while these are killed and
+# started again; it takes the last collector, below.
+fuzz_relay=$relay fuzz_addr=$addr fuzz_dir=$rdir
+relay=
+addr=127.0.0.1:$(free_port)
+rdir=$rdir2
+start_relay relay2.log
 
 # ---- The relay killed mid-run, back 5 s later ---------------------------
 # killed_run NAME OPTION...: a gated vmt-pages recorded to the relay with
@@ -234,6 +290,44 @@ vmtrace record --relay "$addr" --relay-key relay.key -o keyed.vmt --protect -n 1
 	fail "a collector with the key: $(cat keyed.summary)"
 summary_ok keyed 1
 same_trace keyed 500
+stop_relay
+
+# ---- One more collector while the fuzzer runs; the fuzzer's end ---------
+relay=$fuzz_relay addr=$fuzz_addr rdir=$fuzz_dir
+fuzz_relay=
+# types FILE: each record type of the dump FILE and its count.
+types() { awk '{ n[$2]++ } END { for (t in n) print t, n[t] }' "$1" | sort; }
+rm -f fuzz.done
+vmtrace record --relay "$addr" -o during.vmt --frame-bytes 16384 --protect -n 32 -- \
+	sh -c "until $B/vmt-pages 256 2000 >/dev/null; [ -e fuzz.done ]; do :; done" \
+	2>during.summary &
+rec=$!
+wait_for "tracing to start" grep -qx on /sys/kernel/vmtrace/state
+wait "$fuzz" || fail "the fuzzer: $(cat fuzz.log); the relay: $(tail -5 relay1.log)"
+fuzz=
+cat fuzz.log
+grep -q "seed 37, [1-9][0-9]* connections, [1-9][0-9]* messages" fuzz.log ||
+	fail "the fuzzer's counts: $(cat fuzz.log)"
+touch fuzz.done
+wait "$rec" || fail "record during the fuzzer: $(cat during.summary)"
+kill -0 "$relay" || fail "the relay died under the fuzzer: $(tail -5 relay1.log)"
+summary_ok during 1
+same_trace during 1000
+types during.local.txt >during.types.local
+types during.stored.txt >during.types.stored
+cmp -s during.types.local during.types.stored ||
+	fail "during: records of each type: local $(cat during.types.local), stored $(cat during.types.stored)"
+echo "during: records of each type, local and stored:" $(cat during.types.local)
+for name in pages loops two during; do
+	cmp "$name.vmt" "$rdir/$host/$name.vmt" || fail "$name: the relay's file changed after the fuzzer"
+done
+cmp victim.vmt "$rdir/victim/v.vmt" || fail "the victim session's file changed under the fuzzer"
+vmtrace verify "$rdir/victim/v.vmt" >/dev/null || fail "the victim session's file does not verify"
+# Nothing made outside DIR and this folder (the fuzzer's names have '..', '/').
+paths | comm -13 paths.before - >outside.txt
+[ ! -s outside.txt ] || fail "files made outside the relay's DIR: $(head -20 outside.txt)"
+echo "fuzzer: the relay lives; pages, loops, two, during and victim/v intact; $(ls "$rdir" | wc -l) host folders in DIR, nothing outside"
+
 stop_relay
 rmmod vmtrace
 echo "relay: ok"

@@ -100,3 +100,15 @@ make_debs() {
 	cp build/deb/.make.log "$log" 2>/dev/null
 	return $rc
 }
+
+# bench_section TITLE TEXT: docs/BENCHMARKS.md's section "## TITLE" becomes
+# TEXT (its heading included), at the end; the other sections stay as they are.
+bench_section() {
+	local doc=$VMTRACE_ROOT/docs/BENCHMARKS.md tmp
+	[ -e "$doc" ] || printf '# Benchmarks\n' >"$doc"
+	tmp=$(mktemp)
+	awk -v h="## $1" '$0 == h { skip = 1; next } skip && /^## / { skip = 0 } !skip' "$doc" >"$tmp"
+	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$tmp" >"$doc"
+	rm -f "$tmp"
+	printf '\n%s\n' "$2" >>"$doc"
+}

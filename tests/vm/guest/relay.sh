@@ -316,7 +316,8 @@ same_trace during 1000
 types during.local.txt >during.types.local
 types during.stored.txt >during.types.stored
 cmp -s during.types.local during.types.stored ||
-	fail "during: records of each type: local $(cat during.types.local), stored $(cat during.types.stored)"
+	fail "during: records of each type: local $(cat during.types.local)," \
+		"stored $(cat during.types.stored)"
 echo "during: records of each type, local and stored:" $(cat during.types.local)
 for name in pages loops two during; do
 	cmp "$name.vmt" "$rdir/$host/$name.vmt" || fail "$name: the relay's file changed after the fuzzer"
@@ -326,7 +327,8 @@ vmtrace verify "$rdir/victim/v.vmt" >/dev/null || fail "the victim session's fil
 # Nothing made outside DIR and this folder (the fuzzer's names have '..', '/').
 paths | comm -13 paths.before - >outside.txt
 [ ! -s outside.txt ] || fail "files made outside the relay's DIR: $(head -20 outside.txt)"
-echo "fuzzer: the relay lives; pages, loops, two, during and victim/v intact; $(ls "$rdir" | wc -l) host folders in DIR, nothing outside"
+echo "fuzzer: the relay lives; pages, loops, two, during and victim/v intact;" \
+	"$(ls "$rdir" | wc -l) host folders in DIR, nothing outside"
 
 stop_relay
 rmmod vmtrace

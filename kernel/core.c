@@ -279,7 +279,7 @@ int vmt_session_start(struct vmt_session *s)
 		}
 	}
 	WRITE_ONCE(s->state, VMT_STATE_ON);
-	pr_info("vmtrace: session %u: tracing on\n", s->id);
+	pr_info("vmtrace: tracing on (session %u)\n", s->id);
 out_unlock:
 	mutex_unlock(&s->lock);
 	mutex_unlock(&vmt_sessions_lock);
@@ -298,7 +298,7 @@ static void __vmt_session_stop(struct vmt_session *s)
 	vmt_session_tgids_release(s);
 	WRITE_ONCE(s->state, VMT_STATE_OFF);
 	vmt_rings_wake_readers(s->rings);
-	pr_info("vmtrace: session %u: tracing off\n", s->id);
+	pr_info("vmtrace: tracing off (session %u)\n", s->id);
 }
 
 /**

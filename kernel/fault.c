@@ -103,6 +103,7 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 				    unsigned long error_code, bool kernel_mode)
 {
 	unsigned long stale_start, stale_end;
+	struct vmt_session *s;
 	struct vmt_target *t;
 	struct vmt_record rec;
 	bool huge;
@@ -113,7 +114,10 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 	 * are not the task's own references, and could interleave with a
 	 * record being written on this CPU.
 	 */
-	if (!vmt_session_tracing() || !in_task() || !vmt_targets_traces_task(current))
+	if (!vmt_session_tracing() || !in_task())
+		return;
+	s = vmt_session_of(current);
+	if (!s)
 		return;
 
 	pte = vmt_pte_lookup_lockless(current->mm, address, &huge);
@@ -130,8 +134,8 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 		rec.ref.pfn = pte_pfn(pte);
 	if (huge)
 		rec.ref.flags |= VMT_REF_HUGE;
-	if (!(vmt_session_settings()->flags & VMT_CONFIG_PROTECT)) {
-		vmt_emit(&rec, VMT_REC_REFERENCE);
+	if (!(s->settings.flags & VMT_CONFIG_PROTECT)) {
+		vmt_emit(s, &rec, VMT_REC_REFERENCE);
 		return;
 	}
 	/* What the fault maps besides the page, to protect again. */
@@ -147,7 +151,7 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 	 */
 	if (vmt_exact_fault(address, regs, error_code, kernel_mode, stale_start, stale_end))
 		return;
-	vmt_emit(&rec, VMT_REC_REFERENCE);
+	vmt_emit(s, &rec, VMT_REC_REFERENCE);
 
 	t = vmt_target_lookup(current->mm);
 	/*
@@ -155,7 +159,7 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 	 * is the frame of the 4 KiB page that faulted, @address's offset into
 	 * the THP from the first.
 	 */
-	if (t && t->pagemap && rec.ref.pfn && vmt_session_event_on(VMT_EVENT_PAGEMAP))
+	if (t && t->pagemap && rec.ref.pfn && vmt_session_wants(s, VMT_EVENT_PAGEMAP))
 		vmt_pagemap_log(t->pagemap, huge ? address & HPAGE_PMD_MASK : address & PAGE_MASK,
 				huge ? rec.ref.pfn - ((address & ~HPAGE_PMD_MASK) >> PAGE_SHIFT) :
 				rec.ref.pfn, huge);

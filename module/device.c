@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/vmtrace: ioctls to configure, start, stop and query the session, and
- * mmap of the per-CPU rings.
+ * /dev/vmtrace: ioctls to configure, start, stop and query a session, and
+ * mmap of its per-CPU rings. A file's session is its private_data: NULL
+ * (session 0, as sysfs's) until it configures, which takes it a session of
+ * its own when session 0 is another's (core.c); closing it lets it go.
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>
@@ -21,7 +23,21 @@ static int vmt_dev_open(struct inode *inode, struct file *file)
 	/* Root only, whatever mode the node was given. */
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	/* misc_open() left the miscdevice there. */
+	file->private_data = NULL;
 	return 0;
+}
+
+static int vmt_dev_release(struct inode *inode, struct file *file)
+{
+	vmt_session_disown(file, file->private_data);
+	return 0;
+}
+
+/* The session @file acts on. */
+static struct vmt_session *vmt_file_session(struct file *file)
+{
+	return file->private_data ? file->private_data : vmt_session_default();
 }
 
 static long vmt_ioctl_version(void __user *arg)
@@ -46,7 +62,7 @@ static bool vmt_all_zero(const __u64 *words, size_t n)
 	return true;
 }
 
-static long vmt_ioctl_configure(const void __user *arg)
+static long vmt_ioctl_configure(struct file *file, const void __user *arg)
 {
 	struct vmt_settings *settings;
 	struct vmt_config cfg;
@@ -82,31 +98,31 @@ static long vmt_ioctl_configure(const void __user *arg)
 		}
 		settings->pids[i] = pids[i];
 	}
-	err = vmt_session_configure(settings);
+	err = vmt_session_claim(file, (struct vmt_session **)&file->private_data, settings);
 	kfree(settings);
 	return err;
 }
 
-static long vmt_ioctl_status(void __user *arg)
+static long vmt_ioctl_status(struct vmt_session *s, void __user *arg)
 {
 	struct vmt_status status;
 
-	vmt_session_status(&status);
+	vmt_session_status(s, &status);
 	return copy_to_user(arg, &status, sizeof(status)) ? -EFAULT : 0;
 }
 
-static long vmt_ioctl_geometry(void __user *arg)
+static long vmt_ioctl_geometry(struct vmt_session *s, void __user *arg)
 {
 	struct vmt_geometry geometry;
 	int err;
 
-	err = vmt_session_geometry(&geometry);
+	err = vmt_session_geometry(s, &geometry);
 	if (err)
 		return err;
 	return copy_to_user(arg, &geometry, sizeof(geometry)) ? -EFAULT : 0;
 }
 
-static long vmt_ioctl_marker(const void __user *arg)
+static long vmt_ioctl_marker(struct vmt_session *s, const void __user *arg)
 {
 	struct vmt_marker_arg m;
 	char text[VMT_MAX_MARKER_LEN];
@@ -117,11 +133,11 @@ static long vmt_ioctl_marker(const void __user *arg)
 		return -EINVAL;
 	if (copy_from_user(text, u64_to_user_ptr(m.text_ptr), m.len))
 		return -EFAULT;
-	return vmt_session_marker(m.id, text, m.len);
+	return vmt_session_marker(s, m.id, text, m.len);
 }
 
 /* VMT_IOC_EXACT: exact mode's ranges; the counters are copied back whatever the op did. */
-static long vmt_ioctl_exact(void __user *arg)
+static long vmt_ioctl_exact(struct vmt_session *s, void __user *arg)
 {
 	struct vmt_exact_arg e;
 	long err;
@@ -131,7 +147,7 @@ static long vmt_ioctl_exact(void __user *arg)
 	/* @features is filled in, as the counters are: not checked. */
 	if (!vmt_all_zero(e.reserved, ARRAY_SIZE(e.reserved)))
 		return -EINVAL;
-	err = vmt_session_exact(&e, NULL);
+	err = vmt_session_exact(s, &e, NULL);
 	if (copy_to_user(arg, &e, sizeof(e)))
 		return -EFAULT;
 	return err;
@@ -150,31 +166,32 @@ static ssize_t vmt_dev_write(struct file *file, const char __user *buf, size_t c
 	if (copy_from_user(&id, buf, sizeof(id)) ||
 	    copy_from_user(text, buf + sizeof(id), count - sizeof(id)))
 		return -EFAULT;
-	err = vmt_session_marker(id, text, count - sizeof(id));
+	err = vmt_session_marker(vmt_file_session(file), id, text, count - sizeof(id));
 	return err ? err : count;
 }
 
 static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct vmt_session *s = vmt_file_session(file);
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case VMT_IOC_VERSION:
 		return vmt_ioctl_version(uarg);
 	case VMT_IOC_CONFIGURE:
-		return vmt_ioctl_configure(uarg);
+		return vmt_ioctl_configure(file, uarg);
 	case VMT_IOC_START:
-		return vmt_session_start();
+		return vmt_session_start(s);
 	case VMT_IOC_STOP:
-		return vmt_session_stop();
+		return vmt_session_stop(s);
 	case VMT_IOC_STATUS:
-		return vmt_ioctl_status(uarg);
+		return vmt_ioctl_status(s, uarg);
 	case VMT_IOC_GEOMETRY:
-		return vmt_ioctl_geometry(uarg);
+		return vmt_ioctl_geometry(s, uarg);
 	case VMT_IOC_MARKER:
-		return vmt_ioctl_marker(uarg);
+		return vmt_ioctl_marker(s, uarg);
 	case VMT_IOC_EXACT:
-		return vmt_ioctl_exact(uarg);
+		return vmt_ioctl_exact(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -182,17 +199,18 @@ static long vmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 
 static int vmt_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return vmt_session_mmap(vma);
+	return vmt_session_mmap(vmt_file_session(file), vma);
 }
 
 static __poll_t vmt_dev_poll(struct file *file, poll_table *wait)
 {
-	return vmt_session_poll(file, wait);
+	return vmt_session_poll(vmt_file_session(file), file, wait);
 }
 
 static const struct file_operations vmt_dev_fops = {
 	.owner = THIS_MODULE,
 	.open = vmt_dev_open,
+	.release = vmt_dev_release,
 	.unlocked_ioctl = vmt_dev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = vmt_dev_mmap,

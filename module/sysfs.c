@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/vmtrace: one value per file (docs/ABI/sysfs-kernel-vmtrace).
+ * /sys/kernel/vmtrace: one value per file (docs/ABI/sysfs-kernel-vmtrace),
+ * of session 0 (the one a collector takes when no other holds it).
  * Settings are staged in their own files and applied through `state`, as in
  * DAMON: writing "on" applies them and starts tracing, "commit" applies them
  * only, "off" stops.
@@ -34,7 +35,7 @@ static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *att
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n",
-			  vmt_session_on() ? "on" : "off");
+			  vmt_session_on(vmt_session_default()) ? "on" : "off");
 }
 
 static int vmt_apply_staged(void)
@@ -50,7 +51,7 @@ static int vmt_apply_staged(void)
 		next.policy = 0;
 		next.reprotect_ms = 0;
 	}
-	return vmt_session_configure(&next);
+	return vmt_session_configure(vmt_session_default(), &next);
 }
 
 static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -61,9 +62,9 @@ static ssize_t state_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (sysfs_streq(buf, "on")) {
 		err = vmt_apply_staged();
 		if (!err)
-			err = vmt_session_start();
+			err = vmt_session_start(vmt_session_default());
 	} else if (sysfs_streq(buf, "off")) {
-		err = vmt_session_stop();
+		err = vmt_session_stop(vmt_session_default());
 	} else if (sysfs_streq(buf, "commit")) {
 		err = vmt_apply_staged();
 	} else {
@@ -354,7 +355,7 @@ static ssize_t field##_show(struct kobject *kobj, struct kobj_attribute *attr,	\
 {										\
 	struct vmt_status status;						\
 										\
-	vmt_session_status(&status);						\
+	vmt_session_status(vmt_session_default(), &status);			\
 	return sysfs_emit(buf, "%llu\n", status.field);				\
 }										\
 static struct kobj_attribute vmt_##field##_attr = __ATTR_RO(field)
@@ -385,7 +386,7 @@ static ssize_t lost_per_cpu_show(struct kobject *kobj, struct kobj_attribute *at
 	lost = kcalloc(cpus, sizeof(*lost), GFP_KERNEL);
 	if (!lost)
 		return -ENOMEM;
-	n = vmt_session_lost_per_cpu(lost, cpus);
+	n = vmt_session_lost_per_cpu(vmt_session_default(), lost, cpus);
 	for (i = 0; i < n; i++)
 		len += sysfs_emit_at(buf, len, i ? " %llu" : "%llu", lost[i]);
 	kfree(lost);
@@ -436,7 +437,7 @@ static ssize_t exact_store(struct kobject *kobj, struct kobj_attribute *attr,
 		kfree(copy);
 		return -EINVAL;
 	}
-	err = vmt_session_exact(&arg, arg.name_ptr ? rest : NULL);
+	err = vmt_session_exact(vmt_session_default(), &arg, arg.name_ptr ? rest : NULL);
 	kfree(copy);
 	return err ? err : count;
 }
@@ -447,7 +448,7 @@ static ssize_t exact_accesses_show(struct kobject *kobj, struct kobj_attribute *
 {
 	struct vmt_exact_arg arg = { .op = VMT_EXACT_COUNTS };
 
-	vmt_session_exact(&arg, NULL);
+	vmt_session_exact(vmt_session_default(), &arg, NULL);
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.accesses);
 }
 
@@ -457,7 +458,7 @@ static ssize_t exact_max_pages_show(struct kobject *kobj, struct kobj_attribute 
 {
 	struct vmt_exact_arg arg = { .op = VMT_EXACT_COUNTS };
 
-	vmt_session_exact(&arg, NULL);
+	vmt_session_exact(vmt_session_default(), &arg, NULL);
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)arg.max_pages);
 }
 
@@ -468,7 +469,7 @@ static ssize_t exact_max_pages_store(struct kobject *kobj, struct kobj_attribute
 	int err = kstrtoull(buf, 0, &arg.max_pages);
 
 	if (!err)
-		err = vmt_session_exact(&arg, NULL);
+		err = vmt_session_exact(vmt_session_default(), &arg, NULL);
 	return err ? err : count;
 }
 

@@ -40,7 +40,9 @@ static void vmt_dma_emit(struct device *dev, u8 op, int dir, u64 dma_addr, u64 p
 	rec.dma.in_task = in_task();
 	rec.dma.index = min_t(u32, index, U16_MAX);
 	rec.dma.count = min_t(u32, count, U16_MAX);
-	vmt_emit_data(&rec, VMT_REC_DMA, name, name ? strnlen(name, VMT_MAX_DATA_LEN) : 0);
+	/* DMA events run alone, as session 0 (base/session.h). */
+	vmt_emit_data(vmt_session_alone(), &rec, VMT_REC_DMA, name,
+		      name ? strnlen(name, VMT_MAX_DATA_LEN) : 0);
 }
 
 /*

@@ -25,7 +25,6 @@
 #include "events/events.h"
 #include "events/vma.h"
 #include "exact/exact_ranges.h"
-#include "protect/targets.h"
 #include "ring/emit.h"
 
 /* Processes the state dump covers at most; the others are counted missed. */
@@ -35,35 +34,46 @@
 static void vmt_events_probe_switch(void *data, bool preempt, struct task_struct *prev,
 				    struct task_struct *next, unsigned int prev_state)
 {
+	struct vmt_session *s;
 	struct vmt_record rec;
 
 	if (!vmt_session_event_on(VMT_EVENT_SWITCH | VMT_EVENT_SWITCH_ALL))
 		return;
-	if (!(vmt_session_settings()->events & VMT_EVENT_SWITCH_ALL) &&
-	    !vmt_targets_traces_task(prev) && !vmt_targets_traces_task(next))
-		return;
+	/* Every switch runs alone, as session 0; else the session of prev or next. */
+	s = vmt_session_alone();
+	if (!(vmt_session_is_tracing(s) && vmt_session_wants(s, VMT_EVENT_SWITCH_ALL))) {
+		s = vmt_session_of(prev);
+		if (!s)
+			s = vmt_session_of(next);
+		if (!vmt_session_wants(s, VMT_EVENT_SWITCH))
+			return;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.sw.next_pid = task_tgid_nr(next);
 	rec.sw.next_tid = task_pid_nr(next);
 	rec.sw.prev_state = preempt ? 0 : prev_state;
 	rec.sw.preempt = preempt;
 	/* prev is current: the switch has not happened yet. */
-	vmt_emit(&rec, VMT_REC_SWITCH);
+	vmt_emit(s, &rec, VMT_REC_SWITCH);
 }
 
 /* task:task_newtask, in the parent, once the child has its ids. */
 static void vmt_events_probe_newtask(void *data, struct task_struct *task,
 				     unsigned long clone_flags)
 {
+	struct vmt_session *s;
 	struct vmt_record rec;
 
-	if (!vmt_session_event_on(VMT_EVENT_TASK) || !vmt_targets_traces_task(current))
+	if (!vmt_session_event_on(VMT_EVENT_TASK))
+		return;
+	s = vmt_session_of(current);
+	if (!vmt_session_wants(s, VMT_EVENT_TASK))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.fork.child_pid = task_tgid_nr(task);
 	rec.fork.child_tid = task_pid_nr(task);
 	rec.fork.clone_flags = clone_flags;
-	vmt_emit(&rec, VMT_REC_FORK);
+	vmt_emit(s, &rec, VMT_REC_FORK);
 }
 
 /*
@@ -73,21 +83,25 @@ static void vmt_events_probe_newtask(void *data, struct task_struct *task,
 static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 				  struct linux_binprm *bprm)
 {
+	struct vmt_session *s;
 	struct vmt_record rec;
 	u32 len;
 
-	if (!vmt_targets_traces_task(p))
+	if (!vmt_session_tracing())
 		return;
-	if (vmt_session_event_on(VMT_EVENT_TASK)) {
+	s = vmt_session_of(p);
+	if (!s)
+		return;
+	if (vmt_session_wants(s, VMT_EVENT_TASK)) {
 		memset(&rec, 0, sizeof(rec));
 		rec.exec.old_tid = old_pid;
 		len = strnlen(bprm->filename, VMT_MAX_DATA_LEN + 1);
 		if (len > VMT_MAX_DATA_LEN) {
 			rec.exec.flags |= VMT_DATA_DROPPED;
-			vmt_emit_count_dropped();
+			vmt_emit_count_dropped(s);
 			len = 0;
 		}
-		vmt_emit_data(&rec, VMT_REC_EXEC, bprm->filename, len);
+		vmt_emit_data(s, &rec, VMT_REC_EXEC, bprm->filename, len);
 	}
 	/*
 	 * The new address space's lock is free unless another task reads the
@@ -95,13 +109,13 @@ static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_p
 	 * sleep, and a task_work that waits for it otherwise. Exact mode's
 	 * ranges made of the old address space's mappings go either way.
 	 */
-	if (vmt_session_event_on(VMT_EVENT_VMA)) {
+	if (vmt_session_wants(s, VMT_EVENT_VMA)) {
 		vmt_exact_unmapped(task_tgid_nr(p), 0, ULONG_MAX);
 		if (mmap_read_trylock(p->mm)) {
-			vmt_vma_emit_all(p->mm, task_tgid_nr(p), VMT_VMA_EXEC);
+			vmt_vma_emit_all(s, p->mm, task_tgid_nr(p), VMT_VMA_EXEC);
 			mmap_read_unlock(p->mm);
 		} else {
-			vmt_vma_exec_missed();
+			vmt_vma_exec_missed(s);
 		}
 	}
 }
@@ -112,32 +126,41 @@ static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_p
  */
 static void vmt_events_probe_exit(void *data, struct task_struct *p)
 {
+	struct vmt_session *s;
 	struct vmt_record rec;
 
-	if (!vmt_session_event_on(VMT_EVENT_TASK) || !vmt_targets_traces_process(p))
+	if (!vmt_session_event_on(VMT_EVENT_TASK))
+		return;
+	s = vmt_session_of_process(p);
+	if (!vmt_session_wants(s, VMT_EVENT_TASK))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	rec.exit.exit_code = p->exit_code;
 	/* do_exit() counted this thread out before it got here. */
 	rec.exit.group_dead = atomic_read(&p->signal->live) == 0;
-	vmt_emit(&rec, VMT_REC_EXIT);
+	vmt_emit(s, &rec, VMT_REC_EXIT);
 }
 
 /* task:task_rename, with the task's lock held: @task may not be current. */
 static void vmt_events_probe_rename(void *data, struct task_struct *task,
 				    const char *comm)
 {
+	struct vmt_session *s;
 	struct vmt_record rec;
 
-	if (!vmt_session_event_on(VMT_EVENT_TASK) || !vmt_targets_traces_task(task))
+	if (!vmt_session_event_on(VMT_EVENT_TASK))
+		return;
+	s = vmt_session_of(task);
+	if (!vmt_session_wants(s, VMT_EVENT_TASK))
 		return;
 	memset(&rec, 0, sizeof(rec));
 	strscpy_pad(rec.comm.comm, comm, sizeof(rec.comm.comm));
-	vmt_emit_as(&rec, VMT_REC_COMM, task_tgid_nr(task), task_pid_nr(task), NULL, 0);
+	vmt_emit_as(s, &rec, VMT_REC_COMM, task_tgid_nr(task), task_pid_nr(task), NULL, 0);
 }
 
 /**
- * vmt_marker_emit() - write a user marker for current
+ * vmt_marker_emit() - write a user marker for current in @s
+ * @s:		the session of the device file it came through
  * @id:		the marker's id
  * @text:	its text, in kernel memory
  * @len:	bytes at @text, at most VMT_MAX_MARKER_LEN
@@ -146,7 +169,7 @@ static void vmt_events_probe_rename(void *data, struct task_struct *task,
  * Return: 0, -ENODATA when tracing is off or markers are not asked for,
  * -ENOSPC when the ring was full (the marker is counted lost).
  */
-int vmt_marker_emit(u32 id, const void *text, u32 len)
+int vmt_marker_emit(struct vmt_session *s, u32 id, const void *text, u32 len)
 {
 	struct vmt_record rec;
 	int err = -ENODATA;
@@ -160,14 +183,14 @@ int vmt_marker_emit(u32 id, const void *text, u32 len)
 	 * emptied or freed (see rings.c).
 	 */
 	rcu_read_lock();
-	if (vmt_session_event_on(VMT_EVENT_MARKER))
-		err = vmt_emit_data(&rec, VMT_REC_MARKER, text, len);
+	if (vmt_session_is_tracing(s) && vmt_session_wants(s, VMT_EVENT_MARKER))
+		err = vmt_emit_data(s, &rec, VMT_REC_MARKER, text, len);
 	rcu_read_unlock();
 	return err;
 }
 
-/* One TASK record a thread of @p, with the executable's path as data. */
-static void vmt_dump_threads(struct task_struct *p, struct mm_struct *mm)
+/* One TASK record a thread of @p, with the executable's path as data, in @s. */
+static void vmt_dump_threads(struct vmt_session *s, struct task_struct *p, struct mm_struct *mm)
 {
 	struct vmt_record rec;
 	struct task_struct *t;
@@ -191,18 +214,18 @@ static void vmt_dump_threads(struct task_struct *p, struct mm_struct *mm)
 			name = vmt_path_name(&exe->f_path, &len);
 			if (!name) {
 				rec.task.flags |= VMT_DATA_DROPPED;
-				vmt_emit_count_dropped();
+				vmt_emit_count_dropped(s);
 				len = 0;
 			}
 		}
-		vmt_emit_as(&rec, VMT_REC_TASK, task_tgid_nr(t), task_pid_nr(t), name, len);
+		vmt_emit_as(s, &rec, VMT_REC_TASK, task_tgid_nr(t), task_pid_nr(t), name, len);
 		local_irq_restore(flags);
 	}
 	rcu_read_unlock();
 }
 
-/* The TASK and VMA records of process @tgid, if it still has an address space. */
-static void vmt_dump_process(pid_t tgid)
+/* The TASK and VMA records of process @tgid in @s, if it still has an address space. */
+static void vmt_dump_process(struct vmt_session *s, pid_t tgid)
 {
 	struct task_struct *p;
 	struct mm_struct *mm;
@@ -217,10 +240,10 @@ static void vmt_dump_process(pid_t tgid)
 	mm = get_task_mm(p);
 	if (mm) {
 		mmap_read_lock(mm);
-		if (vmt_session_event_on(VMT_EVENT_TASK))
-			vmt_dump_threads(p, mm);
-		if (vmt_session_event_on(VMT_EVENT_VMA))
-			vmt_vma_emit_all(mm, tgid, VMT_VMA_DUMP);
+		if (vmt_session_wants(s, VMT_EVENT_TASK))
+			vmt_dump_threads(s, p, mm);
+		if (vmt_session_wants(s, VMT_EVENT_VMA))
+			vmt_vma_emit_all(s, mm, tgid, VMT_VMA_DUMP);
 		mmap_read_unlock(mm);
 		mmput(mm);
 	}
@@ -228,39 +251,40 @@ static void vmt_dump_process(pid_t tgid)
 }
 
 /**
- * vmt_events_dump() - the state dump: every traced process's threads and
- * mappings, once tracing is on
+ * vmt_events_dump() - the state dump: every process @s traces, its
+ * threads and mappings, once tracing is on
+ * @s:		the session starting
  *
  * Processes are listed under RCU, then dumped one by one with their
  * address space's lock held, which may sleep.
  *
- * Context: process context, vmt_session.lock held, tracing on.
+ * Context: process context, @s's lock held, @s tracing.
  */
-void vmt_events_dump(void)
+void vmt_events_dump(struct vmt_session *s)
 {
 	struct task_struct *p;
 	pid_t *tgids;
 	u32 i, n = 0;
 
-	if (!vmt_session_event_on(VMT_EVENT_TASK | VMT_EVENT_VMA))
+	if (!vmt_session_wants(s, VMT_EVENT_TASK | VMT_EVENT_VMA))
 		return;
 	tgids = kvmalloc_array(VMT_DUMP_MAX, sizeof(*tgids), GFP_KERNEL);
 	if (!tgids) {
-		vmt_emit_count_missed();
+		vmt_emit_count_missed(s);
 		return;
 	}
 	rcu_read_lock();
 	for_each_process(p) {
 		if (n == VMT_DUMP_MAX) {
-			vmt_emit_count_missed();
+			vmt_emit_count_missed(s);
 			break;
 		}
-		if (vmt_targets_traces_task(p))
+		if (vmt_session_of(p) == s)
 			tgids[n++] = task_tgid_nr(p);
 	}
 	rcu_read_unlock();
 	for (i = 0; i < n; i++)
-		vmt_dump_process(tgids[i]);
+		vmt_dump_process(s, tgids[i]);
 	kvfree(tgids);
 }
 

@@ -10,10 +10,11 @@
 #include <linux/types.h>
 
 struct vmt_hooks;
+struct vmt_session;
 
 extern struct vmt_hooks vmt_events_hooks;
 
-void vmt_events_dump(void);
-int vmt_marker_emit(u32 id, const void *text, u32 len);
+void vmt_events_dump(struct vmt_session *s);
+int vmt_marker_emit(struct vmt_session *s, u32 id, const void *text, u32 len);
 
 #endif /* _VMTRACE_EVENTS_H */

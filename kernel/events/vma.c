@@ -75,8 +75,9 @@ static u8 vmt_vma_kind(const struct vm_area_struct *vma, const char **special)
 	return VMT_VMA_ANON;
 }
 
-/* One MAP record for @vma; the caller holds mmap_lock. */
-static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 cause)
+/* One MAP record for @vma in @s; the caller holds mmap_lock. */
+static void vmt_vma_emit(struct vmt_session *s, struct vm_area_struct *vma, pid_t pid,
+			 pid_t tid, u8 cause)
 {
 	const char *special, *name = NULL;
 	struct vmt_record rec;
@@ -98,14 +99,14 @@ static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 ca
 		name = vmt_path_name(&vma->vm_file->f_path, &len);
 		if (!name) {
 			rec.vma.flags |= VMT_DATA_DROPPED;
-			vmt_emit_count_dropped();
+			vmt_emit_count_dropped(s);
 			len = 0;
 		}
 	} else if (special) {
 		name = special;
 		len = strnlen(special, VMT_MAX_DATA_LEN);
 	}
-	vmt_emit_as(&rec, VMT_REC_VMA, pid, tid, name, len);
+	vmt_emit_as(s, &rec, VMT_REC_VMA, pid, tid, name, len);
 	/* A mapping exact mode was given by its name becomes an exact range. */
 	vmt_exact_mapping(pid, vma, rec.vma.kind, name, len);
 	local_irq_restore(flags);
@@ -113,19 +114,21 @@ static void vmt_vma_emit(struct vm_area_struct *vma, pid_t pid, pid_t tid, u8 ca
 
 /**
  * vmt_vma_emit_all() - MAP records for every mapping of @mm
+ * @s:		the session tracing it
  * @mm:		the address space; the caller holds its mmap_lock
  * @pid:	the process it belongs to
  * @cause:	VMT_VMA_DUMP or VMT_VMA_EXEC
  */
-void vmt_vma_emit_all(struct mm_struct *mm, pid_t pid, u8 cause)
+void vmt_vma_emit_all(struct vmt_session *s, struct mm_struct *mm, pid_t pid, u8 cause)
 {
 	struct vm_area_struct *vma;
 
 	for (vma = find_vma(mm, 0); vma; vma = find_vma(mm, vma->vm_end))
-		vmt_vma_emit(vma, pid, pid, cause);
+		vmt_vma_emit(s, vma, pid, pid, cause);
 }
 
-static void vmt_vma_emit_unmap(unsigned long start, unsigned long end, u8 cause)
+static void vmt_vma_emit_unmap(struct vmt_session *s, unsigned long start, unsigned long end,
+			       u8 cause)
 {
 	struct vmt_record rec;
 
@@ -134,18 +137,18 @@ static void vmt_vma_emit_unmap(unsigned long start, unsigned long end, u8 cause)
 	rec.vma.end = end;
 	rec.vma.op = VMT_VMA_UNMAP;
 	rec.vma.cause = cause;
-	vmt_emit(&rec, VMT_REC_VMA);
+	vmt_emit(s, &rec, VMT_REC_VMA);
 }
 
 /* MAP records for the mappings overlapping [start, end); mmap_lock held. */
-static void vmt_vma_emit_range(struct mm_struct *mm, unsigned long start, unsigned long end,
-			       u8 cause)
+static void vmt_vma_emit_range(struct vmt_session *s, struct mm_struct *mm,
+			       unsigned long start, unsigned long end, u8 cause)
 {
 	struct vm_area_struct *vma;
 
 	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
 	     vma = find_vma(mm, vma->vm_end))
-		vmt_vma_emit(vma, task_tgid_nr(current), task_pid_nr(current), cause);
+		vmt_vma_emit(s, vma, task_tgid_nr(current), task_pid_nr(current), cause);
 }
 
 struct vmt_vma_range {
@@ -245,23 +248,27 @@ static void vmt_vma_redo_run(struct callback_head *cb)
 	struct mm_struct *mm = current->mm;
 	u8 n = w->n, cause = w->cause;
 	pid_t tgid = task_tgid_nr(current);
+	struct vmt_session *s;
 	int i;
 
 	WRITE_ONCE(w->owner, NULL);
 	if (!mm || (current->flags & PF_EXITING) || !vmt_session_tracing())
 		goto out;
+	s = vmt_session_of(current);
+	if (!vmt_session_wants(s, VMT_EVENT_VMA))
+		goto out;
 	/* Process context, before user code: the lock may be waited for here. */
 	mmap_read_lock(mm);
 	if (cause == VMT_VMA_EXEC) {
-		vmt_vma_emit_all(mm, tgid, cause);
+		vmt_vma_emit_all(s, mm, tgid, cause);
 	} else {
 		if (cause == VMT_VMA_BRK) {
 			n = vmt_vma_ranges(mm, __NR_brk, NULL, 0, r, &cause);
-			vmt_vma_emit_unmap(r[0].start, r[0].end, cause);
+			vmt_vma_emit_unmap(s, r[0].start, r[0].end, cause);
 			vmt_exact_unmapped(tgid, PAGE_ALIGN(mm->brk), r[0].end);
 		}
 		for (i = 0; i < n; i++)
-			vmt_vma_emit_range(mm, r[i].start, r[i].end, cause);
+			vmt_vma_emit_range(s, mm, r[i].start, r[i].end, cause);
 	}
 	mmap_read_unlock(mm);
 out:
@@ -273,10 +280,11 @@ out:
  * Have current redo the lookup of @n ranges @r (see struct vmt_vma_redo)
  * before it returns to user space. With no slot free, the event is missed,
  * and so are exact mode's ranges it would have made: counted in left_out
- * by the pages of @r (the whole map's are unknown: one page).
+ * by the pages of @r (the whole map's are unknown: one page), and in @s.
  * Context: the probes; may not sleep.
  */
-static void vmt_vma_redo_queue(const struct vmt_vma_range *r, u8 n, u8 cause)
+static void vmt_vma_redo_queue(struct vmt_session *s, const struct vmt_vma_range *r, u8 n,
+			       u8 cause)
 {
 	struct vmt_vma_redo *w;
 	u32 i;
@@ -299,7 +307,7 @@ static void vmt_vma_redo_queue(const struct vmt_vma_range *r, u8 n, u8 cause)
 		WRITE_ONCE(w->owner, NULL);
 		vmt_vma_redo_done();
 	}
-	vmt_emit_count_missed();
+	vmt_emit_count_missed(s);
 	for (i = 0; i < n; i++)
 		vmt_exact_left_out_add(task_tgid_nr(current), r[i].start, r[i].end);
 	if (!n)
@@ -309,11 +317,12 @@ static void vmt_vma_redo_queue(const struct vmt_vma_range *r, u8 n, u8 cause)
 /**
  * vmt_vma_exec_missed() - sched_process_exec could not take the new
  * address space's mmap_lock: its map is listed before the program runs
+ * @s:		the session tracing current
  * Context: the exec probe, current the exec'ing thread; may not sleep.
  */
-void vmt_vma_exec_missed(void)
+void vmt_vma_exec_missed(struct vmt_session *s)
 {
-	vmt_vma_redo_queue(NULL, 0, VMT_VMA_EXEC);
+	vmt_vma_redo_queue(s, NULL, 0, VMT_VMA_EXEC);
 }
 
 /**
@@ -350,6 +359,7 @@ static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct vmt_vma_range r[2];
 	struct mm_struct *mm = current->mm;
+	struct vmt_session *s;
 	unsigned long args[6];
 	long nr = syscall_get_nr(current, regs);
 	bool locked;
@@ -359,27 +369,29 @@ static void vmt_vma_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	if (nr != __NR_mmap && nr != __NR_munmap && nr != __NR_mprotect &&
 	    nr != __NR_mremap && nr != __NR_brk)
 		return;
-	if (in_ia32_syscall() || IS_ERR_VALUE(ret) || !vmt_session_event_on(VMT_EVENT_VMA) ||
-	    !vmt_targets_traces_task(current))
+	if (in_ia32_syscall() || IS_ERR_VALUE(ret) || !vmt_session_event_on(VMT_EVENT_VMA))
+		return;
+	s = vmt_session_of(current);
+	if (!vmt_session_wants(s, VMT_EVENT_VMA))
 		return;
 	syscall_get_arguments(current, regs, args);
 	locked = mmap_read_trylock(mm);
 	if (!locked && nr == __NR_brk) {
-		vmt_vma_redo_queue(NULL, 0, VMT_VMA_BRK);
+		vmt_vma_redo_queue(s, NULL, 0, VMT_VMA_BRK);
 		return;
 	}
 	n = vmt_vma_ranges(mm, nr, args, ret, r, &cause);
 	for (i = 0; i < n; i++)
-		vmt_vma_emit_unmap(r[i].start, r[i].end, cause);
+		vmt_vma_emit_unmap(s, r[i].start, r[i].end, cause);
 	vmt_vma_exact_unmapped(mm, nr, r);
 	if (!locked) {
 		/* munmap's range has no mapping left to list. */
 		if (nr != __NR_munmap)
-			vmt_vma_redo_queue(r, n, cause);
+			vmt_vma_redo_queue(s, r, n, cause);
 		return;
 	}
 	for (i = 0; i < n; i++)
-		vmt_vma_emit_range(mm, r[i].start, r[i].end, cause);
+		vmt_vma_emit_range(s, mm, r[i].start, r[i].end, cause);
 	mmap_read_unlock(mm);
 }
 

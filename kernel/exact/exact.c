@@ -368,7 +368,7 @@ static void vmt_exact_emit_kernel(unsigned long address, unsigned long error_cod
 	rec.exact.addr = address;
 	rec.exact.access = error_code & X86_PF_WRITE ? VMT_ACCESS_WRITE : VMT_ACCESS_READ;
 	rec.exact.kernel_mode = 1;
-	vmt_emit(&rec, VMT_REC_EXACT);
+	vmt_emit(vmt_session_alone(), &rec, VMT_REC_EXACT);
 	atomic64_inc(&vmt_exact_counters.kernel);
 	atomic64_inc(&vmt_exact_counters.accesses);
 }
@@ -603,9 +603,9 @@ static void vmt_exact_emit(const struct vmt_step *s, const struct vmt_step_acces
 		memset(value, 0, sizeof(value));
 	if (size <= sizeof(rec.exact.value)) {
 		memcpy(rec.exact.value, value, n);
-		vmt_emit(&rec, VMT_REC_EXACT);
+		vmt_emit(vmt_session_alone(), &rec, VMT_REC_EXACT);
 	} else {
-		vmt_emit_data(&rec, VMT_REC_EXACT, value, n);
+		vmt_emit_data(vmt_session_alone(), &rec, VMT_REC_EXACT, value, n);
 	}
 	atomic64_inc(&vmt_exact_counters.accesses);
 	if (!size)
@@ -634,7 +634,7 @@ static void vmt_exact_emit_fetch(const struct vmt_step *s, const u8 *known, u8 k
 	} else {
 		atomic64_inc(&vmt_exact_counters.undecoded);
 	}
-	vmt_emit(&rec, VMT_REC_EXACT);
+	vmt_emit(vmt_session_alone(), &rec, VMT_REC_EXACT);
 	atomic64_inc(&vmt_exact_counters.accesses);
 }
 
@@ -695,7 +695,7 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	if (s->pushf && !s->tf && s->nr_acc)
 		vmt_step_fix_pushf(s);
 	/* After stop, a step under way only gives its trap flag back. */
-	if (vmt_session_tracing()) {
+	if (vmt_session_is_tracing(vmt_session_alone())) {
 		if (s->fetch)
 			vmt_exact_emit_fetch(s, NULL, 0);
 		vmt_step_log(s);
@@ -776,7 +776,7 @@ static void vmt_step_log_syscall(struct vmt_step *s, bool same_mm)
 
 	if (same_mm && s->fetch && !s->decoded)
 		vmt_step_decode(s);
-	if (!vmt_session_tracing())
+	if (!vmt_session_is_tracing(vmt_session_alone()))
 		return;
 	if (s->fetch)
 		vmt_exact_emit_fetch(s, vmt_syscall_insn, known ? sizeof(vmt_syscall_insn) : 0);

@@ -156,7 +156,7 @@ static void vmt_twork_run(struct callback_head *cb)
 	 */
 	if (current->mm && !(current->flags & PF_EXITING)) {
 		t = vmt_target_lookup(current->mm);
-		if (!t && vmt_targets_traces_task(current))
+		if (!t && vmt_session_of(current))
 			t = vmt_target_add(current->mm, task_tgid_nr(current));
 		if (t && stale_start < stale_end)
 			vmt_target_mark_stale(t, stale_start, stale_end);
@@ -411,19 +411,20 @@ static void vmt_target_add_task_later(struct task_struct *task)
 static void vmt_admit_probe_fork(void *data, struct task_struct *parent,
 				 struct task_struct *child)
 {
-	const struct vmt_settings *s = vmt_session_settings();
+	struct vmt_session *s = vmt_session_alone();
 
 	if (!vmt_session_tracing() || child->tgid == parent->tgid)
 		return;
-	if (s->flags & VMT_CONFIG_SYSTEM_WIDE) {
-		if ((s->flags & VMT_CONFIG_PROTECT) && vmt_targets_traces_task(child))
+	if (vmt_session_is_tracing(s) && (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)) {
+		if ((s->settings.flags & VMT_CONFIG_PROTECT) && vmt_session_of(child))
 			vmt_target_add_task_later(child);
 		return;
 	}
-	if (!(s->flags & VMT_CONFIG_FOLLOW) || !vmt_targets_traces_task(parent))
+	s = vmt_session_of(parent);
+	if (!s || !(s->settings.flags & VMT_CONFIG_FOLLOW))
 		return;
-	vmt_targets_follow(child);
-	if (s->flags & VMT_CONFIG_PROTECT)
+	vmt_session_follow(s, child);
+	if (s->settings.flags & VMT_CONFIG_PROTECT)
 		vmt_target_add_task_later(child);
 }
 
@@ -437,14 +438,14 @@ static void vmt_admit_probe_fork(void *data, struct task_struct *parent,
 static void vmt_admit_probe_free(void *data, struct task_struct *p)
 {
 	if (vmt_session_tracing() && p->pid == p->tgid)
-		vmt_targets_unfollow(p->tgid);
+		vmt_session_unfollow(p->tgid);
 }
 
 /* sched:sched_process_exec: a target's new address space is traced too. */
 static void vmt_admit_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 				 struct linux_binprm *bprm)
 {
-	if (vmt_session_protecting() && vmt_targets_traces_task(p))
+	if (vmt_session_protecting() && vmt_session_of(p))
 		vmt_target_add_task_later(p);
 }
 

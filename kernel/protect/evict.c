@@ -225,7 +225,7 @@ static void vmt_evict_emit(struct vmt_target *t, unsigned long addr, pte_t old, 
 	if (huge)
 		rec.ref.flags |= VMT_REF_HUGE;
 	/* From the stale work, no thread of the process evicts it. */
-	vmt_emit_as(&rec, VMT_REC_EVICT, t->tgid,
+	vmt_emit_as(vmt_session_alone(), &rec, VMT_REC_EVICT, t->tgid,
 		    current->mm == t->mm ? task_pid_nr(current) : 0, NULL, 0);
 	if (t->pagemap && rec.ref.pfn && vmt_session_event_on(VMT_EVENT_PAGEMAP))
 		vmt_pagemap_log(t->pagemap, addr, rec.ref.pfn, huge);

@@ -59,7 +59,7 @@ static int vmt_notify_start(struct mmu_notifier *mn, const struct mmu_notifier_r
 {
 	struct vmt_notifier *vn = container_of(mn, struct vmt_notifier, mn);
 
-	if (!vmt_session_tracing())
+	if (!vmt_session_is_tracing(vmt_session_alone()))
 		return 0;
 	/* Protection changes (fork's COW, writeback's clean) keep frames and protnone. */
 	if (vn->pagemap && vmt_session_event_on(VMT_EVENT_PAGEMAP) &&
@@ -75,7 +75,7 @@ static int vmt_notify_start(struct mmu_notifier *mn, const struct mmu_notifier_r
 
 static void vmt_notify_end(struct mmu_notifier *mn, const struct mmu_notifier_range *range)
 {
-	if (vmt_session_tracing() &&
+	if (vmt_session_is_tracing(vmt_session_alone()) &&
 	    (range->event == MMU_NOTIFY_CLEAR || range->event == MMU_NOTIFY_MIGRATE))
 		vmt_stale_work_queue();
 }

@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "base/session.h"
 #include "protect/pagemap.h"
 #include "ring/emit.h"
 
@@ -61,7 +62,7 @@ static void __vmt_pagemap_emit(struct vmt_pagemap_table *pm, struct mm_struct *m
 	rec.pagemap.op = op;
 	rec.pagemap.huge = p->huge;
 	rec.pagemap.notify_event = event;
-	vmt_emit_as(&rec, VMT_REC_PAGEMAP, pm->tgid,
+	vmt_emit_as(vmt_session_alone(), &rec, VMT_REC_PAGEMAP, pm->tgid,
 		    current->mm == mm ? task_pid_nr(current) : 0, NULL, 0);
 }
 

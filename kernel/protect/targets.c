@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What is traced, and the target table.
- *
- * The traced processes are a table of thread group ids: the configured
- * pids at start, then the children a target forks when asked to follow
- * them (system-wide, every user process but the collector is traced, and
- * the table is not used); admit.c's sched probes follow and unfollow them.
- * The probes look a task up in it without a lock.
+ * The target table. (Which processes a session traces is base/session.c's.)
  *
  * With page protection (VMT_CONFIG_PROTECT), each traced address space is
  * a target, in one of VMT_MAX_TARGETS slots: its pages are protected when
@@ -39,13 +33,7 @@ struct linux_binprm;
 static void vmt_targets_reprotect(struct work_struct *work);
 
 /*
- * struct vmt_target_table - what is traced
- * @tgids:	the traced processes: the configured pids, then the children
- *		followed; the first @nr_tgids are in use
- * @nr_tgids:	published with release once an entry is filled in, read by
- *		the probes with acquire
- * @tgids_lock:	serializes changes to @tgids; the fork probe takes it, with
- *		interrupts off
+ * struct vmt_target_table - the traced address spaces, with protection
  * @slots:	with VMT_CONFIG_PROTECT, VMT_MAX_TARGETS targets; the first
  *		@nr_slots are in use or free (their mm NULL)
  * @nr_slots:	published with release once a target is filled in, read by
@@ -54,12 +42,8 @@ static void vmt_targets_reprotect(struct work_struct *work);
  *		task_work of a child or an exec'd process), @protect and the
  *		counts of dropped targets; stop takes it only once every
  *		task_work has run
- * @missed:	processes and address spaces left untraced for want of room
+ * @missed:	address spaces left untraced for want of room
  * @events_missed: targets without their page-mapping log or MMU notifier
- * @exclude_mm:	system-wide, the address space of the process that started
- *		tracing (the collector), which is not traced; pinned with
- *		mmgrab() while tracing, so that the pointer is not reused
- * @exclude_tgid: that process, for tasks that have let go of their mm
  * @protect:	what protecting the targets did
  * @restored:	PTEs mapped back at stop
  * @evictions:	and @overflows: of the targets dropped, and of the last
@@ -69,16 +53,11 @@ static void vmt_targets_reprotect(struct work_struct *work);
  * @reprotect_work: the periodic re-protection, when asked for
  */
 struct vmt_target_table {
-	pid_t tgids[VMT_MAX_TARGETS];
-	u32 nr_tgids;
-	raw_spinlock_t tgids_lock;
 	struct vmt_target *slots;
 	u32 nr_slots;
 	struct mutex lock;	/* see above */
 	atomic64_t missed;
 	atomic64_t events_missed;
-	struct mm_struct *exclude_mm;
-	pid_t exclude_tgid;
 	struct vmt_protect_counts protect;
 	u64 restored;
 	u64 evictions;
@@ -88,7 +67,6 @@ struct vmt_target_table {
 };
 
 static struct vmt_target_table vmt_targets = {
-	.tgids_lock = __RAW_SPIN_LOCK_UNLOCKED(vmt_targets.tgids_lock),
 	.lock = __MUTEX_INITIALIZER(vmt_targets.lock),
 	.reprotect_work = __DELAYED_WORK_INITIALIZER(vmt_targets.reprotect_work,
 						     vmt_targets_reprotect, 0),
@@ -128,105 +106,6 @@ struct vmt_target *vmt_target_slot(u32 i)
 {
 	/* Pairs with the release in vmt_target_add(). */
 	return i < smp_load_acquire(&vmt_targets.nr_slots) ? &vmt_targets.slots[i] : NULL;
-}
-
-/**
- * vmt_targets_traces_task() - whether @task's references are traced
- * @task:	a task
- *
- * System-wide, every user task is, but those in the address space of the
- * process that started tracing; otherwise the traced processes' tasks.
- *
- * Context: any, tracing on; lockless.
- */
-bool vmt_targets_traces_task(struct task_struct *task)
-{
-	if (!task->mm || (task->flags & PF_KTHREAD))
-		return false;
-	if (vmt_session_settings()->flags & VMT_CONFIG_SYSTEM_WIDE)
-		return task->mm != vmt_targets.exclude_mm;
-	return vmt_targets_traces_process(task);
-}
-
-/**
- * vmt_targets_traces_process() - whether @task's process is traced, by its
- * thread group id alone
- * @task:	a user task, which may have let go of its address space (exiting)
- *
- * Context: any, tracing on; lockless.
- */
-bool vmt_targets_traces_process(struct task_struct *task)
-{
-	struct vmt_target_table *tt = &vmt_targets;
-	pid_t tgid = task_tgid_nr(task);
-	u32 i, n;
-
-	if (task->flags & PF_KTHREAD)
-		return false;
-	if (vmt_session_settings()->flags & VMT_CONFIG_SYSTEM_WIDE)
-		return tgid != tt->exclude_tgid;
-	/* Pairs with the releases in vmt_targets_prepare() and vmt_targets_follow(). */
-	n = smp_load_acquire(&tt->nr_tgids);
-	for (i = 0; i < n; i++)
-		if (READ_ONCE(tt->tgids[i]) == tgid)
-			return true;
-	return false;
-}
-
-/**
- * vmt_targets_follow() - make a traced process's new child traced
- * @child:	the child, not running yet
- *
- * Context: the fork probe; may not sleep.
- */
-void vmt_targets_follow(struct task_struct *child)
-{
-	struct vmt_target_table *tt = &vmt_targets;
-	unsigned long flags;
-	u32 i;
-
-	raw_spin_lock_irqsave(&tt->tgids_lock, flags);
-	/* The entry of a process that exited is taken again first. */
-	for (i = 0; i < tt->nr_tgids; i++) {
-		if (!tt->tgids[i]) {
-			WRITE_ONCE(tt->tgids[i], task_tgid_nr(child));
-			goto out_unlock;
-		}
-	}
-	if (tt->nr_tgids < VMT_MAX_TARGETS) {
-		tt->tgids[tt->nr_tgids] = task_tgid_nr(child);
-		/* Publish to vmt_targets_traces_process(): the entry first. */
-		smp_store_release(&tt->nr_tgids, tt->nr_tgids + 1);
-	} else {
-		atomic64_inc(&tt->missed);
-	}
-out_unlock:
-	raw_spin_unlock_irqrestore(&tt->tgids_lock, flags);
-}
-
-/**
- * vmt_targets_unfollow() - a traced process is gone: its entry is free, and
- * a new process that gets its pid is not traced
- * @tgid:	the process
- *
- * Context: the task-free probe (RCU); may not sleep.
- */
-void vmt_targets_unfollow(pid_t tgid)
-{
-	struct vmt_target_table *tt = &vmt_targets;
-	unsigned long flags;
-	u32 i;
-
-	if (vmt_session_settings()->flags & VMT_CONFIG_SYSTEM_WIDE)
-		return;
-	raw_spin_lock_irqsave(&tt->tgids_lock, flags);
-	for (i = 0; i < tt->nr_tgids; i++) {
-		if (tt->tgids[i] == tgid) {
-			WRITE_ONCE(tt->tgids[i], 0);
-			break;
-		}
-	}
-	raw_spin_unlock_irqrestore(&tt->tgids_lock, flags);
 }
 
 /* @t's counts, on their way out, become the table's; under @t's lock. */
@@ -286,7 +165,7 @@ static bool vmt_target_gone(struct vmt_target *t)
  */
 struct vmt_target *vmt_target_add(struct mm_struct *mm, pid_t tgid)
 {
-	const struct vmt_settings *settings = vmt_session_settings();
+	const struct vmt_settings *settings = &vmt_session_alone()->settings;
 	struct vmt_target_table *tt = &vmt_targets;
 	u32 slots = vmt_eset_slots(settings->enabled_pages);
 	void *storage = NULL;
@@ -402,7 +281,7 @@ static u32 vmt_targets_collect_mms(struct vmt_target_table *tt, struct mm_struct
 	rcu_read_lock();
 	for_each_process(p) {
 		if ((p->flags & PF_KTHREAD) || !READ_ONCE(p->mm) ||
-		    READ_ONCE(p->mm) == tt->exclude_mm)
+		    READ_ONCE(p->mm) == vmt_session_alone()->exclude_mm)
 			continue;
 		if (n == max) {
 			atomic64_inc(&tt->missed);
@@ -418,22 +297,14 @@ static u32 vmt_targets_collect_mms(struct vmt_target_table *tt, struct mm_struct
 	return n;
 }
 
-/* Once the probes are quiet: forget the collector's address space. */
-static void vmt_targets_unexclude(struct vmt_target_table *tt)
-{
-	if (tt->exclude_mm)
-		mmdrop(tt->exclude_mm);
-	tt->exclude_mm = NULL;
-}
-
 /**
- * vmt_targets_prepare() - the traced processes, and with protection an
- * empty target table, before the probes act: from then on a task_work
+ * vmt_targets_prepare() - session 0's counts from 0 and, with protection,
+ * an empty target table, before the probes act: from then on a task_work
  * they queued (after an exec) may add a target, before the targets of the
  * start are protected (vmt_targets_protect())
- * @settings:	the session's
+ * @settings:	session 0's
  *
- * Context: start, the session's lock held, tracing off.
+ * Context: start of session 0, its lock held, tracing off.
  * Return: 0 or -ENOMEM.
  */
 int vmt_targets_prepare(const struct vmt_settings *settings)
@@ -448,20 +319,11 @@ int vmt_targets_prepare(const struct vmt_settings *settings)
 	tt->overflows = 0;
 	atomic64_set(&tt->missed, 0);
 	atomic64_set(&tt->events_missed, 0);
-	memcpy(tt->tgids, settings->pids, settings->nr_pids * sizeof(pid_t));
-	tt->nr_tgids = settings->nr_pids;
-	if (settings->flags & VMT_CONFIG_SYSTEM_WIDE) {
-		tt->exclude_mm = current->mm;
-		tt->exclude_tgid = task_tgid_nr(current);
-		mmgrab(tt->exclude_mm);
-	}
 	if (!(settings->flags & VMT_CONFIG_PROTECT))
 		return 0;
 	tt->slots = kvcalloc(VMT_MAX_TARGETS, sizeof(*tt->slots), GFP_KERNEL);
-	if (!tt->slots) {
-		vmt_targets_unexclude(tt);
+	if (!tt->slots)
 		return -ENOMEM;
-	}
 	for (i = 0; i < VMT_MAX_TARGETS; i++) {
 		raw_spin_lock_init(&tt->slots[i].lock);
 		mutex_init(&tt->slots[i].evict_lock);
@@ -483,7 +345,7 @@ int vmt_targets_prepare(const struct vmt_settings *settings)
  */
 int vmt_targets_protect(void)
 {
-	const struct vmt_settings *settings = vmt_session_settings();
+	const struct vmt_settings *settings = &vmt_session_alone()->settings;
 	bool system_wide = settings->flags & VMT_CONFIG_SYSTEM_WIDE;
 	struct vmt_target_table *tt = &vmt_targets;
 	struct mm_struct **mms;
@@ -573,9 +435,9 @@ static void vmt_targets_unprotect(struct vmt_target_table *tt)
 /**
  * vmt_targets_release() - at stop, once the probes are quiet and every
  * task_work has run: end the re-protection, map every target's pages back,
- * forget the targets and the collector's address space
+ * forget the targets
  *
- * Context: the session's lock held.
+ * Context: session 0's lock held.
  */
 void vmt_targets_release(void)
 {
@@ -584,7 +446,6 @@ void vmt_targets_release(void)
 	cancel_delayed_work_sync(&tt->reprotect_work);
 	if (tt->slots)
 		vmt_targets_unprotect(tt);
-	vmt_targets_unexclude(tt);
 }
 
 /*
@@ -615,14 +476,14 @@ static void vmt_targets_reprotect(struct work_struct *work)
 	}
 	atomic64_add(counts.ptes + counts.huge_pmds, &tt->reprotections);
 	schedule_delayed_work(&tt->reprotect_work,
-			      msecs_to_jiffies(vmt_session_settings()->reprotect_ms));
+			      msecs_to_jiffies(vmt_session_alone()->settings.reprotect_ms));
 }
 
 /**
  * vmt_targets_count() - the table's counts, the live targets' with them
  * @status:	filled in
  *
- * Context: the session's lock held.
+ * Context: session 0's lock held.
  */
 void vmt_targets_count(struct vmt_status *status)
 {
@@ -633,7 +494,7 @@ void vmt_targets_count(struct vmt_status *status)
 	status->restored = tt->restored;
 	status->skipped_vmas = tt->protect.skipped_vmas;
 	status->huge_pmds = tt->protect.huge_pmds;
-	status->missed = atomic64_read(&tt->missed);
+	status->missed += atomic64_read(&tt->missed);
 	status->events_missed += atomic64_read(&tt->events_missed);
 	/* Dropping a target moves its counts to the table's, under the lock. */
 	mutex_lock(&tt->lock);

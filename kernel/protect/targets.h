@@ -75,12 +75,6 @@ int vmt_targets_protect(void);
 void vmt_targets_release(void);
 void vmt_targets_count(struct vmt_status *status);
 
-/* Whom the probes trace. */
-bool vmt_targets_traces_task(struct task_struct *task);
-bool vmt_targets_traces_process(struct task_struct *task);
-void vmt_targets_follow(struct task_struct *child);
-void vmt_targets_unfollow(pid_t tgid);
-
 /* The target table. */
 struct vmt_target *vmt_target_lookup(struct mm_struct *mm);
 struct vmt_target *vmt_target_slot(u32 i);

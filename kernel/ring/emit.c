@@ -2,7 +2,8 @@
 /*
  * Writing records: every probe and event source ends here. A record is
  * stamped (time, pid, tid, CPU) and written, with its variable-size data, to
- * the ring of the CPU it is written on, with interrupts off: each ring has
+ * the ring of the CPU it is written on, in the rings of the session it is
+ * for (the caller found it: base/session.h), with interrupts off: each ring has
  * one producer, this CPU, and an interrupt writing a record (a DMA
  * completion) must not interleave with the task it interrupted.
  *
@@ -19,20 +20,15 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
+#include "base/session.h"
 #include "ring/emit.h"
 #include "ring/rings.h"
 
 static char *vmt_path_bufs;	/* nr_cpu_ids buffers of PATH_MAX bytes */
-/*
- * Since start: variable-size data left out because it did not fit, and
- * introspection events that could not be written whole (their sources
- * count them here).
- */
-static atomic64_t vmt_emit_dropped;
-static atomic64_t vmt_emit_missed;
 
 /**
- * vmt_emit_as() - stamp a record and write it to this CPU's ring
+ * vmt_emit_as() - stamp a record and write it to this CPU's ring of @s
+ * @s:		the session, tracing (its rings exist)
  * @rec:	the record; its header is filled in here
  * @type:	enum vmt_record_type
  * @pid:	the thread group it is about
@@ -44,8 +40,8 @@ static atomic64_t vmt_emit_missed;
  * Return: 0, -ENOSPC when the ring was full (the records are counted lost),
  * -EINVAL for a @len too long.
  */
-int vmt_emit_as(struct vmt_record *rec, u16 type, pid_t pid, pid_t tid,
-		const void *data, u32 len)
+int vmt_emit_as(struct vmt_session *s, struct vmt_record *rec, u16 type, pid_t pid,
+		pid_t tid, const void *data, u32 len)
 {
 	struct vmt_cpu_ring *cr;
 	unsigned long flags;
@@ -53,7 +49,7 @@ int vmt_emit_as(struct vmt_record *rec, u16 type, pid_t pid, pid_t tid,
 
 	local_irq_save(flags);
 	cpu = smp_processor_id();
-	cr = vmt_rings.cpus[cpu];
+	cr = s->rings->cpus[cpu];
 	rec->hdr.time_ns = ktime_get_mono_fast_ns();
 	rec->hdr.pid = pid;
 	rec->hdr.tid = tid;
@@ -68,15 +64,16 @@ int vmt_emit_as(struct vmt_record *rec, u16 type, pid_t pid, pid_t tid,
 }
 
 /* A record about current, with data. */
-int vmt_emit_data(struct vmt_record *rec, u16 type, const void *data, u32 len)
+int vmt_emit_data(struct vmt_session *s, struct vmt_record *rec, u16 type,
+		  const void *data, u32 len)
 {
-	return vmt_emit_as(rec, type, task_tgid_nr(current), task_pid_nr(current), data, len);
+	return vmt_emit_as(s, rec, type, task_tgid_nr(current), task_pid_nr(current), data, len);
 }
 
 /* A record about current. */
-int vmt_emit(struct vmt_record *rec, u16 type)
+int vmt_emit(struct vmt_session *s, struct vmt_record *rec, u16 type)
 {
-	return vmt_emit_data(rec, type, NULL, 0);
+	return vmt_emit_data(s, rec, type, NULL, 0);
 }
 
 /**
@@ -115,31 +112,14 @@ void vmt_emit_exit(void)
 	kvfree(vmt_path_bufs);
 }
 
-/* Count data left out of a record (its VMT_DATA_DROPPED flag set). */
-void vmt_emit_count_dropped(void)
+/* Count data left out of a record of @s (its VMT_DATA_DROPPED flag set). */
+void vmt_emit_count_dropped(struct vmt_session *s)
 {
-	atomic64_inc(&vmt_emit_dropped);
+	atomic64_inc(&s->dropped);
 }
 
-/* Count an introspection event that could not be written whole. */
-void vmt_emit_count_missed(void)
+/* Count an introspection event of @s that could not be written whole. */
+void vmt_emit_count_missed(struct vmt_session *s)
 {
-	atomic64_inc(&vmt_emit_missed);
-}
-
-/* At start, before tracing is on: the counts start from 0. */
-void vmt_emit_start(void)
-{
-	atomic64_set(&vmt_emit_dropped, 0);
-	atomic64_set(&vmt_emit_missed, 0);
-}
-
-/**
- * vmt_emit_count() - add the data and events left out to @status
- * @status:	its data_dropped and events_missed grow
- */
-void vmt_emit_count(struct vmt_status *status)
-{
-	status->data_dropped += atomic64_read(&vmt_emit_dropped);
-	status->events_missed += atomic64_read(&vmt_emit_missed);
+	atomic64_inc(&s->events_missed);
 }

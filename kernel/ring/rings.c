@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ring set: a ring per possible CPU, each in its own vmalloc'ed memory,
- * laid out in one mmap space that readers map ring by ring:
+ * The ring sets, one a session (base/session.h): a ring per possible CPU,
+ * each in its own vmalloc'ed memory, laid out in one mmap space that the
+ * session's readers map ring by ring:
  *
  *   offset 0                  PAGE_SIZE              stride      2 * stride
  *   | CPU 0 control page     | CPU 0 records ...    | CPU 1 control page | ...
@@ -13,7 +14,7 @@
  *
  * Which lock publishes what:
  *
- * - vmt_rings.lock publishes the set: ->cpus and ->stride change only under
+ * - A set's ->lock publishes it: ->cpus and ->stride change only under
  *   it, and only to a set whose every ring is already laid out
  *   (vmt_rings_lay_out()); a published set's rings are emptied again only
  *   under it. poll, mmap and geometry, which run without the session's
@@ -35,12 +36,23 @@
 #include <linux/vmalloc.h>
 
 #include "base/compat.h"
+#include "base/session.h"
 #include "ring/rings.h"
 
-struct vmt_ring_set vmt_rings = {
-	.lock = __MUTEX_INITIALIZER(vmt_rings.lock),
-	.readers = __WAIT_QUEUE_HEAD_INITIALIZER(vmt_rings.readers),
-};
+/* Each session's set: vmt_sessions[i].rings is &vmt_ring_sets[i]. */
+static struct vmt_ring_set vmt_ring_sets[VMT_MAX_SESSIONS];
+
+/* At load, before any session is configured: each session's set. */
+void vmt_rings_init(void)
+{
+	int i;
+
+	for (i = 0; i < VMT_MAX_SESSIONS; i++) {
+		mutex_init(&vmt_ring_sets[i].lock);
+		init_waitqueue_head(&vmt_ring_sets[i].readers);
+		vmt_sessions[i].rings = &vmt_ring_sets[i];
+	}
+}
 
 static size_t vmt_rings_stride(u32 ring_records)
 {
@@ -55,7 +67,9 @@ static u64 vmt_ring_watermark(const struct vmt_ring *ring)
 
 static void vmt_rings_wake_fn(struct irq_work *work)
 {
-	wake_up_all(&vmt_rings.readers);
+	struct vmt_cpu_ring *cr = container_of(work, struct vmt_cpu_ring, wakeup);
+
+	wake_up_all(&cr->set->readers);
 }
 
 /**
@@ -71,14 +85,14 @@ void vmt_rings_wakeup(struct vmt_cpu_ring *cr)
 	/* tail comes from the reader: it only decides whether to wake it. */
 	u64 unread = cr->ring.head - READ_ONCE(cr->ring.meta->tail);
 
-	if (unread >= vmt_ring_watermark(&cr->ring) && wq_has_sleeper(&vmt_rings.readers))
+	if (unread >= vmt_ring_watermark(&cr->ring) && wq_has_sleeper(&cr->set->readers))
 		irq_work_queue(&cr->wakeup);
 }
 
 /* Tracing stopped: readers drain what is left and see the end. */
-void vmt_rings_wake_readers(void)
+void vmt_rings_wake_readers(struct vmt_ring_set *set)
 {
-	wake_up_all(&vmt_rings.readers);
+	wake_up_all(&set->readers);
 }
 
 /* Free a set nobody reaches any more (see the top of this file). */
@@ -98,7 +112,7 @@ static void vmt_rings_release(struct vmt_cpu_ring **cpus)
 	kfree(cpus);
 }
 
-static struct vmt_cpu_ring **vmt_rings_alloc(size_t stride)
+static struct vmt_cpu_ring **vmt_rings_alloc(struct vmt_ring_set *set, size_t stride)
 {
 	struct vmt_cpu_ring **cpus;
 	int cpu;
@@ -110,6 +124,7 @@ static struct vmt_cpu_ring **vmt_rings_alloc(size_t stride)
 		cpus[cpu] = kzalloc(sizeof(*cpus[cpu]), GFP_KERNEL);
 		if (!cpus[cpu])
 			goto out_free;
+		cpus[cpu]->set = set;
 		init_irq_work(&cpus[cpu]->wakeup, vmt_rings_wake_fn);
 		/* Zeroed, and marked VM_USERMAP for remap_vmalloc_range(). */
 		cpus[cpu]->mem = vmalloc_user(stride);
@@ -126,7 +141,7 @@ out_free:
 /*
  * Empties every ring of @cpus and lays it out for the VMT_CONFIG_* @flags:
  * a fresh start for counts and readers alike. A set nobody can reach yet
- * needs no lock; the published one is emptied under vmt_rings.lock.
+ * needs no lock; the published one is emptied under set->lock.
  */
 static void vmt_rings_lay_out(struct vmt_cpu_ring **cpus, size_t stride, u32 flags)
 {
@@ -157,15 +172,16 @@ static void vmt_rings_lay_out(struct vmt_cpu_ring **cpus, size_t stride, u32 fla
 
 /**
  * vmt_rings_reset() - empty the published set, laid out for @flags
+ * @set:	the session's set
  * @flags:	VMT_CONFIG_* (overwrite or not)
  *
  * Context: the session's lock held, tracing off and its writers gone.
  */
-void vmt_rings_reset(u32 flags)
+void vmt_rings_reset(struct vmt_ring_set *set, u32 flags)
 {
-	mutex_lock(&vmt_rings.lock);
-	vmt_rings_lay_out(vmt_rings.cpus, vmt_rings.stride, flags);
-	mutex_unlock(&vmt_rings.lock);
+	mutex_lock(&set->lock);
+	vmt_rings_lay_out(set->cpus, set->stride, flags);
+	mutex_unlock(&set->lock);
 }
 
 /*
@@ -173,25 +189,27 @@ void vmt_rings_reset(u32 flags)
  * Return: 0, or -EBUSY while the old set is mapped (@cpus is then the
  * caller's still).
  */
-static int vmt_rings_publish(struct vmt_cpu_ring **cpus, size_t stride)
+static int vmt_rings_publish(struct vmt_ring_set *set, struct vmt_cpu_ring **cpus,
+			     size_t stride)
 {
 	struct vmt_cpu_ring **old;
 
-	mutex_lock(&vmt_rings.lock);
-	if (atomic_read(&vmt_rings.mappings)) {
-		mutex_unlock(&vmt_rings.lock);
+	mutex_lock(&set->lock);
+	if (atomic_read(&set->mappings)) {
+		mutex_unlock(&set->lock);
 		return -EBUSY;
 	}
-	old = vmt_rings.cpus;
-	vmt_rings.cpus = cpus;
-	vmt_rings.stride = stride;
-	mutex_unlock(&vmt_rings.lock);
+	old = set->cpus;
+	set->cpus = cpus;
+	set->stride = stride;
+	mutex_unlock(&set->lock);
 	vmt_rings_release(old);
 	return 0;
 }
 
 /**
  * vmt_rings_configure() - rings of @ring_records records, empty, laid out
+ * @set:	the session's set
  * for @flags: allocated anew when their size changes, so that readers can
  * map them before tracing starts
  * @ring_records: records a ring holds, a checked power of two
@@ -201,22 +219,22 @@ static int vmt_rings_publish(struct vmt_cpu_ring **cpus, size_t stride)
  * Return: 0; -EBUSY while a ring of another size is mapped, -ENOMEM. The
  * set is unchanged on error.
  */
-int vmt_rings_configure(u32 ring_records, u32 flags)
+int vmt_rings_configure(struct vmt_ring_set *set, u32 ring_records, u32 flags)
 {
 	size_t stride = vmt_rings_stride(ring_records);
 	struct vmt_cpu_ring **cpus;
 	int err;
 
-	if (vmt_rings.cpus && stride == vmt_rings.stride) {
-		vmt_rings_reset(flags);
+	if (set->cpus && stride == set->stride) {
+		vmt_rings_reset(set, flags);
 		return 0;
 	}
-	cpus = vmt_rings_alloc(stride);
+	cpus = vmt_rings_alloc(set, stride);
 	if (!cpus)
 		return -ENOMEM;
 	/* Whole before any reader can reach it. */
 	vmt_rings_lay_out(cpus, stride, flags);
-	err = vmt_rings_publish(cpus, stride);
+	err = vmt_rings_publish(set, cpus, stride);
 	if (err)
 		vmt_rings_release(cpus);
 	return err;
@@ -224,17 +242,19 @@ int vmt_rings_configure(u32 ring_records, u32 flags)
 
 /**
  * vmt_rings_free() - free the set, at unload
+ * @set:	the session's set
  *
  * Context: nothing maps the rings any more (the device holds the module).
  */
-void vmt_rings_free(void)
+void vmt_rings_free(struct vmt_ring_set *set)
 {
-	vmt_rings_release(vmt_rings.cpus);
-	vmt_rings.cpus = NULL;
+	vmt_rings_release(set->cpus);
+	set->cpus = NULL;
 }
 
 /**
  * vmt_rings_count() - add every ring's faults, records and lost records to
+ * @set:	the session's set
  * @status
  * @status:	the counts so far
  *
@@ -243,15 +263,15 @@ void vmt_rings_free(void)
  *
  * Context: the session's lock held.
  */
-void vmt_rings_count(struct vmt_status *status)
+void vmt_rings_count(struct vmt_ring_set *set, struct vmt_status *status)
 {
 	struct vmt_cpu_ring *cr;
 	int cpu;
 
-	if (!vmt_rings.cpus)
+	if (!set->cpus)
 		return;
 	for_each_possible_cpu(cpu) {
-		cr = vmt_rings.cpus[cpu];
+		cr = set->cpus[cpu];
 		status->faults += READ_ONCE(cr->faults);
 		status->records += READ_ONCE(cr->ring.written);
 		status->lost += READ_ONCE(cr->ring.lost);
@@ -260,56 +280,63 @@ void vmt_rings_count(struct vmt_status *status)
 
 /**
  * vmt_rings_lost_per_cpu() - records each ring dropped since the last start
+ * @set:	the session's set
  * @lost:	filled in, one count per possible CPU in CPU order
  * @max:	room in @lost
  *
  * Context: the session's lock held.
  * Return: the number of counts filled in; 0 before the first configure.
  */
-u32 vmt_rings_lost_per_cpu(u64 *lost, u32 max)
+u32 vmt_rings_lost_per_cpu(struct vmt_ring_set *set, u64 *lost, u32 max)
 {
 	u32 n = 0;
 	int cpu;
 
-	if (vmt_rings.cpus)
+	if (set->cpus)
 		for_each_possible_cpu(cpu)
 			if (n < max)
-				lost[n++] = READ_ONCE(vmt_rings.cpus[cpu]->ring.lost);
+				lost[n++] = READ_ONCE(set->cpus[cpu]->ring.lost);
 	return n;
 }
 
 /**
  * vmt_rings_geometry() - where the rings are in the mmap space
+ * @set:	the session's set
  * @geometry:	filled in
  *
  * Return: 0, or -ENODEV before the first configure.
  */
-int vmt_rings_geometry(struct vmt_geometry *geometry)
+int vmt_rings_geometry(struct vmt_ring_set *set, struct vmt_geometry *geometry)
 {
 	int err = 0;
 
 	memset(geometry, 0, sizeof(*geometry));
-	mutex_lock(&vmt_rings.lock);
-	if (vmt_rings.cpus) {
+	mutex_lock(&set->lock);
+	if (set->cpus) {
 		geometry->nr_rings = nr_cpu_ids;
-		geometry->ring_records = (vmt_rings.stride - PAGE_SIZE) / VMT_RECORD_SIZE;
+		geometry->ring_records = (set->stride - PAGE_SIZE) / VMT_RECORD_SIZE;
 		geometry->records_offset = PAGE_SIZE;
-		geometry->ring_stride = vmt_rings.stride;
+		geometry->ring_stride = set->stride;
 	} else {
 		err = -ENODEV;
 	}
-	mutex_unlock(&vmt_rings.lock);
+	mutex_unlock(&set->lock);
 	return err;
 }
 
+/* A mapping's set is its vm_private_data. */
 static void vmt_rings_vma_open(struct vm_area_struct *vma)
 {
-	atomic_inc(&vmt_rings.mappings);
+	struct vmt_ring_set *set = vma->vm_private_data;
+
+	atomic_inc(&set->mappings);
 }
 
 static void vmt_rings_vma_close(struct vm_area_struct *vma)
 {
-	atomic_dec(&vmt_rings.mappings);
+	struct vmt_ring_set *set = vma->vm_private_data;
+
+	atomic_dec(&set->mappings);
 }
 
 static const struct vm_operations_struct vmt_rings_vm_ops = {
@@ -319,6 +346,7 @@ static const struct vm_operations_struct vmt_rings_vm_ops = {
 
 /**
  * vmt_rings_mmap() - map one ring's control page or its records
+ * @set:	the session's set
  * @vma:	offset c * stride: ring c's control page, one page, any
  *		protection; offset c * stride + PAGE_SIZE: its records, all
  *		of them, read-only
@@ -326,21 +354,21 @@ static const struct vm_operations_struct vmt_rings_vm_ops = {
  * Return: 0; -ENODEV before the first configure; -EINVAL for an offset or
  * length that is neither; -EPERM for writable records.
  */
-int vmt_rings_mmap(struct vm_area_struct *vma)
+int vmt_rings_mmap(struct vmt_ring_set *set, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 cpu, within, stride;
 	int err = -EINVAL;
 
-	mutex_lock(&vmt_rings.lock);
-	if (!vmt_rings.cpus) {
+	mutex_lock(&set->lock);
+	if (!set->cpus) {
 		err = -ENODEV;
 		goto out_unlock;
 	}
-	stride = vmt_rings.stride;
+	stride = set->stride;
 	cpu = div64_u64_rem(offset, stride, &within);
-	if (cpu >= nr_cpu_ids || !vmt_rings.cpus[cpu])
+	if (cpu >= nr_cpu_ids || !set->cpus[cpu])
 		goto out_unlock;
 	if (within == 0) {
 		if (len != PAGE_SIZE)
@@ -356,18 +384,20 @@ int vmt_rings_mmap(struct vm_area_struct *vma)
 	} else {
 		goto out_unlock;
 	}
-	err = remap_vmalloc_range(vma, vmt_rings.cpus[cpu]->mem, within >> PAGE_SHIFT);
+	err = remap_vmalloc_range(vma, set->cpus[cpu]->mem, within >> PAGE_SHIFT);
 	if (err)
 		goto out_unlock;
 	vma->vm_ops = &vmt_rings_vm_ops;
-	atomic_inc(&vmt_rings.mappings);
+	vma->vm_private_data = set;
+	atomic_inc(&set->mappings);
 out_unlock:
-	mutex_unlock(&vmt_rings.lock);
+	mutex_unlock(&set->lock);
 	return err;
 }
 
 /**
  * vmt_rings_poll() - readable when a ring holds a quarter of its records
+ * @set:	the session's set
  * @file:	the device
  * @wait:	the poll table
  * @off:	tracing is off
@@ -375,16 +405,17 @@ out_unlock:
  * Return: EPOLLIN when some ring reached its watermark, or tracing is off
  * and some ring has records left; EPOLLHUP when tracing is off.
  */
-__poll_t vmt_rings_poll(struct file *file, poll_table *wait, bool off)
+__poll_t vmt_rings_poll(struct vmt_ring_set *set, struct file *file, poll_table *wait,
+			bool off)
 {
 	__poll_t mask = off ? EPOLLHUP : 0;
 	int cpu;
 
-	poll_wait(file, &vmt_rings.readers, wait);
-	mutex_lock(&vmt_rings.lock);
-	if (vmt_rings.cpus) {
+	poll_wait(file, &set->readers, wait);
+	mutex_lock(&set->lock);
+	if (set->cpus) {
 		for_each_possible_cpu(cpu) {
-			struct vmt_ring *ring = &vmt_rings.cpus[cpu]->ring;
+			struct vmt_ring *ring = &set->cpus[cpu]->ring;
 			/* Readers' view: the published head, their own tail. */
 			u64 unread = smp_load_acquire(&ring->meta->head) -
 				     READ_ONCE(ring->meta->tail);
@@ -393,6 +424,6 @@ __poll_t vmt_rings_poll(struct file *file, poll_table *wait, bool off)
 				mask |= EPOLLIN | EPOLLRDNORM;
 		}
 	}
-	mutex_unlock(&vmt_rings.lock);
+	mutex_unlock(&set->lock);
 	return mask;
 }

@@ -15,16 +15,19 @@
 
 #include "ring/ring.h"
 
+struct vmt_ring_set;
+
 /* One CPU's ring and the memory it lives in (mapped by readers). */
 struct vmt_cpu_ring {
 	struct vmt_ring ring;
 	void *mem;
 	u64 faults;		/* target faults the probes saw on this CPU */
+	struct vmt_ring_set *set;	/* the set it is in */
 	struct irq_work wakeup;	/* wakes the readers: see vmt_rings_wakeup() */
 };
 
 /*
- * struct vmt_ring_set - the rings of every CPU
+ * struct vmt_ring_set - a session's rings, one a CPU
  * @lock:	publishes @cpus and @stride (see vmt_rings_publish()), for
  *		poll and mmap; mmap runs with the reader's mmap_lock held:
  *		it must not need the session's lock (lock order: session
@@ -44,19 +47,19 @@ struct vmt_ring_set {
 	wait_queue_head_t readers;
 };
 
-extern struct vmt_ring_set vmt_rings;
-
 struct vm_area_struct;
 
-int vmt_rings_configure(u32 ring_records, u32 config_flags);
-void vmt_rings_reset(u32 config_flags);
-void vmt_rings_free(void);
-void vmt_rings_count(struct vmt_status *status);
-u32 vmt_rings_lost_per_cpu(u64 *lost, u32 max);
-__poll_t vmt_rings_poll(struct file *file, poll_table *wait, bool off);
+void vmt_rings_init(void);
+int vmt_rings_configure(struct vmt_ring_set *set, u32 ring_records, u32 config_flags);
+void vmt_rings_reset(struct vmt_ring_set *set, u32 config_flags);
+void vmt_rings_free(struct vmt_ring_set *set);
+void vmt_rings_count(struct vmt_ring_set *set, struct vmt_status *status);
+u32 vmt_rings_lost_per_cpu(struct vmt_ring_set *set, u64 *lost, u32 max);
+__poll_t vmt_rings_poll(struct vmt_ring_set *set, struct file *file, poll_table *wait,
+			bool off);
 void vmt_rings_wakeup(struct vmt_cpu_ring *cr);
-void vmt_rings_wake_readers(void);
-int vmt_rings_geometry(struct vmt_geometry *geometry);
-int vmt_rings_mmap(struct vm_area_struct *vma);
+void vmt_rings_wake_readers(struct vmt_ring_set *set);
+int vmt_rings_geometry(struct vmt_ring_set *set, struct vmt_geometry *geometry);
+int vmt_rings_mmap(struct vmt_ring_set *set, struct vm_area_struct *vma);
 
 #endif /* _VMTRACE_RINGS_H */

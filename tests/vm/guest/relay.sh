@@ -10,11 +10,11 @@
 # spool dropped frames, hold its records less exactly the dropped ones,
 # which its LOST record and the summary count.
 #
-# The module has one tracing session (kernel/core.c: one struct vmt_session,
-# -EBUSY while it is on), so two collectors cannot trace at once: the test
-# checks that a second `record --relay` is refused while the first traces,
-# then runs its collectors one after another, and one collector tracing two
-# workloads (-p twice):
+# Its collectors protect pages (--protect), which runs alone (kernel/base/
+# session.h): the test checks that a second `record --relay` is refused
+# while the first traces, then runs its collectors one after another, and one
+# collector tracing two workloads (-p twice); sessions.sh runs two plain
+# collectors at once:
 # - vmt-pages, its shell followed; `dump --follow` of the relay's file prints
 #   records while the workload waits, before its end marker exists;
 # - vmt-loops (stencil) with task and vma events; two vmt-pages by -p;
@@ -161,7 +161,7 @@ fol=$!
 wait_for "dump --follow to print a record" test -s follow.txt
 [ ! -e pages.end ] || fail "the workload ended before dump --follow printed"
 early=$(wc -l <follow.txt)
-# A second collector while the first traces: the module's one session is busy.
+# A second collector while the first traces with protection, which runs alone.
 grep -qx on /sys/kernel/vmtrace/state || fail "the first collector is not tracing"
 if vmtrace record --relay "$addr" -o second.vmt -- true >second.err 2>&1; then
 	fail "a second collector traced beside the first: run the collectors at once"

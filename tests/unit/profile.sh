@@ -74,6 +74,11 @@ per_insn() { "$bin" dump --type exact "$1" | awk '$8 != "access=X" { print $10, 
 	fail "accesses per instruction and kind differ: $(diff <(per_insn "$tmp/t.vmt") <(per_insn "$tmp/s1.vmt"))"
 "$bin" synth "$tmp/p" -o "$tmp/s1b.vmt" >/dev/null 2>&1
 cmp -s <("$bin" dump "$tmp/s1.vmt") <("$bin" dump "$tmp/s1b.vmt") && ok || fail "seed 1 twice: traces differ"
+# The writer's threads change when frames are coded, not what: the same file, byte for byte.
+"$bin" synth -j 1 "$tmp/p" -o "$tmp/s1j1.vmt" >/dev/null 2>&1 &&
+	"$bin" synth -j 3 "$tmp/p" -o "$tmp/s1j3.vmt" >/dev/null 2>&1 &&
+	cmp -s "$tmp/s1j1.vmt" "$tmp/s1.vmt" && cmp -s "$tmp/s1j3.vmt" "$tmp/s1.vmt" && ok ||
+	fail "synth -j 1 and -j 3: not the default's file"
 "$bin" synth --seed 2 "$tmp/p" -o "$tmp/s2.vmt" >/dev/null 2>&1
 cmp -s <("$bin" dump "$tmp/s1.vmt") <("$bin" dump "$tmp/s2.vmt") && fail "seeds 1 and 2: the same trace" || ok
 "$bin" synth --accesses 1000 "$tmp/p" -o "$tmp/s3.vmt" >/dev/null 2>&1
@@ -121,6 +126,7 @@ bad 2 "say where" profile "$tmp/t.vmt"
 bad 2 "say where" synth "$tmp/p"
 bad 2 "--max-runs" profile --max-runs 0 "$tmp/t.vmt" -o "$tmp/x"
 bad 2 "--seed" synth --seed 0 "$tmp/p" -o "$tmp/x.vmt"
+bad 2 "bad -j" synth -j 0 "$tmp/p" -o "$tmp/x.vmt"
 bad 2 "no such preset" compare --preset nosuch "$tmp/t.vmt" "$tmp/s1.vmt"
 bad 2 "usage" compare "$tmp/t.vmt"
 bad 2 "neither .svg nor .png" compare --plot "$tmp/s.gif" "$tmp/t.vmt" "$tmp/s1.vmt"

@@ -13,6 +13,9 @@
 # another; its hit rates at PSnAP's ten hierarchies are within 1.0 point of
 # the trace's on average and 3.5 at worst, per level (the issue's bar);
 # damaged, empty and foreign files get a message and exit 1, bad options 2.
+# A profile of version 1 (tests/unit/data/profile1-c4edf38.prof: commit
+# c4edf38's profile of this trace, zstd) reads as the one of version 2 made
+# here: the same --show and, synthesized, the same trace.
 set -uo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -65,6 +68,13 @@ grep -q 'region 1: 16384 accesses, working set 4096 lines; strides +64:16380 ran
 # The chase's loop: a load back to itself.
 grep -q 'loop 1: ip 0x402000-0x402000, 1 instructions, 12288 accesses' "$tmp/show" && ok ||
 	fail "the chase's loop: $(grep loop "$tmp/show")"
+
+# Version 1 (c4edf38's) and version 2 (this tree's) of the same profile: the same model.
+old1=$(dirname "$0")/data/profile1-c4edf38.prof
+if cmp -s <("$bin" profile --show "$old1" | tail -n +2) <("$bin" profile --show "$tmp/p" | tail -n +2) &&
+	"$bin" synth "$old1" -o "$tmp/old1.vmt" >/dev/null 2>&1 && "$bin" synth "$tmp/p" -o "$tmp/new2.vmt" >/dev/null 2>&1 &&
+	cmp -s <("$bin" dump "$tmp/old1.vmt") <("$bin" dump "$tmp/new2.vmt"); then ok
+else fail "a version 1 profile does not read as this tree's version 2 of the same trace"; fi
 
 # Synthesis: counts, determinism, --accesses.
 per_insn() { "$bin" dump --type exact "$1" | awk '$8 != "access=X" { print $10, $8 }' | sort | uniq -c; }

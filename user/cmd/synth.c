@@ -4,8 +4,8 @@
  *
  * A synthetic trace of exact records from a profile (`vmtrace profile`):
  * as many accesses as the profiled trace had, or N; the same profile and
- * seed give the same records, and the same file whatever -j (the writer's
- * compression threads, which code the frames while the next are made).
+ * seed give the same records, and the same file whatever -j (N threads:
+ * this one makes the records, the other N - 1 code the frames meanwhile).
  * Every analysis reads it.
  */
 #include <getopt.h>
@@ -30,8 +30,9 @@ void usage_synth(FILE *out)
 	      "                   and seed give the same trace\n"
 	      "  --accesses N     accesses in all (default: as many as the profiled trace had),\n"
 	      "                   shared among the threads as there\n"
-	      "  -j N             threads that compress frames while the next are made\n"
-	      "                   (default: one per CPU; the file is the same whatever N)\n", out);
+	      "  -j N             threads: one makes the records, N - 1 compress the frames\n"
+	      "                   meanwhile (default: one per CPU; 1: all on one; the file\n"
+	      "                   is the same whatever N)\n", out);
 	fputs(writer_options_usage, out);
 }
 
@@ -48,7 +49,7 @@ int cmd_synth(int argc, char **argv)
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct vmt_trace_writer_options wopts = {
-		.codec = VMT_CODEC_MODEL, .workers = cpus > 0 ? (unsigned int)cpus : 1,
+		.codec = VMT_CODEC_MODEL, .workers = cpus > 1 ? (unsigned int)cpus - 1 : 0,
 	};
 	struct vmt_profile_synth_options so = { .seed = 1 };
 	struct vmt_trace_writer *w;
@@ -70,7 +71,7 @@ int cmd_synth(int argc, char **argv)
 			n = parse_number("synth", "-j", optarg, 1, 256);
 			if (n < 0)
 				return 2;
-			wopts.workers = (unsigned int)n;
+			wopts.workers = (unsigned int)n - 1;
 			break;
 		case SYNTH_OPT_SEED:
 			n = parse_number("synth", "--seed", optarg, 1, INT64_MAX);

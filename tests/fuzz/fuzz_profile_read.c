@@ -4,12 +4,14 @@
  * each input read twice, with no byte choosing between the two:
  *
  *   - the input taken as a whole file (vmt_profile_read_memory()): its
- *     40-byte header, its zstd frame and the varints in it. Built with
+ *     40-byte header, its compressed body and the varints in it. Built with
  *     FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, the reader takes any CRC,
- *     but a mutation of a zstd frame seldom still decompresses;
- *   - the input taken as the body alone, the varints: compressed
- *     (ZSTD_compress()) and put behind a header made here with its CRC
- *     (vmt_crc32()), so that mutations reach the body's parser.
+ *     but a mutation of a compressed body seldom still decompresses;
+ *   - the input taken as the body alone, the varints, twice: compressed
+ *     as version 1 (ZSTD_compress()) and as version 2 (raw LZMA2, whose
+ *     body codes some fields against others) and put behind a header made
+ *     here with its CRC (vmt_crc32()), so that mutations reach both
+ *     versions' parsers.
  *
  * A file is refused with a message, or read; then (abort() otherwise):
  *   - every accessor answers for every thread, region, loop and loop's
@@ -37,13 +39,15 @@
  *
  * Seeds (tests/fuzz/corpus/fuzz_profile_read/): *.prof, files `vmtrace
  * profile` made of small lackey traces (a stream and a pointer chase, a
- * loop nest, random loads, two threads); *.body, two of their bodies
- * (the bytes after the header, decompressed).
+ * loop nest, random loads, two threads), of version 1; nbody-v2.prof, of
+ * version 2 (vmt-loops' nbody recorded in the VM); *.body, three of their
+ * bodies (the bytes after the header, decompressed).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lzma.h>
 #include <zstd.h>
 
 #include "vmtrace/profile.h"
@@ -271,23 +275,47 @@ static void as_file(const uint8_t *data, size_t size)
 	free(file);
 }
 
-static void as_body(const uint8_t *data, size_t size)
+/* @size bytes compressed as version 1 (zstd) or 2 (raw LZMA2, the dictionary the reader assumes). */
+static size_t compress_body(const uint8_t *data, size_t size, uint8_t *tmp, size_t bound,
+			    uint32_t version)
 {
-	size_t bound = ZSTD_compressBound(size), z;
+	lzma_options_lzma options;
+	lzma_filter filters[2];
+	size_t z = 0;
+
+	if (version == 1) {
+		z = ZSTD_compress(tmp, bound, data, size, 1);
+		if (ZSTD_isError(z))
+			abort();
+		return z;
+	}
+	if (lzma_lzma_preset(&options, 0))
+		abort();
+	options.dict_size = size < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : (uint32_t)size;
+	filters[0].id = LZMA_FILTER_LZMA2;
+	filters[0].options = &options;
+	filters[1].id = LZMA_VLI_UNKNOWN;
+	if (lzma_raw_buffer_encode(filters, NULL, data, size, tmp, &z, bound) != LZMA_OK)
+		abort();
+	return z;
+}
+
+static void as_body(const uint8_t *data, size_t size, uint32_t version)
+{
+	/* LZMA2 stores what it cannot shrink, in chunks of 64 KiB with 3 bytes each. */
+	size_t bound = ZSTD_compressBound(size) + size / 4096 + 64, z;
 	uint8_t *tmp = malloc(bound), *file;
 
 	if (!tmp)
 		return;
-	z = ZSTD_compress(tmp, bound, data, size, 1);
-	if (ZSTD_isError(z))
-		abort();
+	z = compress_body(data, size, tmp, bound, version);
 	file = malloc(HEADER + z);
 	if (!file) {
 		free(tmp);
 		return;
 	}
 	memcpy(file, "VMTPROF\0", 8);
-	vmt_put32(file + 8, VMT_PROFILE_VERSION);
+	vmt_put32(file + 8, version);
 	vmt_put32(file + 12, 0);
 	vmt_put64(file + 16, size);
 	vmt_put64(file + 24, z);
@@ -302,6 +330,7 @@ static void as_body(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	as_file(data, size);
-	as_body(data, size);
+	as_body(data, size, 1);
+	as_body(data, size, 2);
 	return 0;
 }

@@ -16,7 +16,12 @@
 # commit 0aaee9e, before loop sets, kind 5: three threads of the same loops
 # at other bases, a loop stream each) dumps as that commit's vmtrace dumped
 # it (format3-loops-0aaee9e.dump), verifies, and this tree's `vmtrace loops`
-# makes it one loop set that dumps the same.
+# makes it one loop set that dumps the same. tests/unit/data/format3-exact-c4edf38.vmt
+# (commit c4edf38's convert --codec model, version 3, of 4,000 exact records of
+# sqlite3 and nbody recorded in the VM: its frames of mode 2, before mode 3 coded exact
+# records by their instruction) dumps as that commit dumped it (the SHA-256 of its
+# dump, below), verifies, and written again by this tree (version 4, mode 3) dumps
+# the same.
 set -uo pipefail
 bin=$1 synth=$2
 here=$(dirname "$0")
@@ -50,7 +55,7 @@ for pair in "$old1 $tmp/new.vmt" "$old1 $tmp/model.vmt" "$old2 $tmp/model.vmt" "
 	check "mrc" "$bin" mrc --policy lru,fifo,opt --sizes 1,4,16,64,256 --csv
 	check "export --format csv" "$bin" export --format csv --type vma
 done
-for v in "1 $old1" "2 $old2" "3 $old3" "3 $tmp/model.vmt"; do
+for v in "1 $old1" "2 $old2" "3 $old3" "4 $tmp/model.vmt"; do
 	if "$bin" info "${v#* }" | head -1 | grep -q "format version ${v%% *},"; then
 		passed=$((passed + 1))
 	else
@@ -86,6 +91,25 @@ if "$bin" loops "$oldloops" -o "$tmp/set.vmt" >"$tmp/set.out" 2>&1 &&
 	passed=$((passed + 1))
 else
 	echo "old-trace: FAIL: ${oldloops##*/} made again with loop sets: $(cat "$tmp/set.out")"
+	failed=$((failed + 1))
+fi
+oldexact=$here/data/format3-exact-c4edf38.vmt
+exact_sum=9696b8133ccf2068d7a01277fc7573bcd26fb826e37b227fb6f7a522bbf99b07
+sum=$("$bin" dump "$oldexact" 2>&1 | sha256sum | cut -d' ' -f1)
+if [ "$sum" = "$exact_sum" ] && "$bin" verify "$oldexact" >/dev/null 2>&1 &&
+	"$bin" info "$oldexact" | head -1 | grep -q "format version 3,"; then
+	passed=$((passed + 1))
+else
+	echo "old-trace: FAIL: ${oldexact##*/} does not dump as c4edf38 dumped it (SHA-256 $sum), does not verify, or is not of version 3"
+	failed=$((failed + 1))
+fi
+if "$bin" export --format raw "$oldexact" -o "$tmp/exact.raw" >/dev/null 2>&1 &&
+	"$bin" convert "$tmp/exact.raw" -o "$tmp/exact.vmt" --codec model >/dev/null 2>&1 &&
+	[ "$("$bin" dump "$tmp/exact.vmt" | sha256sum | cut -d' ' -f1)" = "$exact_sum" ] &&
+	"$bin" info "$tmp/exact.vmt" | head -1 | grep -q "format version 4,"; then
+	passed=$((passed + 1))
+else
+	echo "old-trace: FAIL: ${oldexact##*/} written again (version 4) does not dump the same"
 	failed=$((failed + 1))
 fi
 echo "old-trace: $passed checks passed, $failed failures"

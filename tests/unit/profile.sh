@@ -13,6 +13,9 @@
 # another; its hit rates at PSnAP's ten hierarchies are within 1.0 point of
 # the trace's on average and 3.5 at worst, per level (the issue's bar);
 # damaged, empty and foreign files get a message and exit 1, bad options 2.
+# A profile of version 1 (tests/unit/data/profile1-c4edf38.prof: commit
+# c4edf38's profile of this trace, zstd) reads as the one of version 2 made
+# here: the same --show and, synthesized, the same trace.
 set -uo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -66,6 +69,13 @@ grep -q 'region 1: 16384 accesses, working set 4096 lines; strides +64:16380 ran
 grep -q 'loop 1: ip 0x402000-0x402000, 1 instructions, 12288 accesses' "$tmp/show" && ok ||
 	fail "the chase's loop: $(grep loop "$tmp/show")"
 
+# Version 1 (c4edf38's) and version 2 (this tree's) of the same profile: the same model.
+old1=$(dirname "$0")/data/profile1-c4edf38.prof
+if cmp -s <("$bin" profile --show "$old1" | tail -n +2) <("$bin" profile --show "$tmp/p" | tail -n +2) &&
+	"$bin" synth "$old1" -o "$tmp/old1.vmt" >/dev/null 2>&1 && "$bin" synth "$tmp/p" -o "$tmp/new2.vmt" >/dev/null 2>&1 &&
+	cmp -s <("$bin" dump "$tmp/old1.vmt") <("$bin" dump "$tmp/new2.vmt"); then ok
+else fail "a version 1 profile does not read as this tree's version 2 of the same trace"; fi
+
 # Synthesis: counts, determinism, --accesses.
 per_insn() { "$bin" dump --type exact "$1" | awk '$8 != "access=X" { print $10, $8 }' | sort | uniq -c; }
 "$bin" synth "$tmp/p" -o "$tmp/s1.vmt" >"$tmp/out" 2>&1 &&
@@ -74,6 +84,11 @@ per_insn() { "$bin" dump --type exact "$1" | awk '$8 != "access=X" { print $10, 
 	fail "accesses per instruction and kind differ: $(diff <(per_insn "$tmp/t.vmt") <(per_insn "$tmp/s1.vmt"))"
 "$bin" synth "$tmp/p" -o "$tmp/s1b.vmt" >/dev/null 2>&1
 cmp -s <("$bin" dump "$tmp/s1.vmt") <("$bin" dump "$tmp/s1b.vmt") && ok || fail "seed 1 twice: traces differ"
+# The writer's threads change when frames are coded, not what: the same file, byte for byte.
+"$bin" synth -j 1 "$tmp/p" -o "$tmp/s1j1.vmt" >/dev/null 2>&1 &&
+	"$bin" synth -j 3 "$tmp/p" -o "$tmp/s1j3.vmt" >/dev/null 2>&1 &&
+	cmp -s "$tmp/s1j1.vmt" "$tmp/s1.vmt" && cmp -s "$tmp/s1j3.vmt" "$tmp/s1.vmt" && ok ||
+	fail "synth -j 1 and -j 3: not the default's file"
 "$bin" synth --seed 2 "$tmp/p" -o "$tmp/s2.vmt" >/dev/null 2>&1
 cmp -s <("$bin" dump "$tmp/s1.vmt") <("$bin" dump "$tmp/s2.vmt") && fail "seeds 1 and 2: the same trace" || ok
 "$bin" synth --accesses 1000 "$tmp/p" -o "$tmp/s3.vmt" >/dev/null 2>&1
@@ -121,6 +136,7 @@ bad 2 "say where" profile "$tmp/t.vmt"
 bad 2 "say where" synth "$tmp/p"
 bad 2 "--max-runs" profile --max-runs 0 "$tmp/t.vmt" -o "$tmp/x"
 bad 2 "--seed" synth --seed 0 "$tmp/p" -o "$tmp/x.vmt"
+bad 2 "bad -j" synth -j 0 "$tmp/p" -o "$tmp/x.vmt"
 bad 2 "no such preset" compare --preset nosuch "$tmp/t.vmt" "$tmp/s1.vmt"
 bad 2 "usage" compare "$tmp/t.vmt"
 bad 2 "neither .svg nor .png" compare --plot "$tmp/s.gif" "$tmp/t.vmt" "$tmp/s1.vmt"

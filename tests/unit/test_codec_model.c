@@ -9,7 +9,9 @@
  * and through filters, exactly as the same records written without
  * compression; and a "mem" stream drained as the collector drains rings,
  * each CPU's batch in turn, its times out of order across frames, reads
- * back by time as a stable sort of its records (the cursor's time view). test_trace_codec.c has its round trips on synthetic and
+ * back by time as a stable sort of its records (the cursor's time view);
+ * exact records (mode 3) round-trip, and a strided instruction's cost
+ * almost nothing. test_trace_codec.c has its round trips on synthetic and
  * random records, cut payloads and flipped bytes.
  */
 #include <errno.h>
@@ -225,6 +227,88 @@ static void test_page_offsets_predicted(void **state)
 		      (size_t)REFS, again, fixed, fresh);
 	assert_true(again > REFS / 3);
 	assert_true((fresh - fixed) * 8 > again * 6);
+}
+
+/* The mode byte of @recs' model payload. */
+static unsigned int model_mode(const struct vmt_record *recs, size_t n)
+{
+	struct vmt_buf out = { 0 };
+	unsigned int mode;
+
+	assert_int_equal(vmt_codec_compress(VMT_CODEC_MODEL, 0, 0, sizeof(*recs), recs,
+					    n * sizeof(*recs), &out), 0);
+	mode = out.data[0];
+	vmt_buf_free(&out);
+	return mode;
+}
+
+/*
+ * Exact records (mode 3: each coded by its instruction). Two CPUs, each
+ * running a loop of three instructions: one sweeping an array by 8 bytes
+ * (wrapping every 64), one at random addresses, one at a fixed one, with
+ * random values, sizes and kinds now and then, and a reference between
+ * them: every record round-trips. Then two instructions on one CPU
+ * sweeping two arrays at strides of 8 and 520 bytes, at a steady time
+ * step, value 0: every field is its instruction's prediction (ip, address,
+ * size word, value) or the CPU's (type, time, task), some 10 near-certain
+ * bits a record, well under one bit of output a record.
+ */
+static void test_exact_by_instruction(void **state)
+{
+	enum { N = 12000 };
+	static struct vmt_record recs[N];
+	uint64_t time = 5000000, at[2][3] = { { 0 } };
+	size_t size;
+
+	(void)state;
+	rng_state = 46;
+	for (size_t i = 0; i < N; i++) {
+		struct vmt_record *r = &recs[i];
+		unsigned int cpu = rng() % 5 == 0, k = (unsigned int)(i / 2 % 3);
+
+		time += 1 + rng() % 7000;
+		if (rng() % 97 == 0) {
+			*r = memref(VMT_REC_REFERENCE, time, 9, 0x7000000 + (rng() % 64 << 12), 77);
+			r->hdr.cpu = (uint16_t)cpu;
+			continue;
+		}
+		memset(r, 0, sizeof(*r));
+		r->hdr.type = VMT_REC_EXACT;
+		r->hdr.time_ns = time;
+		r->hdr.cpu = (uint16_t)cpu;
+		r->hdr.pid = 9;
+		r->hdr.tid = 9 + cpu;
+		r->exact.ip = 0x401000 + 0x100 * cpu + 4 * k;
+		at[cpu][k] = k == 0 ? (at[cpu][0] + 8) % 512 : k == 1 ? rng() % 100000 * 8 : 64;
+		r->exact.addr = 0x10000000000ull + 0x100000 * cpu + at[cpu][k];
+		r->exact.size = rng() % 50 ? 8 : 1 + rng() % 16;
+		r->exact.access = rng() % 40 ? VMT_ACCESS_READ : VMT_ACCESS_WRITE;
+		if (rng() % 3)
+			vmt_put64(r->exact.value, rng());
+	}
+	model_size(recs, N);
+	assert_int_equal(model_mode(recs, N), 3);
+	/* A frame without exact records is of mode 2, as before. */
+	rng_state = 47;
+	for (size_t i = 0; i < 400; i++)
+		recs[i] = memref(VMT_REC_REFERENCE, 1000 * i, 7, rng() % 64 << 12, 5);
+	assert_int_equal(model_mode(recs, 400), 2);
+
+	for (size_t i = 0; i < N; i++) {
+		struct vmt_record *r = &recs[i];
+
+		memset(r, 0, sizeof(*r));
+		r->hdr.type = VMT_REC_EXACT;
+		r->hdr.time_ns = 1000 + 50 * i;
+		r->hdr.pid = r->hdr.tid = 9;
+		r->exact.ip = 0x401000 + 4 * (i % 2);
+		r->exact.addr = 0x10000000000ull + (i % 2 ? 0x800000 + 520 * (i / 2) : 8 * (i / 2));
+		r->exact.size = 8;
+		r->exact.access = VMT_ACCESS_READ;
+	}
+	size = model_size(recs, N);
+	print_message("%d exact records of two strided instructions: %zu bytes\n", N, size);
+	assert_true(size * 8 < N);
 }
 
 /* Every record type, on two CPUs, some with data. */
@@ -479,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_range_coder_round_trip),
 		cmocka_unit_test(test_evictions_replayed),
 		cmocka_unit_test(test_page_offsets_predicted),
+		cmocka_unit_test(test_exact_by_instruction),
 		cmocka_unit_test_setup_teardown(test_every_record_type_through_the_container,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drained_mem_stream_by_time, setup, teardown),

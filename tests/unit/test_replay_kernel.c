@@ -134,7 +134,7 @@ static void replay(struct sim *s, bool requeue, uint64_t *passes, uint64_t *miss
 	assert_non_null(m);
 	assert_non_null(back);
 	unit = frame_time_unit(s->recs, n, m);
-	assert_int_equal(encode_frame(m, s->recs, n, (uint64_t)unit, requeue, &out), 0);
+	assert_int_equal(encode_frame(m, s->recs, n, (uint64_t)unit, requeue, MODEL_CODED_2, &out), 0);
 	*passes = m->walk_passes;
 	*misses = m->walk_misses;
 	assert_int_equal(vmt_model_decompress(out.data, out.size, back, s->n * sizeof(*back)), 0);

@@ -31,6 +31,10 @@
  *     newest end, as the kernel moves them; the encoder tries that walk
  *     too when the first one passed over many pages, and keeps the smaller
  *     (test_replay_kernel.c holds the replay against kernel/protect/enabled_set.c);
+ *   - from MODEL_CODED_3 (a frame with exact records), the type first as
+ *     the CPU's last record's, and an exact record against its instruction
+ *     (code_exact(): the ip that followed the CPU's last, the ip's last
+ *     address plus its stride, its size word);
  *   - every other record type: its five payload words each as the same
  *     type's last or a difference from it.
  *
@@ -66,6 +70,8 @@
 #define MODEL_CODED		1	/* mode byte, then the header below, then the range coder */
 /* The same, and a reference's offset in the page in the context of its ip (OFFSET_TREES). */
 #define MODEL_CODED_2		2
+/* The same, and an exact record coded by its instruction (code_exact()). */
+#define MODEL_CODED_3		3
 /* Mode byte flag: entries passed over in an eviction walk move to the newest end. */
 #define MODEL_REQUEUE		0x80
 #define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
@@ -99,8 +105,10 @@ struct cpu_state {
 	uint64_t last_page;
 	uint32_t last_ip;		/* its last reference's ip_state, or VMT_REPLAY_NONE */
 	uint32_t last_page_index;	/* its last reference's replay page, or VMT_REPLAY_NONE */
+	uint32_t last_exact;		/* its last exact record's exact_ip (MODEL_CODED_3) */
 	uint32_t pid, tid, other_tid;
 	uint8_t last_class, run;
+	uint16_t last_type;		/* its last record's type (MODEL_CODED_3) */
 	bool has_task;
 };
 
@@ -116,6 +124,14 @@ struct ip_state {
 	uint8_t offset_hits;		/* whether its last two were among them, newest low */
 	uint8_t page_offset_hits;	/* whether its last two were their page's last */
 	bool fetch;
+};
+
+/* An exact record's instruction (MODEL_CODED_3): what its next access is coded against. */
+struct exact_ip {
+	uint64_t ip, addr, word2;	/* its ip, its last address, its last size/access/flags word */
+	uint64_t stride;		/* its last address less the one before */
+	uint32_t next;			/* the exact_ip that followed it on its CPU, or NONE */
+	uint8_t hit;			/* its last address was its stride's */
 };
 
 /* Every probability of the model; reset to 1/2 at the start of a frame. */
@@ -135,17 +151,19 @@ struct model_probs {
 	uint16_t walk[2][4][16], in_walk[2][8];
 	uint16_t evict_same[2], evict_offset_zero, evict_small_flags, dirty[4], accessed[4];
 	uint16_t same_word[TYPE_SLOTS][5];
+	uint16_t same_type[CLASSES * 4], exact_next[2], exact_stride[2], exact_word2[2];
 	struct uint_model cpu, type, pid, tid, data_len, error_code, small[4], flags[2];
 	struct sint_model time[CLASSES * CLASSES * 2];
 	struct uint_model ip_rank, evicted_rank[2];
 	struct sint_model ip, page[2], pfn[2], evict_page, evict_ip, word[5];
+	struct sint_model exact_ip, exact_addr[2];
 };
 
 struct model {
 	bool decoding;
 	bool corrupt;			/* the decoder met a value no encoder writes */
 	bool requeue;			/* MODEL_REQUEUE */
-	unsigned int revision;		/* MODEL_CODED or MODEL_CODED_2 */
+	unsigned int revision;		/* MODEL_CODED, MODEL_CODED_2 or MODEL_CODED_3 */
 	struct vmt_rc_encoder enc;
 	struct vmt_rc_decoder dec;
 	uint64_t unit;			/* time unit: the differences' GCD */
@@ -173,9 +191,10 @@ struct model {
 	/* The reference's page when code_offset() looked it up already, else NULL. */
 	struct vmt_replay_page *ref_page;
 	bool ref_page_added;
-	struct vmt_index cpu_index, ip_index;
+	struct vmt_index cpu_index, ip_index, exact_index;
 	struct cpu_state *cpus;
 	struct ip_state *ip_states;
+	struct exact_ip *exact_ips;
 	struct vmt_replay replay;
 	struct model_probs p;
 };
@@ -314,9 +333,11 @@ static void model_free(struct model *m)
 {
 	vmt_index_free(&m->cpu_index);
 	vmt_index_free(&m->ip_index);
+	vmt_index_free(&m->exact_index);
 	free(m->evictions);
 	free(m->cpus);
 	free(m->ip_states);
+	free(m->exact_ips);
 	vmt_replay_free(&m->replay);
 	free(m);
 }
@@ -331,9 +352,11 @@ static struct model *model_new(uint32_t nr_records)
 	m->evictions = malloc((nr_records + 1) * sizeof(*m->evictions));
 	m->cpus = malloc((nr_records + 1) * sizeof(*m->cpus));
 	m->ip_states = malloc((nr_records + 1) * sizeof(*m->ip_states));
-	if (!m->evictions || !m->cpus || !m->ip_states ||
+	m->exact_ips = malloc((nr_records + 1) * sizeof(*m->exact_ips));
+	if (!m->evictions || !m->cpus || !m->ip_states || !m->exact_ips ||
 	    vmt_index_init(&m->cpu_index, nr_records + 1) ||
 	    vmt_index_init(&m->ip_index, nr_records + 1) ||
+	    vmt_index_init(&m->exact_index, nr_records + 1) ||
 	    vmt_replay_init(&m->replay, nr_records)) {
 		model_free(m);
 		return NULL;
@@ -396,6 +419,8 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 {
 	vmt_index_clear(&m->cpu_index);
 	vmt_index_clear(&m->ip_index);
+	if (revision >= MODEL_CODED_3)
+		vmt_index_clear(&m->exact_index);
 	vmt_replay_clear(&m->replay);
 	model_reset_probs(&m->p);
 	m->corrupt = false;
@@ -439,7 +464,9 @@ static struct cpu_state *cpu_state(struct model *m, uint16_t cpu, bool *added)
 	if (*added)
 		m->cpus[i] = (struct cpu_state){ .last_time = m->last_time,
 						 .last_ip = VMT_REPLAY_NONE,
-						 .last_page_index = VMT_REPLAY_NONE };
+						 .last_page_index = VMT_REPLAY_NONE,
+						 .last_exact = VMT_REPLAY_NONE,
+						 .last_type = VMT_REC_REFERENCE };
 	return &m->cpus[i];
 }
 
@@ -980,6 +1007,70 @@ static void code_other(struct model *m, struct vmt_record *r)
 	}
 }
 
+/*
+ * An exact record (MODEL_CODED_3): its ip as the one that followed the
+ * CPU's last exact ip the last time, or a difference from the last exact
+ * record's ip; its address as its ip's last plus its ip's last stride, or
+ * a difference from its ip's last (the last exact record's, for an ip's
+ * first); its size, access and flags word as its ip's last, or a
+ * difference; its value's two words as code_other() codes them. A loop's
+ * access costs a few bits, and the decoder finds its ip without a lookup.
+ */
+_Static_assert(VMT_REC_EXACT < TYPE_SLOTS, "exact records have a slot of their own");
+
+static void code_exact(struct model *m, struct cpu_state *c, struct vmt_record *r)
+{
+	uint64_t *last = m->words[VMT_REC_EXACT];
+	struct exact_ip *prev = c->last_exact != VMT_REPLAY_NONE ?
+				&m->exact_ips[c->last_exact] : NULL, *x;
+	uint32_t i;
+	bool added = false;
+
+	FIELD(13);
+	if (prev && prev->next != VMT_REPLAY_NONE &&
+	    code_bit(m, &m->p.exact_next[prev->hit], r->exact.ip == m->exact_ips[prev->next].ip)) {
+		i = prev->next;
+	} else {
+		r->exact.ip = last[1] + code_sint(m, &m->p.exact_ip, r->exact.ip - last[1]);
+		i = vmt_index_add(&m->exact_index, r->exact.ip, &added);
+		if (i == VMT_REPLAY_NONE) {	/* more ips than records: not from an encoder */
+			m->corrupt = true;
+			return;
+		}
+	}
+	x = &m->exact_ips[i];
+	if (added)
+		*x = (struct exact_ip){ .ip = r->exact.ip, .addr = last[0], .word2 = last[2],
+					.next = VMT_REPLAY_NONE };
+	r->exact.ip = x->ip;
+	if (prev)
+		prev->next = i;
+	if (!added && code_bit(m, &m->p.exact_stride[x->hit],
+			       r->exact.addr == x->addr + x->stride)) {
+		r->exact.addr = x->addr + x->stride;
+		x->hit = 1;
+	} else {
+		r->exact.addr = x->addr + code_sint(m, &m->p.exact_addr[added],
+						    r->exact.addr - x->addr);
+		x->stride = added ? 0 : r->exact.addr - x->addr;
+		x->hit = 0;
+	}
+	x->addr = r->exact.addr;
+	if (code_bit(m, &m->p.exact_word2[added], r->raw[2] == x->word2))
+		r->raw[2] = x->word2;
+	else
+		r->raw[2] = x->word2 + code_sint(m, &m->p.word[2], r->raw[2] - x->word2);
+	x->word2 = r->raw[2];
+	for (unsigned int k = 3; k < 5; k++) {
+		if (code_bit(m, &m->p.same_word[VMT_REC_EXACT][k], r->raw[k] == last[k]))
+			r->raw[k] = last[k];
+		else
+			r->raw[k] = last[k] + code_sint(m, &m->p.word[k], r->raw[k] - last[k]);
+	}
+	memcpy(last, r->raw, sizeof(r->raw));
+	c->last_exact = i;
+}
+
 /* Code @r, or decode into it (zeroed). */
 static void code_record(struct model *m, struct vmt_record *r)
 {
@@ -996,7 +1087,11 @@ static void code_record(struct model *m, struct vmt_record *r)
 	c = cpu_state(m, h->cpu, &new_cpu);
 
 	ctx = c->last_class * 4 + (c->run < 3 ? c->run : 3);
-	if (code_bit(m, &m->p.is_ref[ctx], h->type == VMT_REC_REFERENCE))
+	/* Mode 3: first whether it is of the CPU's last record's type (an exact record's, mostly). */
+	if (m->revision >= MODEL_CODED_3 &&
+	    code_bit(m, &m->p.same_type[ctx], h->type == c->last_type))
+		h->type = c->last_type;
+	else if (code_bit(m, &m->p.is_ref[ctx], h->type == VMT_REC_REFERENCE))
 		h->type = VMT_REC_REFERENCE;
 	else if (code_bit(m, &m->p.is_evict[ctx], h->type == VMT_REC_EVICT))
 		h->type = VMT_REC_EVICT;
@@ -1036,11 +1131,14 @@ static void code_record(struct model *m, struct vmt_record *r)
 		code_reference(m, c, r);
 	else if (cls == 1)
 		code_eviction(m, r);
+	else if (h->type == VMT_REC_EXACT && m->revision >= MODEL_CODED_3)
+		code_exact(m, c, r);
 	else
 		code_other(m, r);
 
 	c->run = cls == c->last_class && c->run < 255 ? c->run + 1 : 0;
 	c->last_class = (uint8_t)cls;
+	c->last_type = h->type;
 	c->last_time = h->time_ns;
 	if (h->tid != c->tid)
 		c->other_tid = c->tid;
@@ -1088,7 +1186,7 @@ static int64_t frame_time_unit(const struct vmt_record *recs, uint32_t n, struct
 }
 
 static int encode_frame(struct model *m, const struct vmt_record *recs, uint32_t n,
-			uint64_t unit, bool requeue, struct vmt_buf *out)
+			uint64_t unit, bool requeue, unsigned int revision, struct vmt_buf *out)
 {
 	uint8_t *h;
 	int err;
@@ -1098,12 +1196,12 @@ static int encode_frame(struct model *m, const struct vmt_record *recs, uint32_t
 	if (err)
 		return err;
 	h = out->data;
-	h[0] = MODEL_CODED_2 | (requeue ? MODEL_REQUEUE : 0);
+	h[0] = (uint8_t)(revision | (requeue ? MODEL_REQUEUE : 0));
 	vmt_put64(h + 1, recs[0].hdr.time_ns);
 	vmt_put64(h + 9, unit);
 	out->size = MODEL_HEADER;
 	m->decoding = false;
-	model_start(m, recs[0].hdr.time_ns, unit, requeue, MODEL_CODED_2);
+	model_start(m, recs[0].hdr.time_ns, unit, requeue, revision);
 	vmt_rc_encoder_init(&m->enc, out);
 	for (uint32_t i = 0; i < n; i++) {
 		struct vmt_record r = recs[i];
@@ -1120,6 +1218,7 @@ int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
 	const struct vmt_record *recs = src;
 	uint32_t n = (uint32_t)(size / sizeof(*recs));
 	struct vmt_buf alt = { 0 };
+	unsigned int revision = MODEL_CODED_2;
 	struct model *m;
 	int64_t unit;
 	int err;
@@ -1132,12 +1231,16 @@ int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
 	if (!m)
 		return -ENOMEM;
 	unit = frame_time_unit(recs, n, m);
+	/* Mode 3 for a frame with exact records; the rest code as mode 2 did, byte for byte. */
+	for (uint32_t i = 0; i < n && revision == MODEL_CODED_2; i++)
+		if (recs[i].hdr.type == VMT_REC_EXACT)
+			revision = MODEL_CODED_3;
 #ifdef VMT_MODEL_STATS
 	double before[VMT_MODEL_FIELDS], first[VMT_MODEL_FIELDS];
 
 	memcpy(before, vmt_model_cost, sizeof(before));
 #endif
-	err = encode_frame(m, recs, n, (uint64_t)unit, false, out);
+	err = encode_frame(m, recs, n, (uint64_t)unit, false, revision, out);
 #ifdef VMT_MODEL_STATS
 	memcpy(first, vmt_model_cost, sizeof(first));
 #endif
@@ -1149,7 +1252,7 @@ int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
 	 * on make bench's FIFO traces, 14 to 70 on its CLOCK ones.
 	 */
 	if (!err && m->walk_passes > 8 * (uint64_t)m->nr_evictions) {
-		err = encode_frame(m, recs, n, (uint64_t)unit, true, &alt);
+		err = encode_frame(m, recs, n, (uint64_t)unit, true, revision, &alt);
 		if (!err && alt.size < out->size) {
 			struct vmt_buf t = *out;
 
@@ -1199,7 +1302,7 @@ int vmt_model_decompress(const void *src, size_t size, void *dst, size_t dst_siz
 		return 0;
 	}
 	revision = in[0] & ~MODEL_REQUEUE;
-	if ((revision != MODEL_CODED && revision != MODEL_CODED_2) || size < MODEL_HEADER || !n)
+	if (revision < MODEL_CODED || revision > MODEL_CODED_3 || size < MODEL_HEADER || !n)
 		return -EBADMSG;
 	unit = vmt_get64(in + 9);
 	if (!unit || unit > INT64_MAX)

@@ -144,6 +144,8 @@ static int edge_add(struct pm_edges *e, uint32_t to)
 
 /* ---- Per-thread building state ---- */
 
+#define PENDING_LIST	8
+
 /* An instruction's place in its stride runs. */
 struct run_state {
 	uint64_t last;		/* its previous access's address */
@@ -152,7 +154,13 @@ struct run_state {
 	uint32_t token;		/* pass 2: the previous run's token; PM_NONE before the first */
 	uint64_t pending[PM_REUSE_BINS];	/* pass 2: reuse bins of the current run */
 	uint64_t pending_cold;
-	uint8_t touched;	/* pass 2: pending has counts */
+	/*
+	 * pass 2: the bins pending has counts in, the first PENDING_LIST of
+	 * them (touched: how many; past PENDING_LIST, every bin is looked at):
+	 * a run in no kept run is mostly an access or two.
+	 */
+	uint8_t bins[PENDING_LIST];
+	uint8_t touched;
 	uint8_t seen;		/* pass 2: its first access is past */
 	uint32_t cell;		/* pass 2: the loop cell of its last access, + 1 (0: none) */
 	uint32_t cell_region;	/* ... in this region */
@@ -686,13 +694,30 @@ static int end_run(struct pm_insn *in, struct run_state *rs)
 		/* The run's accesses' distances, in the order of the bins: one run is one moment. */
 		for (uint64_t k = 0; k < rs->pending_cold && !ret; k++)
 			ret = edge_add(&in->reuse, PM_REUSE_COLD);
-		for (uint32_t bin = 0; bin < PM_REUSE_BINS && !ret && rs->touched; bin++)
-			for (uint64_t k = 0; k < rs->pending[bin] && !ret; k++)
-				ret = edge_add(&in->reuse, bin);
+		if (rs->touched <= PENDING_LIST) {
+			/* Its few bins, in increasing order as below. */
+			for (uint32_t x = 1; x < rs->touched; x++)
+				for (uint32_t y = x; y && rs->bins[y - 1] > rs->bins[y]; y--) {
+					uint8_t b = rs->bins[y];
+
+					rs->bins[y] = rs->bins[y - 1];
+					rs->bins[y - 1] = b;
+				}
+			for (uint32_t x = 0; x < rs->touched && !ret; x++)
+				for (uint64_t k = 0; k < rs->pending[rs->bins[x]] && !ret; k++)
+					ret = edge_add(&in->reuse, rs->bins[x]);
+		} else {
+			for (uint32_t bin = 0; bin < PM_REUSE_BINS && !ret; bin++)
+				for (uint64_t k = 0; k < rs->pending[bin] && !ret; k++)
+					ret = edge_add(&in->reuse, bin);
+		}
 	}
 	rs->token = tok;
-	if (rs->touched)
+	if (rs->touched > PENDING_LIST)
 		memset(rs->pending, 0, sizeof(rs->pending));
+	else
+		for (uint32_t x = 0; x < rs->touched; x++)
+			rs->pending[rs->bins[x]] = 0;
 	rs->pending_cold = 0;
 	rs->touched = 0;
 	rs->run = 0;
@@ -724,8 +749,14 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 		if (distance == VMT_STACK_DISTANCE_COLD) {
 			rs->pending_cold++;
 		} else {
-			rs->pending[pm_reuse_bin(distance)]++;
-			rs->touched = 1;
+			unsigned int bin = pm_reuse_bin(distance);
+
+			/* A bin met the first time in this run: listed while the list has room. */
+			if (!rs->pending[bin]++ && rs->touched <= PENDING_LIST) {
+				if (rs->touched < PENDING_LIST)
+					rs->bins[rs->touched] = (uint8_t)bin;
+				rs->touched++;
+			}
 		}
 	}
 	rs->last = addr;

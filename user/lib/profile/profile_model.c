@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Profiles in memory and in their file (docs/FORMAT.md, "Profiles"): a
- * 40-byte header, then one zstd frame of varints, every count and index
- * checked on the way in so that a damaged file is refused, never followed.
- * Also the accessors of vmtrace/profile.h and PSnAP's stride bins.
+ * 40-byte header, then the body of varints compressed (version 2: raw
+ * LZMA2, some fields coded against what the reader knows already;
+ * version 1, still read: a zstd frame), every count and index checked on
+ * the way in so that a damaged file is refused, never followed. Also the
+ * accessors of vmtrace/profile.h and PSnAP's stride bins.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lzma.h>
 #include <zstd.h>
 
 #include "base/bytes.h"
@@ -26,7 +29,12 @@
 #define PM_MAX_BODY		(UINT64_C(64) << 20)
 /* Counts at most: the generator's running sums of them stay in an int64_t. */
 #define PM_MAX_COUNT		(UINT64_C(1) << 62)
-#define PM_ZSTD_LEVEL		19
+/*
+ * Version 2's body: raw LZMA2 (no container: a small profile is hundreds
+ * of bytes) at xz's preset 6, which makes what -9e makes of a profile in
+ * two thirds of zstd -19's time; the dictionary no larger than the body.
+ */
+#define PM_XZ_PRESET		6
 
 static const char *const bin_names[VMT_PROFILE_STRIDE_BINS] = {
 	"0", "+1", "+2", "+4", "+8", "+16", "+32", "+64", "+128", "+256",
@@ -148,18 +156,41 @@ static void put_signed(struct out *o, int64_t v)
 	put(o, vmt_zigzag((uint64_t)v));
 }
 
-static void put_edges(struct out *o, const struct pm_edges *e)
+/*
+ * Edges (version 2): each one's to as is, or, for an instruction's next
+ * ones (@self its index, else -1), from @self (the next instruction is
+ * mostly a near one); its last visit less the fewest visits its count
+ * needs after its first (0 for an edge taken at every visit).
+ */
+/* The LZMA2 filter of a body of @n bytes: the decoder's dictionary is as large as the encoder's. */
+static int lzma2_filter(lzma_options_lzma *options, lzma_filter *filters, size_t n)
+{
+	if (lzma_lzma_preset(options, PM_XZ_PRESET))
+		return -EINVAL;
+	options->dict_size = n < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : (uint32_t)n;
+	filters[0].id = LZMA_FILTER_LZMA2;
+	filters[0].options = options;
+	filters[1].id = LZMA_VLI_UNKNOWN;
+	return 0;
+}
+
+static void put_edges(struct out *o, const struct pm_edges *e, int64_t self)
 {
 	put(o, e->n);
 	for (uint32_t i = 0; i < e->n; i++) {
-		put(o, e->e[i].to);
+		if (self >= 0)
+			put_signed(o, (int64_t)e->e[i].to - self);
+		else
+			put(o, e->e[i].to);
 		put(o, e->e[i].count);
 		put(o, e->e[i].first);
-		put(o, e->e[i].last - e->e[i].first);
+		put(o, e->e[i].last - e->e[i].first - (e->e[i].count - 1));
 	}
 }
 
-static void put_insn(struct out *o, const struct pm_insn *in, uint64_t prev_ip)
+/* Instruction @i (version 2: its lo from the one before's, *@prev_lo; its first from its lo). */
+static void put_insn(struct out *o, const struct pm_insn *in, uint32_t i, uint64_t prev_ip,
+		     uint64_t *prev_lo)
 {
 	put_signed(o, (int64_t)(in->ip - prev_ip));
 	put(o, in->count);
@@ -168,26 +199,27 @@ static void put_insn(struct out *o, const struct pm_insn *in, uint64_t prev_ip)
 	put(o, in->rmws);
 	put(o, in->size);
 	put(o, in->loop == PM_NONE ? 0 : (uint64_t)in->loop + 1);
-	put(o, in->first);
-	put(o, in->lo);
+	put_signed(o, (int64_t)(in->lo - *prev_lo));
+	put(o, in->first - in->lo);
 	put(o, in->hi - in->lo);
+	*prev_lo = in->lo;
 	put(o, in->ntokens);
 	for (uint32_t k = 0; k < in->ntokens; k++) {
 		put_signed(o, in->tokens[k].stride);
 		put(o, in->tokens[k].run);
 		put(o, in->tokens[k].count);
-		put_edges(o, &in->tokens[k].next);
+		put_edges(o, &in->tokens[k].next, -1);
 	}
 	put(o, in->first_token == PM_NONE ? 0 : (uint64_t)in->first_token + 1);
-	put_edges(o, &in->random_next);
+	put_edges(o, &in->random_next, -1);
 	put(o, in->random);
-	put_edges(o, &in->reuse);
-	put_edges(o, &in->next);
+	put_edges(o, &in->reuse, -1);
+	put_edges(o, &in->next, i);
 }
 
 static void put_thread(struct out *o, const struct pm_thread *t)
 {
-	uint64_t prev = 0;
+	uint64_t prev = 0, prev_lo = 0;
 
 	put(o, t->pid);
 	put(o, t->tid);
@@ -195,7 +227,7 @@ static void put_thread(struct out *o, const struct pm_thread *t)
 	put(o, t->outside_loops);
 	put(o, t->ninsns);
 	for (uint32_t i = 0; i < t->ninsns; i++) {
-		put_insn(o, &t->insns[i], prev);
+		put_insn(o, &t->insns[i], i, prev, &prev_lo);
 		prev = t->insns[i].ip;
 	}
 	put(o, t->npattern);
@@ -252,8 +284,10 @@ int vmt_profile_encode(const struct vmt_profile *p, void **data, size_t *size,
 		       struct vmt_trace_error *err)
 {
 	struct out o = { 0 };
+	lzma_options_lzma options;
+	lzma_filter filters[2];
+	size_t bound, z = 0;
 	uint8_t *file;
-	size_t bound, z;
 
 	put(&o, p->nthreads);
 	for (uint32_t i = 0; i < p->nthreads; i++)
@@ -272,16 +306,18 @@ int vmt_profile_encode(const struct vmt_profile *p, void **data, size_t *size,
 		pm_say(err, "out of memory encoding the profile");
 		return -ENOMEM;
 	}
-	bound = ZSTD_compressBound(o.b.size);
+	/* LZMA2 stores what it cannot shrink, in chunks of 64 KiB with 3 bytes each. */
+	bound = o.b.size + o.b.size / 4096 + 64;
 	file = malloc(PM_HEADER + bound);
 	if (!file) {
 		vmt_buf_free(&o.b);
 		pm_say(err, "out of memory encoding the profile");
 		return -ENOMEM;
 	}
-	z = ZSTD_compress(file + PM_HEADER, bound, o.b.data, o.b.size, PM_ZSTD_LEVEL);
-	if (ZSTD_isError(z)) {
-		pm_say(err, "zstd: %s", ZSTD_getErrorName(z));
+	if (lzma2_filter(&options, filters, o.b.size) ||
+	    lzma_raw_buffer_encode(filters, NULL, o.b.data, o.b.size, file + PM_HEADER, &z,
+				   bound) != LZMA_OK) {
+		pm_say(err, "xz: cannot compress the profile");
 		vmt_buf_free(&o.b);
 		free(file);
 		return -EIO;
@@ -332,6 +368,7 @@ int vmt_profile_write(const struct vmt_profile *p, const char *path, struct vmt_
 struct in {
 	const uint8_t *p, *end;
 	int bad;
+	uint32_t version;	/* the file's: 1 or 2 */
 };
 
 static uint64_t get(struct in *in)
@@ -379,7 +416,8 @@ static void *get_array(struct in *in, uint64_t n, size_t size)
 	return a;
 }
 
-static void get_edges(struct in *in, struct pm_edges *e, uint64_t nodes)
+/* Edges to @nodes nodes (version 2: an instruction's next ones from @self, else -1). */
+static void get_edges(struct in *in, struct pm_edges *e, uint64_t nodes, int64_t self)
 {
 	e->n = (uint32_t)get_count(in, 4);
 	e->e = get_array(in, e->n, sizeof(*e->e));
@@ -387,10 +425,28 @@ static void get_edges(struct in *in, struct pm_edges *e, uint64_t nodes)
 	for (uint32_t i = 0; i < e->n && !in->bad; i++) {
 		struct pm_edge *x = &e->e[i];
 
-		x->to = get_index(in, nodes);
+		if (in->version >= 2 && self >= 0) {
+			uint64_t to = (uint64_t)self + vmt_unzigzag(get(in));
+
+			if (to >= nodes)
+				in->bad = 1;
+			x->to = in->bad ? 0 : (uint32_t)to;
+		} else {
+			x->to = get_index(in, nodes);
+		}
 		x->count = get(in);
 		x->first = get(in);
-		x->last = x->first + get(in);
+		if (in->version >= 2) {
+			/* The visits past the fewest its count needs: none may wrap. */
+			uint64_t past = get(in);
+
+			if (!x->count || past > UINT64_MAX - (x->count - 1) ||
+			    past + (x->count - 1) > UINT64_MAX - x->first)
+				in->bad = 1;
+			x->last = in->bad ? x->first : x->first + past + (x->count - 1);
+		} else {
+			x->last = x->first + get(in);
+		}
 		/* Taken @count times between its first and last: no fewer than 1, no more than fit. */
 		if (!x->count || x->last < x->first || x->count - 1 > x->last - x->first)
 			in->bad = 1;
@@ -400,7 +456,8 @@ static void get_edges(struct in *in, struct pm_edges *e, uint64_t nodes)
 		e->n = 0;
 }
 
-static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_t ninsns)
+static void get_insn(struct in *in, struct pm_insn *x, uint32_t i, uint64_t prev_ip,
+		     uint64_t *prev_lo, uint32_t ninsns)
 {
 	x->ip = prev_ip + (uint64_t)vmt_unzigzag(get(in));
 	x->count = get(in);
@@ -409,8 +466,14 @@ static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_
 	x->rmws = get(in);
 	x->size = (uint32_t)get(in);
 	x->loop = (uint32_t)get(in) - 1;	/* 0 -> PM_NONE, checked against the loops later */
-	x->first = get(in);
-	x->lo = get(in);
+	if (in->version >= 2) {
+		x->lo = *prev_lo + (uint64_t)vmt_unzigzag(get(in));
+		x->first = x->lo + get(in);
+		*prev_lo = x->lo;
+	} else {
+		x->first = get(in);
+		x->lo = get(in);
+	}
 	x->hi = x->lo + get(in);
 	x->ntokens = (uint32_t)get_count(in, 4);
 	x->tokens = get_array(in, x->ntokens, sizeof(*x->tokens));
@@ -418,15 +481,15 @@ static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_
 		x->tokens[k].stride = (int64_t)vmt_unzigzag(get(in));
 		x->tokens[k].run = (uint32_t)get(in);
 		x->tokens[k].count = get(in);
-		get_edges(in, &x->tokens[k].next, (uint64_t)x->ntokens + 1);
+		get_edges(in, &x->tokens[k].next, (uint64_t)x->ntokens + 1, -1);
 		if (!x->tokens[k].run)
 			in->bad = 1;
 	}
 	x->first_token = (uint32_t)get_index(in, (uint64_t)x->ntokens + 2) - 1;
-	get_edges(in, &x->random_next, (uint64_t)x->ntokens + 1);
+	get_edges(in, &x->random_next, (uint64_t)x->ntokens + 1, -1);
 	x->random = get(in);
-	get_edges(in, &x->reuse, PM_REUSE_COLD + 1);
-	get_edges(in, &x->next, ninsns);
+	get_edges(in, &x->reuse, PM_REUSE_COLD + 1, -1);
+	get_edges(in, &x->next, ninsns, i);
 	/* Its kinds add up to its count, and no count is past the generator's sums. */
 	if (!x->count || x->count > PM_MAX_COUNT || x->reads > x->count ||
 	    x->writes > x->count - x->reads || x->rmws != x->count - x->reads - x->writes ||
@@ -436,7 +499,7 @@ static void get_insn(struct in *in, struct pm_insn *x, uint64_t prev_ip, uint32_
 
 static void get_thread(struct in *in, struct pm_thread *t)
 {
-	uint64_t prev = 0;
+	uint64_t prev = 0, prev_lo = 0;
 
 	t->pid = (uint32_t)get(in);
 	t->tid = (uint32_t)get(in);
@@ -447,7 +510,7 @@ static void get_thread(struct in *in, struct pm_thread *t)
 	t->ninsns = (uint32_t)get_count(in, 16);
 	t->insns = get_array(in, t->ninsns, sizeof(*t->insns));
 	for (uint32_t i = 0; i < t->ninsns && !in->bad; i++) {
-		get_insn(in, &t->insns[i], prev, t->ninsns);
+		get_insn(in, &t->insns[i], i, prev, &prev_lo, t->ninsns);
 		if (i && t->insns[i].ip <= prev)
 			in->bad = 1;
 		prev = t->insns[i].ip;
@@ -582,6 +645,7 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 	struct vmt_profile *p;
 	struct in in;
 	uint64_t raw, z;
+	uint32_t version;
 	uint8_t *body;
 	size_t got;
 
@@ -589,9 +653,10 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 		pm_say(err, "not a vmtrace profile (no VMTPROF header)");
 		return -EBADMSG;
 	}
-	if (vmt_get32(file + 8) != VMT_PROFILE_VERSION) {
-		pm_say(err, "profile format version %u; this vmtrace reads version %u",
-		    vmt_get32(file + 8), VMT_PROFILE_VERSION);
+	version = vmt_get32(file + 8);
+	if (version < 1 || version > VMT_PROFILE_VERSION) {
+		pm_say(err, "profile format version %u; this vmtrace reads versions 1 to %u",
+		    version, VMT_PROFILE_VERSION);
 		return -EPROTO;
 	}
 	raw = vmt_get64(file + 16);
@@ -609,8 +674,8 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 		pm_say(err, "damaged profile: a body of %llu bytes", (unsigned long long)raw);
 		return -EBADMSG;
 	}
-	/* The frame says its size (the encoder's ZSTD_compress() writes it): no allocation on trust. */
-	if (ZSTD_getFrameContentSize(file + PM_HEADER, z) != raw) {
+	/* A zstd frame says its size (version 1's encoder wrote it): no allocation on trust. */
+	if (version == 1 && ZSTD_getFrameContentSize(file + PM_HEADER, z) != raw) {
 		pm_say(err, "damaged profile: its body is not the %llu bytes the header says",
 		    (unsigned long long)raw);
 		return -EBADMSG;
@@ -620,15 +685,31 @@ int vmt_profile_read_memory(struct vmt_profile **profile, const void *data, size
 		pm_say(err, "out of memory reading the profile");
 		return -ENOMEM;
 	}
-	got = ZSTD_decompress(body, raw, file + PM_HEADER, z);
-	if (ZSTD_isError(got) || got != raw) {
-		pm_say(err, "damaged profile: its body does not decompress (%s)",
-		    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
-		free(body);
-		return -EBADMSG;
+	if (version == 1) {
+		got = ZSTD_decompress(body, raw, file + PM_HEADER, z);
+		if (ZSTD_isError(got) || got != raw) {
+			pm_say(err, "damaged profile: its body does not decompress (%s)",
+			    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+			free(body);
+			return -EBADMSG;
+		}
+	} else {
+		lzma_options_lzma options;
+		lzma_filter filters[2];
+		size_t in_pos = 0;
+
+		got = 0;
+		if (lzma2_filter(&options, filters, raw) ||
+		    lzma_raw_buffer_decode(filters, NULL, file + PM_HEADER, &in_pos, z, body, &got,
+					   raw) != LZMA_OK || in_pos != z || got != raw) {
+			pm_say(err, "damaged profile: its body does not decompress to the %llu bytes the header says",
+			    (unsigned long long)raw);
+			free(body);
+			return -EBADMSG;
+		}
 	}
 	p = calloc(1, sizeof(*p));
-	in = (struct in){ body, body + raw, 0 };
+	in = (struct in){ body, body + raw, 0, version };
 	if (p) {
 		/* A thread is 24 bytes at least: 8 numbers and an instruction of 16. */
 		p->nthreads = (uint32_t)get_count(&in, 24);

@@ -78,8 +78,111 @@ static int64_t swrr(const struct pm_edges *e, int64_t *cur)
  * counts, periods and phases survive, where a walk drawn at random (or a
  * round robin blind to time) would make them geometric.
  */
-static int64_t pick(const struct pm_edges *e, int64_t *taken, double scale)
+/*
+ * A node's schedule: each edge's takings and, at [n], the visits; for a
+ * node of more than HEAP_MIN edges (a reuse histogram's bins, a call's
+ * returns), also each edge's due visit and a binary heap of the edges by
+ * (due, count, index), the order pick() takes them in. A taking moves
+ * only its own edge's due, and only later: the soonest is the top again
+ * after one sift down, where a scan looks at every edge every time.
+ */
+#define HEAP_MIN	8
+
+struct sched {
+	int64_t *taken;
+	double *due;		/* NULL: no heap, pick() scans */
+	uint32_t *heap, *pos;	/* the heap's edges; each edge's place in it */
+};
+
+/* Edge @d's next taking (it was taken @taken times), in the original's units, and the visit it is due at. */
+static double due_of(const struct pm_edge *d, int64_t taken, double scale)
 {
+	double j = (double)taken / scale, due;
+
+	if (j >= (double)d->count)
+		due = HUGE_VAL;	/* all taken: only if every edge is */
+	else if (d->count == 1)
+		due = (double)d->first;
+	else
+		due = (double)d->first + j * (double)(d->last - d->first) / (double)(d->count - 1);
+	return due * scale;
+}
+
+/* Edge @a before edge @b: due sooner, or as soon and rarer, or as rare and first. */
+static bool sched_before(const struct pm_edges *e, const struct sched *s, uint32_t a, uint32_t b)
+{
+	if (s->due[a] != s->due[b])
+		return s->due[a] < s->due[b];
+	if (e->e[a].count != e->e[b].count)
+		return e->e[a].count < e->e[b].count;
+	return a < b;
+}
+
+static void sift_down(const struct pm_edges *e, struct sched *s, uint32_t at)
+{
+	uint32_t x = s->heap[at];
+
+	for (;;) {
+		uint32_t c = 2 * at + 1;
+
+		if (c >= e->n)
+			break;
+		if (c + 1 < e->n && sched_before(e, s, s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!sched_before(e, s, s->heap[c], x))
+			break;
+		s->heap[at] = s->heap[c];
+		s->pos[s->heap[at]] = at;
+		at = c;
+	}
+	s->heap[at] = x;
+	s->pos[x] = at;
+}
+
+static int sched_init(struct sched *s, const struct pm_edges *e, double scale)
+{
+	memset(s, 0, sizeof(*s));
+	s->taken = calloc((size_t)e->n + 1, sizeof(*s->taken));
+	if (!s->taken)
+		return -ENOMEM;
+	if (e->n <= HEAP_MIN)
+		return 0;
+	s->due = malloc(e->n * sizeof(*s->due));
+	s->heap = malloc(e->n * sizeof(*s->heap));
+	s->pos = malloc(e->n * sizeof(*s->pos));
+	if (!s->due || !s->heap || !s->pos)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < e->n; i++) {
+		s->due[i] = due_of(&e->e[i], 0, scale);
+		s->heap[i] = i;
+		s->pos[i] = i;
+	}
+	for (uint32_t i = e->n / 2; i--;)
+		sift_down(e, s, i);
+	return 0;
+}
+
+static void sched_free(struct sched *s)
+{
+	free(s->taken);
+	free(s->due);
+	free(s->heap);
+	free(s->pos);
+}
+
+/* Edge @i of @e taken: counted, and its place in the heap moved to its next due. */
+static void sched_take(const struct pm_edges *e, struct sched *s, uint32_t i, double scale)
+{
+	s->taken[i]++;
+	if (s->due) {
+		s->due[i] = due_of(&e->e[i], s->taken[i], scale);
+		sift_down(e, s, s->pos[i]);
+	}
+}
+
+static int64_t pick(const struct pm_edges *e, struct sched *s, double scale)
+{
+	int64_t *taken = s->taken;
 	double best_due = 0;
 	int64_t best = -1;
 
@@ -90,19 +193,15 @@ static int64_t pick(const struct pm_edges *e, int64_t *taken, double scale)
 		taken[0]++;
 		return e->e[0].to;
 	}
+	if (s->due) {
+		best = s->heap[0];
+		sched_take(e, s, (uint32_t)best, scale);
+		return e->e[best].to;
+	}
 	for (uint32_t i = 0; i < e->n; i++) {
 		const struct pm_edge *d = &e->e[i];
-		/* Its next taking, in the original's units, and the visit it is due at. */
-		double j = (double)taken[i] / scale, due;
+		double due = due_of(d, taken[i], scale);
 
-		if (j >= (double)d->count)
-			due = HUGE_VAL;	/* all taken: only if every edge is */
-		else if (d->count == 1)
-			due = (double)d->first;
-		else
-			due = (double)d->first + j * (double)(d->last - d->first) /
-					      (double)(d->count - 1);
-		due = due * scale;
 		if (best < 0 || due < best_due ||
 		    (due == best_due && d->count < e->e[best].count)) {
 			best = i;
@@ -114,12 +213,12 @@ static int64_t pick(const struct pm_edges *e, int64_t *taken, double scale)
 }
 
 /* The edge to @to was taken from outside the schedule (the pattern buffer's walk): count it. */
-static void note(const struct pm_edges *e, int64_t *taken, uint32_t to)
+static void note(const struct pm_edges *e, struct sched *s, uint32_t to, double scale)
 {
 	for (uint32_t i = 0; i < e->n; i++) {
 		if (e->e[i].to == to) {
-			taken[i]++;
-			taken[e->n]++;
+			s->taken[e->n]++;
+			sched_take(e, s, i, scale);
 			return;
 		}
 	}
@@ -244,10 +343,10 @@ struct gen_insn {
 	uint32_t token;		/* the current run's token; PM_NONE: before the second access */
 	uint32_t left;		/* accesses left in the run */
 	int started;
-	int64_t **tok_cur;	/* each token's edges' running weights; [ntokens]: random's */
-	int64_t *next_cur;
+	struct sched *tok_cur;	/* each token's edges' schedule; [ntokens]: random's */
+	struct sched next_cur;
 	int64_t kind_cur[3];
-	int64_t *reuse_taken;	/* the reuse edges' schedule */
+	struct sched reuse_taken;	/* the reuse edges' schedule */
 };
 
 struct gen {
@@ -276,20 +375,14 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 
 		g->token = PM_NONE;
 		g->tok_cur = calloc((size_t)in->ntokens + 1, sizeof(*g->tok_cur));
-		g->next_cur = calloc((size_t)in->next.n + 1, sizeof(*g->next_cur));
-		if (!g->tok_cur || !g->next_cur)
+		if (!g->tok_cur || sched_init(&g->next_cur, &in->next, scale))
 			return -ENOMEM;
-		for (uint32_t k = 0; k <= in->ntokens; k++) {
-			const struct pm_edges *e = k < in->ntokens ? &in->tokens[k].next :
-							&in->random_next;
-
-			g->tok_cur[k] = calloc((size_t)e->n + 1, sizeof(int64_t));
-			if (!g->tok_cur[k])
+		for (uint32_t k = 0; k <= in->ntokens; k++)
+			if (sched_init(&g->tok_cur[k], k < in->ntokens ? &in->tokens[k].next :
+					&in->random_next, scale))
 				return -ENOMEM;
-		}
 		gn->reuse |= in->reuse.n > 0;
-		g->reuse_taken = calloc((size_t)in->reuse.n + 1, sizeof(*g->reuse_taken));
-		if (!g->reuse_taken)
+		if (sched_init(&g->reuse_taken, &in->reuse, scale))
 			return -ENOMEM;
 	}
 	return 0;
@@ -299,10 +392,10 @@ static void gen_free(struct gen *gn)
 {
 	for (uint32_t i = 0; gn->g && i < gn->t->ninsns; i++) {
 		for (uint32_t k = 0; gn->g[i].tok_cur && k <= gn->t->insns[i].ntokens; k++)
-			free(gn->g[i].tok_cur[k]);
+			sched_free(&gn->g[i].tok_cur[k]);
 		free(gn->g[i].tok_cur);
-		free(gn->g[i].next_cur);
-		free(gn->g[i].reuse_taken);
+		sched_free(&gn->g[i].next_cur);
+		sched_free(&gn->g[i].reuse_taken);
 	}
 	free(gn->g);
 	lru_free(&gn->lru);
@@ -340,7 +433,7 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	uint64_t first = in->lo >> LINE_SHIFT, span = (in->hi >> LINE_SHIFT) - first + 1;
 	uint64_t d = UINT64_MAX;
 
-	int64_t bin = pick(&in->reuse, g->reuse_taken, gn->scale);
+	int64_t bin = pick(&in->reuse, &g->reuse_taken, gn->scale);
 
 	/* The distance bin the schedule says, a distance in it at random. */
 	if (bin >= 0 && bin < PM_REUSE_COLD) {
@@ -409,10 +502,10 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 	if (gn->emitted < t->npattern) {
 		i = t->pattern[gn->emitted];
 		if (gn->cur != PM_NONE)
-			note(&t->insns[gn->cur].next, gn->g[gn->cur].next_cur, i);
+			note(&t->insns[gn->cur].next, &gn->g[gn->cur].next_cur, i, gn->scale);
 	} else {
 		k = gn->cur == PM_NONE ? -1 :
-		    pick(&t->insns[gn->cur].next, gn->g[gn->cur].next_cur, gn->scale);
+		    pick(&t->insns[gn->cur].next, &gn->g[gn->cur].next_cur, gn->scale);
 		i = k < 0 ? (t->npattern ? t->pattern[0] : 0) : (uint32_t)k;
 	}
 	in = &t->insns[i];
@@ -427,7 +520,7 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 		k = -1;
 		if (g->token != PM_NONE)
 			k = pick(g->token < in->ntokens ? &in->tokens[g->token].next :
-				 &in->random_next, g->tok_cur[g->token], gn->scale);
+				 &in->random_next, &g->tok_cur[g->token], gn->scale);
 		if (k < 0)
 			k = in->first_token == PM_NONE ? in->ntokens : in->first_token;
 		g->token = (uint32_t)k;

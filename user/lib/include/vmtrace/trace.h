@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* The version written; a reader reads this one and every earlier one. */
-#define VMT_TRACE_FORMAT_VERSION	3
+#define VMT_TRACE_FORMAT_VERSION	4
 
 struct vmt_trace_error {
 	char message[256];

@@ -5,33 +5,18 @@
 . /opt/vmtrace/tests/vm/lib.sh
 insmod "$VMT_LIB/vmtrace.ko"
 python3 - <<'PY'
-import ctypes, errno, fcntl, os, struct
-
-def ioc(direction, nr, size):
-    return (direction << 30) | (size << 16) | (0xB7 << 8) | nr
-
-CONFIG_FMT = "<IIIIQIIII4Q"      # struct vmt_config
-STATUS_FMT = "<II11Q4Q"          # struct vmt_status
-GEOMETRY_FMT = "<IIIIQ4Q"        # struct vmt_geometry
-CONFIGURE = ioc(1, 0x01, struct.calcsize(CONFIG_FMT))
-START, STOP = ioc(0, 0x02, 0), ioc(0, 0x03, 0)
-STATUS = ioc(2, 0x04, struct.calcsize(STATUS_FMT))
-GEOMETRY = ioc(2, 0x05, struct.calcsize(GEOMETRY_FMT))
-assert struct.calcsize(CONFIG_FMT) == 72 and struct.calcsize(GEOMETRY_FMT) == 56
+import ctypes, errno, fcntl, os, struct, sys
+sys.path.insert(0, "/opt/vmtrace/tests/vm")
+from vmt_abi import (ioc, CONFIG_FMT, STATUS_FMT, GEOMETRY_FMT, CONFIGURE, START, STOP, STATUS,
+                     GEOMETRY, PROTECT, fails)
 
 fd = os.open("/dev/vmtrace", os.O_RDWR)
 pids = (ctypes.c_uint32 * 2)(os.getpid(), 1)
 pids_ptr = ctypes.addressof(pids)
 
 def expect(err, cmd, arg=None):
-    try:
-        fcntl.ioctl(fd, cmd, arg) if arg is not None else fcntl.ioctl(fd, cmd)
-    except OSError as e:
-        assert e.errno == err, f"{cmd:#x}: {errno.errorcode[e.errno]}, not {errno.errorcode[err]}"
-        return
-    raise AssertionError(f"{cmd:#x} succeeded, expected {errno.errorcode[err]}")
+    fails(err, fd, cmd, arg)
 
-PROTECT = 0x4
 def config(ring=0, flags=0, n=1, ptr=pids_ptr, r0=0, enabled=0, policy=0, reprotect=0, r1=0,  # r1: events
            reserved=(0,) * 4):
     return struct.pack(CONFIG_FMT, ring, flags, n, r0, ptr, enabled, policy, reprotect, r1,

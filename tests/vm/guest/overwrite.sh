@@ -7,18 +7,12 @@
 . /opt/vmtrace/tests/vm/lib.sh
 insmod "$VMT_LIB/vmtrace.ko"
 python3 - <<'PY'
-import fcntl, mmap, os, struct, ctypes
+import fcntl, mmap, os, struct, ctypes, sys
+sys.path.insert(0, "/opt/vmtrace/tests/vm")
+from vmt_abi import CONFIG_FMT, GEOMETRY_FMT, CONFIGURE, START, STOP, GEOMETRY, OVERWRITE
 
-def ioc(direction, nr, size):
-    return (direction << 30) | (size << 16) | (0xB7 << 8) | nr
-
-CONFIG_FMT = "<IIIIQIIII4Q"      # struct vmt_config
-GEOMETRY_FMT = "<IIIIQ4Q"        # struct vmt_geometry
 RECORD_FMT = "<QIIHHI5Q"         # struct vmt_record: header, then the reference's first words
-CONFIGURE = ioc(1, 0x01, struct.calcsize(CONFIG_FMT))
-START, STOP = ioc(0, 0x02, 0), ioc(0, 0x03, 0)
-GEOMETRY = ioc(2, 0x05, struct.calcsize(GEOMETRY_FMT))
-OVERWRITE, REFERENCE = 0x2, 2
+REFERENCE = 2
 
 os.sched_setaffinity(0, {0})
 fd = os.open("/dev/vmtrace", os.O_RDWR)

@@ -23,38 +23,21 @@ B=/opt/vmtrace/bin
 
 # ---- The ioctls -------------------------------------------------------------
 python3 - <<'PY'
-import ctypes, errno, fcntl, os, struct
+import ctypes, errno, fcntl, os, struct, sys
+sys.path.insert(0, "/opt/vmtrace/tests/vm")
+from vmt_abi import CONFIG_FMT, CONFIGURE, START, STOP, PROTECT, fails, status, geometry
 
-def ioc(direction, nr, size):
-    return (direction << 30) | (size << 16) | (0xB7 << 8) | nr
-
-CONFIG_FMT = "<IIIIQIIII4Q"      # struct vmt_config
-STATUS_FMT = "<II11Q4Q"          # struct vmt_status
-GEOMETRY_FMT = "<IIIIQ4Q"        # struct vmt_geometry
-CONFIGURE = ioc(1, 0x01, struct.calcsize(CONFIG_FMT))
-START, STOP = ioc(0, 0x02, 0), ioc(0, 0x03, 0)
-STATUS = ioc(2, 0x04, struct.calcsize(STATUS_FMT))
-GEOMETRY = ioc(2, 0x05, struct.calcsize(GEOMETRY_FMT))
-PROTECT = 0x4
 pids = (ctypes.c_uint32 * 1)(os.getpid())
 
 def config(ring=1024, flags=0):
     return struct.pack(CONFIG_FMT, ring, flags, 1, 0, ctypes.addressof(pids), 0, 0, 0, 0,
                        0, 0, 0, 0)
 
-def fails(err, fd, cmd, arg=None):
-    try:
-        fcntl.ioctl(fd, cmd, arg) if arg is not None else fcntl.ioctl(fd, cmd)
-    except OSError as e:
-        assert e.errno == err, f"{cmd:#x}: {errno.errorcode[e.errno]}, not {errno.errorcode[err]}"
-        return
-    raise AssertionError(f"{cmd:#x} succeeded, expected {errno.errorcode[err]}")
-
 def state(fd):
-    return struct.unpack(STATUS_FMT, fcntl.ioctl(fd, STATUS, bytes(struct.calcsize(STATUS_FMT))))[0]
+    return status(fd)[0]
 
 def ring_records(fd):
-    return struct.unpack(GEOMETRY_FMT, fcntl.ioctl(fd, GEOMETRY, bytes(56)))[1]
+    return geometry(fd)[1]
 
 def sysfs_state():
     return open("/sys/kernel/vmtrace/state").read().strip()

@@ -21,7 +21,6 @@
  * another, which it holds until it is closed. sysfs drives session 0.
  */
 #include <linux/cpumask.h>
-#include <linux/slab.h>
 #include <linux/tracepoint.h>
 
 #include "base/compat.h"
@@ -113,20 +112,15 @@ static int vmt_settings_complete(const struct vmt_settings *settings, struct vmt
  */
 int vmt_session_configure(struct vmt_session *s, const struct vmt_settings *settings)
 {
-	struct vmt_settings *next;
+	struct vmt_settings next;
 	int err;
 
-	/* A struct vmt_settings is too large for the stack. */
-	next = kmalloc(sizeof(*next), GFP_KERNEL);
-	if (!next)
-		return -ENOMEM;
-	err = vmt_settings_complete(settings, next);
-	if (!err) {
-		mutex_lock(&s->lock);
-		err = __vmt_session_configure(s, next);
-		mutex_unlock(&s->lock);
-	}
-	kfree(next);
+	err = vmt_settings_complete(settings, &next);
+	if (err)
+		return err;
+	mutex_lock(&s->lock);
+	err = __vmt_session_configure(s, &next);
+	mutex_unlock(&s->lock);
 	return err;
 }
 
@@ -163,24 +157,21 @@ static struct vmt_session *vmt_session_free(const struct vmt_settings *settings)
 int vmt_session_claim(const void *owner, struct vmt_session **sp,
 		      const struct vmt_settings *settings)
 {
-	struct vmt_settings *next;
+	struct vmt_settings next;
 	struct vmt_session *s;
 	int err;
 
-	next = kmalloc(sizeof(*next), GFP_KERNEL);
-	if (!next)
-		return -ENOMEM;
-	err = vmt_settings_complete(settings, next);
+	err = vmt_settings_complete(settings, &next);
 	if (err)
-		goto out_free;
+		return err;
 	mutex_lock(&vmt_sessions_lock);
-	s = *sp ? *sp : vmt_session_free(next);
+	s = *sp ? *sp : vmt_session_free(&next);
 	if (!s) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
 	mutex_lock(&s->lock);
-	err = __vmt_session_configure(s, next);
+	err = __vmt_session_configure(s, &next);
 	mutex_unlock(&s->lock);
 	if (!err && !*sp) {
 		s->owner = owner;
@@ -188,8 +179,6 @@ int vmt_session_claim(const void *owner, struct vmt_session **sp,
 	}
 out_unlock:
 	mutex_unlock(&vmt_sessions_lock);
-out_free:
-	kfree(next);
 	return err;
 }
 

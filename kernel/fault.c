@@ -114,7 +114,7 @@ static void vmt_fault_log_and_admit(unsigned long address, struct pt_regs *regs,
 	 * are not the task's own references, and could interleave with a
 	 * record being written on this CPU.
 	 */
-	if (!vmt_session_tracing() || !in_task())
+	if (!in_task())
 		return;
 	s = vmt_session_of(current);
 	if (!s)

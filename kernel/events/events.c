@@ -87,8 +87,6 @@ static void vmt_events_probe_exec(void *data, struct task_struct *p, pid_t old_p
 	struct vmt_record rec;
 	u32 len;
 
-	if (!vmt_session_tracing())
-		return;
 	s = vmt_session_of(p);
 	if (!s)
 		return;

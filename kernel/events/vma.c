@@ -252,7 +252,7 @@ static void vmt_vma_redo_run(struct callback_head *cb)
 	int i;
 
 	WRITE_ONCE(w->owner, NULL);
-	if (!mm || (current->flags & PF_EXITING) || !vmt_session_tracing())
+	if (!mm || (current->flags & PF_EXITING))
 		goto out;
 	s = vmt_session_of(current);
 	if (!vmt_session_wants(s, VMT_EVENT_VMA))

@@ -48,10 +48,12 @@
  * Built with -DVMT_MODEL_STATS, the encoder adds up the bits each field
  * costs in vmt_model_cost[] (what tuned the model).
  *
- * The file, in order: the coding primitives (a bit, direct bits, a tree, a
- * number, a difference); the model's state, kept per thread from frame to
- * frame; the fields, from code_time() to code_record(); the frames,
- * vmt_model_compress() and vmt_model_decompress().
+ * Outline, in the file's order: the coding primitives (a bit, direct bits,
+ * a tree, a number, a difference); the model's state, kept per thread from
+ * frame to frame; the fields, from code_time() through code_reference(),
+ * code_eviction(), code_other() and code_exact() (mode 3) to
+ * code_record(); the frames, vmt_model_compress() and
+ * vmt_model_decompress().
  */
 #include <errno.h>
 #include <pthread.h>

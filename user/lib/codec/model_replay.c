@@ -49,6 +49,9 @@ void vmt_index_free(struct vmt_index *ix)
 
 void vmt_index_clear(struct vmt_index *ix)
 {
+	/* Nothing added since the last clear: every slot is empty (an exact frame's pages). */
+	if (!ix->count)
+		return;
 	memset(ix->slots, 0, ((size_t)ix->mask + 1) * sizeof(*ix->slots));
 	ix->count = 0;
 }

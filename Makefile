@@ -30,7 +30,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 BPF_PROGS := $(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c))
 
 .PHONY: all help module tools bpf setup vm-images debug-kernel test-modules \
-	check check-quick check-unit check-python check-parallel check-fuzz check-kunit check-vm check-vm-quick \
+	check check-quick check-unit unit-build check-python check-parallel check-fuzz check-kunit check-vm check-vm-quick \
 	checkpatch fuzz bench bench-analyses bench-relay bench-cachesim bench-loops bench-parallel bench-profile bench-python demo man lib install install-python install-dkms deb check-deb clean
 
 all: tools bpf module
@@ -315,8 +315,14 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 # its worked example examples/explore.ipynb executed headless (notebook.sh),
 # the relay and its senders on loopback (relay.sh)
 # and `make install` into a scratch root (install.sh).
-check-unit: $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(MPI_BIN) $(BUILD)/bin/vmt-synth \
-		$(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle $(BUILD)/lib/libvmtrace.so.$(VERSION)
+# What the unit tests run: their ASan and UBSan binaries, the tools, the
+# plugin. unit-build makes them alone, as scripts/check does with -j before
+# its lanes (a build in the unit stage would be one job beside a guest).
+UNIT_DEPS := $(patsubst %,$(BUILD)/tests/%,$(UNIT_TESTS)) $(BUILD)/bin/vmtrace $(MPI_BIN) \
+	$(BUILD)/bin/vmt-synth $(BT2_PLUGIN) $(BUILD)/oracle/exact-insn-oracle \
+	$(BUILD)/lib/libvmtrace.so.$(VERSION)
+unit-build: $(UNIT_DEPS)
+check-unit: $(UNIT_DEPS)
 	@scripts/run-unit-tests $(filter $(BUILD)/tests/%,$^)
 	@tests/unit/exact-insn-lackey.sh $(BUILD)/oracle/exact-insn-oracle
 	@tests/unit/exact-insn-objdump.sh $(BUILD)/oracle/exact-insn-oracle

@@ -21,6 +21,8 @@
  * another, which it holds until it is closed. sysfs drives session 0.
  */
 #include <linux/cpumask.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 
 #include "base/compat.h"
@@ -175,6 +177,7 @@ int vmt_session_claim(const void *owner, struct vmt_session **sp,
 	mutex_unlock(&s->lock);
 	if (!err && !*sp) {
 		s->owner = owner;
+		s->owner_tgid = task_tgid_nr(current);
 		*sp = s;
 	}
 out_unlock:
@@ -430,6 +433,72 @@ int vmt_session_mmap(struct vmt_session *s, struct vm_area_struct *vma)
 int vmt_session_marker(struct vmt_session *s, u32 id, const void *text, u32 len)
 {
 	return vmt_marker_emit(s, id, text, len);
+}
+
+/* The processes @s traces now, for vmt_sessions_show(): its table's live entries. */
+static u32 vmt_session_nr_processes(struct vmt_session *s)
+{
+	u32 i, n, live = 0;
+
+	/* Pairs with vmt_session_follow()'s release: the entries below n are filled in. */
+	n = smp_load_acquire(&s->nr_tgids);
+	for (i = 0; i < n; i++)
+		live += READ_ONCE(s->tgids[i]) != 0;
+	return live;
+}
+
+/**
+ * vmt_sessions_show() - a line for each session in use, for sysfs
+ * @buf:	sysfs's page
+ *
+ * A session is in use while a device file holds it or it traces; session
+ * 0, which sysfs drives, once configured. Each line:
+ * its number, on or off, the collector holding it (the process that
+ * configured it through its device file; 0 for none, session 0 driven
+ * through sysfs), the processes it traces (all, system-wide; none while
+ * off), its ring
+ * size and the counts of vmt_session_status(). vmt_sessions_lock keeps
+ * the holder from changing while a line is made, and is taken before each
+ * session's lock, as vmt_session_claim() takes them.
+ *
+ * Return: the bytes written.
+ */
+ssize_t vmt_sessions_show(char *buf)
+{
+	struct vmt_status st;
+	u32 ring_records, nr;
+	ssize_t len = 0;
+	char procs[16];
+	bool in_use;
+	int i;
+
+	mutex_lock(&vmt_sessions_lock);
+	for (i = 0; i < VMT_MAX_SESSIONS; i++) {
+		struct vmt_session *s = &vmt_sessions[i];
+
+		/* Its settings as its last configure left them, not half of the next's. */
+		mutex_lock(&s->lock);
+		in_use = s->owner || s->state == VMT_STATE_ON || (i == 0 && s->configured);
+		ring_records = s->settings.ring_records;
+		if (s->state == VMT_STATE_ON && (s->settings.flags & VMT_CONFIG_SYSTEM_WIDE)) {
+			strscpy(procs, "all", sizeof(procs));
+		} else {
+			/* The table is start's: an off session traces none. */
+			nr = s->state == VMT_STATE_ON ? vmt_session_nr_processes(s) : 0;
+			snprintf(procs, sizeof(procs), "%u", nr);
+		}
+		mutex_unlock(&s->lock);
+		if (!in_use)
+			continue;
+		vmt_session_status(s, &st);
+		len += sysfs_emit_at(buf, len,
+				     "%d %s collector=%d processes=%s ring_records=%u records=%llu lost=%llu faults=%llu\n",
+				     i, st.state == VMT_STATE_ON ? "on" : "off",
+				     s->owner ? s->owner_tgid : 0, procs, ring_records,
+				     st.records, st.lost, st.faults);
+	}
+	mutex_unlock(&vmt_sessions_lock);
+	return len;
 }
 
 /**

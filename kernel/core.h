@@ -31,6 +31,7 @@ void vmt_session_disown(const void *owner, struct vmt_session *s);
 int vmt_session_start(struct vmt_session *s);
 int vmt_session_stop(struct vmt_session *s);
 bool vmt_session_on(struct vmt_session *s);
+ssize_t vmt_sessions_show(char *buf);
 void vmt_session_status(struct vmt_session *s, struct vmt_status *status);
 u32 vmt_session_lost_per_cpu(struct vmt_session *s, u64 *lost, u32 max);
 __poll_t vmt_session_poll(struct vmt_session *s, struct file *file, poll_table *wait);

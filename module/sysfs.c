@@ -393,6 +393,12 @@ static ssize_t lost_per_cpu_show(struct kobject *kobj, struct kobj_attribute *at
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
+/* Each session in use, a line each (vmt_sessions_show()): session 0 is the one above. */
+static ssize_t sessions_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return vmt_sessions_show(buf);
+}
+
 /* Exact mode's ranges, a line each: "PID START-END" (hex; PID 0: every target). */
 static ssize_t exact_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -485,6 +491,7 @@ static struct kobj_attribute vmt_protect_attr = __ATTR_RW(protect);
 static struct kobj_attribute vmt_follow_attr = __ATTR_RW(follow);
 static struct kobj_attribute vmt_policy_attr = __ATTR_RW(policy);
 static struct kobj_attribute vmt_lost_per_cpu_attr = __ATTR_RO(lost_per_cpu);
+static struct kobj_attribute vmt_sessions_attr = __ATTR_RO(sessions);
 
 static struct attribute *vmt_attrs[] = {
 	&vmt_abi_version_attr.attr,
@@ -504,6 +511,7 @@ static struct attribute *vmt_attrs[] = {
 	&vmt_records_attr.attr,
 	&vmt_lost_attr.attr,
 	&vmt_lost_per_cpu_attr.attr,
+	&vmt_sessions_attr.attr,
 	&vmt_protected_attr.attr,
 	&vmt_restored_attr.attr,
 	&vmt_skipped_vmas_attr.attr,

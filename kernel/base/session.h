@@ -41,6 +41,8 @@ struct vmt_ring_set;
  * @configured:	configure succeeded at least once
  * @owner:	the open device file that configured it, NULL when none
  *		holds it; changed under vmt_sessions_lock
+ * @owner_tgid:	the process that configured it through @owner (for sysfs's
+ *		sessions file), set with @owner
  * @rings:	its ring set (ring/rings.c's)
  * @tgids:	the traced processes: the configured pids, then the children
  *		followed; the first @nr_tgids are in use (0: an exited one's)
@@ -64,6 +66,7 @@ struct vmt_session {
 	struct vmt_settings settings;
 	bool configured;
 	const void *owner;
+	pid_t owner_tgid;
 	struct vmt_ring_set *rings;
 	pid_t tgids[VMT_MAX_TARGETS];
 	u32 nr_tgids;

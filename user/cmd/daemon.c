@@ -500,12 +500,23 @@ static void print_module_status(void)
 		fclose(f);
 	}
 	printf("\n");
+	/* Each session in use (several collectors at once); a module older than the file has none. */
+	f = fopen("/sys/kernel/vmtrace/sessions", "r");
+	if (!f)
+		return;
+	while (fgets(value, sizeof(value), f)) {
+		value[strcspn(value, "\n")] = '\0';
+		printf("session %s\n", value);
+	}
+	fclose(f);
 }
 
 void usage_status(FILE *out)
 {
 	fputs("usage: vmtrace status\n"
-	      "  the module's state and counters, and the background collector's\n", out);
+	      "  the module's state and counters (session 0's, the one sysfs drives), a line\n"
+	      "  for each session in use (the module traces up to four, each for its own\n"
+	      "  collector), and the background collector's progress\n", out);
 }
 
 int cmd_status(int argc, char **argv)

@@ -8,6 +8,9 @@
 #   state; what must run alone (page protection) is refused beside another
 #   session and keeps the others from starting while it traces; a session
 #   but 0 stops when its file is closed.
+# - The sessions file (/sys/kernel/vmtrace/sessions) and `vmtrace status`:
+#   a line each, with its state, collector, ring size; a collector's records
+#   and faults at least its program's own count of faults so far.
 # - Two collectors at once, streaming to one relay (issue 37): two `vmtrace
 #   record --relay ADDR -o NAME.vmt`, each of its own vmt-fault-loop runs
 #   (two, gated, so that both trace at once and `dump --follow` of the
@@ -54,6 +57,11 @@ fcntl.ioctl(fds[0], START)
 fcntl.ioctl(fds[1], START)
 assert [state(fd) for fd in fds[:4]] == [1, 1, 0, 0], [state(fd) for fd in fds[:4]]
 assert sysfs_state() == "on"                             # sysfs shows session 0
+# The sessions file: a line each, as this process configured them.
+lines = open("/sys/kernel/vmtrace/sessions").read().splitlines()
+want = ["%d %s collector=%d processes=%d ring_records=%d" % (i, "on" if i < 2 else "off",
+        os.getpid(), 1 if i < 2 else 0, 1024 << i) for i in range(4)]
+assert [" ".join(l.split()[:5]) for l in lines] == want, (lines, want)
 fails(errno.EBUSY, fds[1], START)
 os.close(fds[3])                                         # its session is free again
 fcntl.ioctl(fds[4], CONFIGURE, config(ring=2048))
@@ -114,6 +122,21 @@ vmtrace record --relay "$addr" -o two.vmt --frame-bytes 16384 --follow -- \
 	sh -c "$(gated two 2000 3000)" 2>two.summary &
 r2=$!
 wait_for "both first halves" test -e one.half -a -e two.half
+# Each collector's session, in the sessions file and in `vmtrace status`:
+# on, held by it, and its records and faults at least its first loop's
+# faults (vmt-fault-loop N takes N first-touch faults).
+sessions=$(cat /sys/kernel/vmtrace/sessions)
+for c in "$r1 1500" "$r2 2000"; do
+	read -r pid n <<<"$c"
+	line=$(grep " on collector=$pid " <<<"$sessions") || fail "no session on for collector $pid: $sessions"
+	recs=$(sed -n 's/.* records=\([0-9]*\) .*/\1/p' <<<"$line")
+	faults=$(sed -n 's/.* faults=\([0-9]*\)$/\1/p' <<<"$line")
+	[ "${recs:-0}" -ge "$n" ] && [ "${faults:-0}" -ge "$n" ] ||
+		fail "collector $pid's session: $recs records, $faults faults, not at least $n: $line"
+done
+[ "$(vmtrace status | grep -c '^session [0-9] on collector=')" -eq 2 ] ||
+	fail "vmtrace status does not show the two sessions: $(vmtrace status)"
+echo "sessions: the sessions file and status show each collector's session: $(tr '\n' ';' <<<"$sessions")"
 size_over() { [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ]; }
 wait_for "the relay's file" size_over "$rdir/$host/two.vmt" 4096
 vmtrace dump --follow "$rdir/$host/two.vmt" >follow.txt 2>follow.err &

@@ -112,34 +112,67 @@ static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint
 
 /* ---- Edges with counts ---- */
 
-static int edge_add(struct pm_edges *e, uint32_t to)
+/*
+ * @k visits of @e in a row, each to @to: each visit counts on its edge and,
+ * when the edge's count passes the one before it, swaps the two (the
+ * busiest first: the next search finds it sooner). The same edges in the
+ * same order as @k single visits, the swaps' steps taken at once.
+ */
+static int edge_add_n(struct pm_edges *e, uint32_t to, uint64_t k)
 {
-	uint64_t visit = e->visits++;
 	struct pm_edge *grown;
+	uint32_t i = 0;
 
-	for (uint32_t i = 0; i < e->n; i++) {
-		if (e->e[i].to == to) {
-			e->e[i].count++;
-			e->e[i].last = visit;
-			/* Keep the busiest first: the next search finds it sooner. */
-			if (i && e->e[i].count > e->e[i - 1].count) {
-				struct pm_edge x = e->e[i];
+	if (!k)
+		return 0;
+	while (i < e->n && e->e[i].to != to)
+		i++;
+	if (i == e->n) {
+		/* Powers of two: room for n + 1 when n is 0 or a power of two. */
+		if (!(e->n & (e->n - 1)) || !e->n) {
+			grown = realloc(e->e, (e->n ? e->n * 2 : 1) * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			e->e = grown;
+		}
+		e->e[e->n++] = (struct pm_edge){ to, 1, e->visits, e->visits };
+		e->visits++;
+		k--;
+	}
+	while (k) {
+		/* Visits before the count passes the one before it's: all k, or d. */
+		uint64_t d = k;
 
-				e->e[i] = e->e[i - 1];
-				e->e[i - 1] = x;
-			}
-			return 0;
+		if (i) {
+			uint64_t prev = e->e[i - 1].count, cur = e->e[i].count;
+			uint64_t pass = prev >= cur ? prev - cur + 1 : 1;
+
+			d = pass < k ? pass : k;
+		}
+		e->e[i].count += d;
+		e->visits += d;
+		e->e[i].last = e->visits - 1;
+		k -= d;
+		if (i && e->e[i].count > e->e[i - 1].count) {
+			struct pm_edge x = e->e[i];
+
+			e->e[i] = e->e[i - 1];
+			e->e[i - 1] = x;
+			i--;
 		}
 	}
-	/* Powers of two: room for n + 1 when n is 0 or a power of two. */
-	if (!(e->n & (e->n - 1)) || !e->n) {
-		grown = realloc(e->e, (e->n ? e->n * 2 : 1) * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		e->e = grown;
-	}
-	e->e[e->n++] = (struct pm_edge){ to, 1, visit, visit };
 	return 0;
+}
+
+static int edge_add(struct pm_edges *e, uint32_t to)
+{
+	/* The busiest first: mostly the first. */
+	if (e->n && e->e[0].to == to) {
+		e->e[0].count++;
+		e->e[0].last = e->visits++;
+		return 0;
+	}
+	return edge_add_n(e, to, 1);
 }
 
 /* ---- Per-thread building state ---- */
@@ -152,18 +185,22 @@ struct run_state {
 	int64_t stride;
 	uint32_t run;		/* accesses in the current run; 0: no access yet past the first */
 	uint32_t token;		/* pass 2: the previous run's token; PM_NONE before the first */
-	uint64_t pending[PM_REUSE_BINS];	/* pass 2: reuse bins of the current run */
-	uint64_t pending_cold;
+	uint64_t pending_cold;	/* pass 2: first touches in the current run */
 	/*
-	 * pass 2: the bins pending has counts in, the first PENDING_LIST of
-	 * them (touched: how many; past PENDING_LIST, every bin is looked at):
-	 * a run in no kept run is mostly an access or two.
+	 * pass 2: the reuse bins of the current run's accesses, as (bin,
+	 * count) for its first PENDING_LIST bins: a run in no kept run is
+	 * mostly an access or two. Past PENDING_LIST bins (touched is then
+	 * PENDING_LIST + 1), every bin's count in spill, allocated the first
+	 * time and kept.
 	 */
 	uint8_t bins[PENDING_LIST];
+	uint32_t counts[PENDING_LIST];
+	uint64_t *spill;
 	uint8_t touched;
 	uint8_t seen;		/* pass 2: its first access is past */
 	uint32_t cell;		/* pass 2: the loop cell of its last access, + 1 (0: none) */
 	uint32_t cell_region;	/* ... in this region */
+	uint32_t region;	/* pass 2: its last access's region, PM_NONE if none */
 };
 
 /* A loop's accesses in one region: PSnAP's strides and working set there. */
@@ -184,6 +221,12 @@ struct bthread {
 	struct table3 back;		/* (ip_b, ip_a, 0) -> backward steps a -> b */
 	uint32_t *order;		/* pass 2: pass 1's index -> sorted index */
 	struct vmt_stack_distance sd;
+	uint64_t sd_last_line;		/* pass 2: the last access's line, and its number */
+	uint32_t sd_last_id;		/* (PM_NONE: none yet) */
+	uint32_t sd_next;		/* pass 2: the number of the next line met first */
+	uint64_t last_line;		/* pass 1: the last access's line, and its number */
+	uint32_t last_line_id;		/* (PM_NONE: none yet) */
+	uint32_t nruns;			/* pass 2: run states in runs */
 	struct vmt_u64_map loop_cell;	/* (loop, region) -> index + 1 into cells */
 	struct loop_state *cells;
 	uint64_t cells_room, ncells;
@@ -197,10 +240,19 @@ struct bthread {
 	int sd_ready;
 };
 
-/* One access as pass 1 met it: its thread, its instruction (pass 1's number), its address. */
+/*
+ * One access as pass 1 met it: its instruction (pass 1's number), its
+ * line (pass 1's number: the thread's lines in order of first access) and
+ * its address; its thread is the one of the last thread switch at or before it.
+ */
 struct replay {
-	uint32_t thread, insn;
+	uint32_t insn, line;
 	uint64_t addr;
+};
+
+struct thread_switch {
+	uint64_t at;			/* the replay's index where thread begins */
+	uint32_t thread;
 };
 
 #define REPLAY_MAX	(UINT64_C(64) << 20)	/* accesses: 1 GiB */
@@ -225,13 +277,19 @@ struct builder {
 	 */
 	struct replay *replay;
 	uint64_t nreplay, replay_room;
+	struct thread_switch *switches;
+	uint64_t nswitches, switches_room;
 	bool no_replay;
+	/* The last access's thread: tid, and index + 1 (0: none yet). */
+	uint32_t cur_tid, cur;
 };
 
 static void bthread_free(struct bthread *b)
 {
 	pm_thread_free(&b->t);
 	vmt_u64_map_free(&b->insn_of);
+	for (uint32_t i = 0; i < b->nruns; i++)
+		free(b->runs[i].spill);
 	free(b->runs);
 	vmt_u64_map_free(&b->lines);
 	free(b->tokens.slots);
@@ -248,13 +306,20 @@ static void bthread_free(struct bthread *b)
 static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r)
 {
 	bool added;
-	uint64_t *slot = vmt_u64_map_put(&bd->thread_of, r->hdr.tid, &added);
+	uint64_t *slot;
 	struct bthread *b;
 
+	/* Mostly the last access's thread. */
+	if (bd->cur && r->hdr.tid == bd->cur_tid)
+		return &bd->threads[bd->cur - 1];
+	slot = vmt_u64_map_put(&bd->thread_of, r->hdr.tid, &added);
 	if (!slot)
 		return NULL;
-	if (!added)
+	if (!added) {
+		bd->cur_tid = r->hdr.tid;
+		bd->cur = (uint32_t)*slot;
 		return &bd->threads[*slot - 1];
+	}
 	if (bd->pass == 2)
 		return NULL;	/* cannot be: pass 2 reads what pass 1 read */
 	if (vmt_grow_array((void **)&bd->threads, &bd->room, bd->nthreads + 1, sizeof(*b)))
@@ -265,6 +330,10 @@ static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r
 	b->t.pid = r->hdr.pid;
 	b->t.tid = r->hdr.tid;
 	b->prev = PM_NONE;
+	b->last_line_id = PM_NONE;
+	b->sd_last_id = PM_NONE;
+	bd->cur_tid = r->hdr.tid;
+	bd->cur = bd->nthreads;
 	b->t.pattern = malloc(PM_PATTERN * sizeof(*b->t.pattern));
 	if (!b->t.pattern)
 		return NULL;
@@ -276,6 +345,41 @@ static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r
 }
 
 /* ---- Pass 1 ---- */
+
+/* Room for @n elements of @size in *@array, which has room for *@room: doubled, not zeroed. */
+static int grow_raw(void **array, uint64_t *room, uint64_t n, size_t size)
+{
+	uint64_t want = *room ? *room : 1024;
+	void *p;
+
+	if (n <= *room)
+		return 0;
+	while (want < n)
+		want *= 2;
+	p = realloc(*array, want * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*room = want;
+	return 0;
+}
+
+/* Keep an access of thread @k for pass 2: 0, or -ENOMEM past REPLAY_MAX or memory. */
+static int replay_add(struct builder *bd, uint32_t k, uint32_t insn, uint32_t line,
+		      uint64_t addr)
+{
+	if (bd->nreplay == REPLAY_MAX ||
+	    grow_raw((void **)&bd->replay, &bd->replay_room, bd->nreplay + 1, sizeof(*bd->replay)))
+		return -ENOMEM;
+	if (!bd->nswitches || bd->switches[bd->nswitches - 1].thread != k) {
+		if (grow_raw((void **)&bd->switches, &bd->switches_room, bd->nswitches + 1,
+			     sizeof(*bd->switches)))
+			return -ENOMEM;
+		bd->switches[bd->nswitches++] = (struct thread_switch){ bd->nreplay, k };
+	}
+	bd->replay[bd->nreplay++] = (struct replay){ insn, line, addr };
+	return 0;
+}
 
 static int pass1(struct builder *bd, const struct vmt_record *r)
 {
@@ -332,28 +436,29 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 		rs->run++;
 	}
 	rs->last = e->addr;
-	slot = vmt_u64_map_put(&b->lines, e->addr >> LINE_SHIFT, &added);
-	if (!slot)
-		return -ENOMEM;
-	++*slot;
+	/* The thread's lines, numbered in order of first access. */
+	if (b->last_line_id == PM_NONE || e->addr >> LINE_SHIFT != b->last_line) {
+		slot = vmt_u64_map_put(&b->lines, e->addr >> LINE_SHIFT, &added);
+		if (!slot)
+			return -ENOMEM;
+		if (added)
+			*slot = b->lines.count - 1;
+		b->last_line = e->addr >> LINE_SHIFT;
+		b->last_line_id = (uint32_t)*slot;
+	}
 	if (b->prev != PM_NONE && e->ip <= b->t.insns[b->prev].ip &&
 	    table3_add(&b->back, e->ip, b->t.insns[b->prev].ip, 0, 1))
 		return -ENOMEM;
 	if (b->t.npattern < PM_PATTERN)
 		b->t.pattern[b->t.npattern++] = i;
-	if (!bd->no_replay) {
-		if (bd->nreplay == REPLAY_MAX ||
-		    vmt_grow_array((void **)&bd->replay, &bd->replay_room, bd->nreplay + 1,
-				   sizeof(*bd->replay))) {
-			/* Too long (or no memory for it): pass 2 reads the trace again. */
-			free(bd->replay);
-			bd->replay = NULL;
-			bd->no_replay = true;
-		} else {
-			bd->replay[bd->nreplay++] = (struct replay){
-				(uint32_t)(b - bd->threads), i, e->addr,
-			};
-		}
+	if (!bd->no_replay && replay_add(bd, (uint32_t)(b - bd->threads), i, b->last_line_id,
+					 e->addr)) {
+		/* Too long (or no memory for it): pass 2 reads the trace again. */
+		free(bd->replay);
+		bd->replay = NULL;
+		free(bd->switches);
+		bd->switches = NULL;
+		bd->no_replay = true;
 	}
 	b->prev = i;
 	b->t.accesses++;
@@ -534,6 +639,7 @@ static int sort_insns(struct bthread *b)
 		b->t.insns[j] = sorted[by_ip[j]];
 		b->order[by_ip[j]] = j;
 		runs[j].token = PM_NONE;
+		runs[j].region = PM_NONE;
 	}
 	for (uint32_t k = 0; k < b->t.npattern; k++)
 		b->t.pattern[k] = b->order[b->t.pattern[k]];
@@ -541,6 +647,7 @@ static int sort_insns(struct bthread *b)
 	free(sorted);
 	free(b->runs);
 	b->runs = runs;
+	b->nruns = n;
 	b->prev = PM_NONE;
 	return 0;
 }
@@ -688,44 +795,75 @@ static int end_run(struct pm_insn *in, struct run_state *rs)
 		ret = follow(in, rs->token, tok);
 	} else {
 		ret = follow(in, rs->token, tok);
-		for (uint32_t k = 1; k < rs->run && !ret; k++)
-			ret = follow(in, tok, tok);
+		/* Then each of its other accesses follows a random one: tok is ntokens. */
+		if (!ret && rs->run > 1)
+			ret = edge_add_n(&in->random_next, tok, rs->run - 1);
 		in->random += rs->run;
 		/* The run's accesses' distances, in the order of the bins: one run is one moment. */
-		for (uint64_t k = 0; k < rs->pending_cold && !ret; k++)
-			ret = edge_add(&in->reuse, PM_REUSE_COLD);
+		if (!ret)
+			ret = edge_add_n(&in->reuse, PM_REUSE_COLD, rs->pending_cold);
 		if (rs->touched <= PENDING_LIST) {
 			/* Its few bins, in increasing order as below. */
 			for (uint32_t x = 1; x < rs->touched; x++)
 				for (uint32_t y = x; y && rs->bins[y - 1] > rs->bins[y]; y--) {
 					uint8_t b = rs->bins[y];
+					uint32_t c = rs->counts[y];
 
 					rs->bins[y] = rs->bins[y - 1];
+					rs->counts[y] = rs->counts[y - 1];
 					rs->bins[y - 1] = b;
+					rs->counts[y - 1] = c;
 				}
 			for (uint32_t x = 0; x < rs->touched && !ret; x++)
-				for (uint64_t k = 0; k < rs->pending[rs->bins[x]] && !ret; k++)
-					ret = edge_add(&in->reuse, rs->bins[x]);
+				ret = edge_add_n(&in->reuse, rs->bins[x], rs->counts[x]);
 		} else {
 			for (uint32_t bin = 0; bin < PM_REUSE_BINS && !ret; bin++)
-				for (uint64_t k = 0; k < rs->pending[bin] && !ret; k++)
-					ret = edge_add(&in->reuse, bin);
+				ret = edge_add_n(&in->reuse, bin, rs->spill[bin]);
 		}
 	}
 	rs->token = tok;
 	if (rs->touched > PENDING_LIST)
-		memset(rs->pending, 0, sizeof(rs->pending));
-	else
-		for (uint32_t x = 0; x < rs->touched; x++)
-			rs->pending[rs->bins[x]] = 0;
+		memset(rs->spill, 0, PM_REUSE_BINS * sizeof(*rs->spill));
 	rs->pending_cold = 0;
 	rs->touched = 0;
 	rs->run = 0;
 	return ret;
 }
 
-/* An access of @b's instruction @first (pass 1's number) at @addr. */
-static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
+/* An access of the current run of @rs at reuse bin @bin. */
+static int pend_bin(struct run_state *rs, unsigned int bin)
+{
+	if (rs->touched <= PENDING_LIST) {
+		for (uint32_t x = 0; x < rs->touched; x++) {
+			if (rs->bins[x] == bin) {
+				rs->counts[x]++;
+				return 0;
+			}
+		}
+		if (rs->touched < PENDING_LIST) {
+			rs->bins[rs->touched] = (uint8_t)bin;
+			rs->counts[rs->touched++] = 1;
+			return 0;
+		}
+		/* A bin past the list's: every bin's count in spill from now on. */
+		if (!rs->spill) {
+			rs->spill = calloc(PM_REUSE_BINS, sizeof(*rs->spill));
+			if (!rs->spill)
+				return -ENOMEM;
+		}
+		for (uint32_t x = 0; x < PENDING_LIST; x++)
+			rs->spill[rs->bins[x]] = rs->counts[x];
+		rs->touched = PENDING_LIST + 1;
+	}
+	rs->spill[bin]++;
+	return 0;
+}
+
+/*
+ * An access of @b's instruction @first (pass 1's number) at @addr, in the
+ * line pass 1 numbered @line (PM_NONE: not known, the LRU stack numbers it).
+ */
+static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr, uint32_t line)
 {
 	struct pm_thread *t = &b->t;
 	uint32_t i = b->order[first], id, region;
@@ -736,9 +874,25 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 	int ret;
 
 	rs = &b->runs[i];
-	ret = vmt_stack_distance_access(&b->sd, addr >> LINE_SHIFT, &distance, &id);
-	if (ret)
-		return ret;
+	if (b->sd_last_id != PM_NONE && addr >> LINE_SHIFT == b->sd_last_line) {
+		/* The thread's last line again: nearest, and the stack stays as it is. */
+		distance = 0;
+		id = b->sd_last_id;
+	} else {
+		if (line != PM_NONE) {
+			/* Pass 1 numbered the lines in the order pass 2 meets them first. */
+			id = line;
+			added = line == b->sd_next;
+			b->sd_next += added;
+			ret = vmt_stack_distance_access_unit(&b->sd, id, added, &distance);
+		} else {
+			ret = vmt_stack_distance_access(&b->sd, addr >> LINE_SHIFT, &distance, &id);
+		}
+		if (ret)
+			return ret;
+		b->sd_last_line = addr >> LINE_SHIFT;
+		b->sd_last_id = id;
+	}
 	if (rs->seen) {
 		int64_t stride = (int64_t)(addr - rs->last);
 
@@ -746,18 +900,10 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 			return ret;
 		rs->stride = stride;
 		rs->run++;
-		if (distance == VMT_STACK_DISTANCE_COLD) {
+		if (distance == VMT_STACK_DISTANCE_COLD)
 			rs->pending_cold++;
-		} else {
-			unsigned int bin = pm_reuse_bin(distance);
-
-			/* A bin met the first time in this run: listed while the list has room. */
-			if (!rs->pending[bin]++ && rs->touched <= PENDING_LIST) {
-				if (rs->touched < PENDING_LIST)
-					rs->bins[rs->touched] = (uint8_t)bin;
-				rs->touched++;
-			}
-		}
+		else if ((ret = pend_bin(rs, pm_reuse_bin(distance))))
+			return ret;
 	}
 	rs->last = addr;
 	rs->seen = 1;
@@ -765,12 +911,19 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr)
 		return ret;
 	b->prev = i;
 	/* PSnAP's view: the loop's stride and working set in the access's region. */
-	region = region_of(t, addr);
+	if (rs->region != PM_NONE && t->regions[rs->region].lo <= addr &&
+	    addr < t->regions[rs->region].hi) {
+		/* The region of its last access: an instruction stays in its region. */
+		region = rs->region;
+	} else {
+		region = region_of(t, addr);
+		rs->region = region;
+	}
 	if (in->loop != PM_NONE && region != PM_NONE) {
 		struct loop_state *c;
 
 		if (rs->cell && rs->cell_region == region) {
-			/* The cell of its last access: an instruction stays in its region. */
+			/* The cell of its last access. */
 			c = &b->cells[rs->cell - 1];
 			added = false;
 		} else {
@@ -872,7 +1025,7 @@ static int pass2(struct builder *bd, const struct vmt_record *r)
 	slot = vmt_u64_map_get(&b->insn_of, r->exact.ip);
 	if (!slot)
 		return -EIO;	/* the trace changed between the passes */
-	return pass2_access(b, (uint32_t)(*slot - 1), r->exact.addr);
+	return pass2_access(b, (uint32_t)(*slot - 1), r->exact.addr, PM_NONE);
 }
 
 /* ---- The driver ---- */
@@ -1002,16 +1155,24 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 	if (!ret && bd.no_replay) {
 		ret = run_pass(&bd, trace, 2);
 	} else if (!ret) {
-		for (uint64_t k = 0; k < bd.nreplay && !ret; k++) {
-			ret = count_slice(&bd, bd.replay[k].thread);
-			if (!ret)
-				ret = pass2_access(&bd.threads[bd.replay[k].thread],
-						   bd.replay[k].insn, bd.replay[k].addr);
+		for (uint64_t w = 0; w < bd.nswitches && !ret; w++) {
+			uint64_t end = w + 1 < bd.nswitches ? bd.switches[w + 1].at : bd.nreplay;
+			uint32_t k = bd.switches[w].thread;
+			struct bthread *b = &bd.threads[k];
+
+			for (uint64_t x = bd.switches[w].at; x < end && !ret; x++) {
+				const struct replay *rp = &bd.replay[x];
+
+				ret = count_slice(&bd, k);
+				if (!ret)
+					ret = pass2_access(b, rp->insn, rp->addr, rp->line);
+			}
 		}
 		if (ret)
 			pm_say(err, "out of memory");
 	}
 	free(bd.replay);
+	free(bd.switches);
 	for (uint32_t k = 0; k < bd.nthreads && !ret; k++)
 		if ((ret = finish_thread(&bd.threads[k])))
 			pm_say(err, "out of memory");

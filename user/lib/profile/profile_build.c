@@ -110,6 +110,66 @@ static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint
 	return 0;
 }
 
+/*
+ * (instruction, stride, run) -> count, pass 1's runs: 24 bytes a slot (a
+ * pointer chase adds a key or so an access), a count of 0 marks a free one.
+ */
+struct tok {
+	uint64_t stride, count;
+	uint32_t insn, run;
+};
+
+struct tok_table {
+	struct tok *slots;
+	size_t mask, n;
+};
+
+static int tok_init(struct tok_table *t)
+{
+	t->mask = 1023;
+	t->n = 0;
+	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
+	return t->slots ? 0 : -ENOMEM;
+}
+
+static struct tok *tok_slot(struct tok *slots, size_t mask, uint32_t insn, uint64_t stride,
+			    uint32_t run)
+{
+	size_t i = mix3(insn, stride, run) & mask;
+
+	while (slots[i].count && (slots[i].stride != stride || slots[i].insn != insn ||
+				  slots[i].run != run))
+		i = (i + 1) & mask;
+	return &slots[i];
+}
+
+static int tok_add(struct tok_table *t, uint32_t insn, uint64_t stride, uint32_t run)
+{
+	struct tok *s;
+
+	if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
+		size_t mask = t->mask * 2 + 1;
+		struct tok *slots = calloc(mask + 1, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i <= t->mask; i++)
+			if (t->slots[i].count)
+				*tok_slot(slots, mask, t->slots[i].insn, t->slots[i].stride,
+					  t->slots[i].run) = t->slots[i];
+		free(t->slots);
+		t->slots = slots;
+		t->mask = mask;
+	}
+	s = tok_slot(t->slots, t->mask, insn, stride, run);
+	if (!s->count) {
+		*s = (struct tok){ stride, 0, insn, run };
+		t->n++;
+	}
+	s->count++;
+	return 0;
+}
+
 /* ---- Edges with counts ---- */
 
 /*
@@ -217,7 +277,7 @@ struct bthread {
 	struct run_state *runs;
 	uint32_t prev;			/* the last access's instruction; PM_NONE at first */
 	struct vmt_u64_map lines;	/* line -> accesses (pass 1) */
-	struct table3 tokens;		/* (insn, stride, run) -> occurrences */
+	struct tok_table tokens;	/* (insn, stride, run) -> occurrences */
 	struct table3 back;		/* (ip_b, ip_a, 0) -> backward steps a -> b */
 	uint32_t *order;		/* pass 2: pass 1's index -> sorted index */
 	struct vmt_stack_distance sd;
@@ -267,6 +327,7 @@ struct builder {
 	int pass;
 	uint64_t index;			/* accesses so far, all threads' (pass 1, then pass 2) */
 	uint64_t slice_len;
+	uint64_t slice, slice_left;	/* pass 2: index's slice, and accesses left in it */
 	uint32_t nslices;
 	struct pm_edges *slices;	/* which thread ran when (pass 2) */
 	uint8_t *mixed;
@@ -338,7 +399,7 @@ static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r
 	if (!b->t.pattern)
 		return NULL;
 	if (vmt_u64_map_init(&b->insn_of) || vmt_u64_map_init(&b->lines) ||
-	    table3_init(&b->tokens) || table3_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
+	    tok_init(&b->tokens) || table3_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
 	    vmt_u64_map_init(&b->loop_lines))
 		return NULL;
 	return b;
@@ -428,7 +489,7 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 		int64_t stride = (int64_t)(e->addr - rs->last);
 
 		if (rs->run && stride != rs->stride) {
-			if (table3_add(&b->tokens, i, (uint64_t)rs->stride, rs->run, 1))
+			if (tok_add(&b->tokens, i, (uint64_t)rs->stride, rs->run))
 				return -ENOMEM;
 			rs->run = 0;
 		}
@@ -475,22 +536,56 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/*
+ * @a's @n keys in increasing order, in @a or in @tmp (as large): the one
+ * returned. 11 bits a pass, least significant first, a pass skipped where
+ * every key has the same digit.
+ */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	uint64_t differ = 0;
+
+	for (size_t k = 1; k < n; k++)
+		differ |= a[k] ^ a[0];
+	for (unsigned int shift = 0; shift < 64; shift += 11) {
+		size_t count[2048] = { 0 }, sum = 0;
+		uint64_t *swap;
+
+		if (!(differ >> shift & 2047))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			count[a[k] >> shift & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t k = 0; k < n; k++)
+			tmp[count[a[k] >> shift & 2047]++] = a[k];
+		swap = a;
+		a = tmp;
+		tmp = swap;
+	}
+	return a;
+}
+
 /* The regions of @b's lines, and their working sets. */
 static int make_regions(struct bthread *b)
 {
 	size_t n = b->lines.count, pos = 0, k = 0;
-	uint64_t *lines = malloc((n ? n : 1) * sizeof(*lines)), key, value;
+	uint64_t *keys = malloc((n ? n : 1) * 2 * sizeof(*keys)), *lines, key, value;
 	struct pm_region *g;
 
-	if (!lines)
+	if (!keys)
 		return -ENOMEM;
 	while (vmt_u64_map_next(&b->lines, &pos, &key, &value))
-		lines[k++] = key;
-	qsort(lines, n, sizeof(*lines), cmp_u64);
+		keys[k++] = key;
+	lines = radix_sort(keys, keys + n, n);
 	b->t.regions = calloc(n ? n : 1, sizeof(*b->t.regions));
 	b->t.spans = calloc(n ? n : 1, sizeof(*b->t.spans));
 	if (!b->t.regions || !b->t.spans) {
-		free(lines);
+		free(keys);
 		return -ENOMEM;
 	}
 	for (size_t j = 0; j < n; j++) {
@@ -511,7 +606,7 @@ static int make_regions(struct bthread *b)
 		g->hi = lo + (1 << LINE_SHIFT);
 		g->lines++;
 	}
-	free(lines);
+	free(keys);
 	vmt_u64_map_free(&b->lines);
 	memset(&b->lines, 0, sizeof(b->lines));
 	return 0;
@@ -532,43 +627,66 @@ static uint32_t region_of(const struct pm_thread *t, uint64_t addr)
 	return lo < t->nregions && t->regions[lo].lo <= addr ? lo : PM_NONE;
 }
 
-static int cmp_key3_cover(const void *x, const void *y)
+/* Runs in the order they are kept: most accesses covered first, ties by stride and length. */
+static bool tok_before(const struct tok *a, const struct tok *b)
 {
-	const struct key3 *a = x, *b = y;
-	uint64_t ca = a->count * a->c, cb = b->count * b->c;
+	uint64_t ca = a->count * a->run, cb = b->count * b->run;
 
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
 	if (ca != cb)
-		return ca > cb ? -1 : 1;
-	/* Ties by stride and length: the same profile whatever the table's order. */
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	return a->c < b->c ? -1 : a->c > b->c;
+		return ca > cb;
+	/* The same profile whatever the table's order. */
+	if (a->stride != b->stride)
+		return a->stride < b->stride;
+	return a->run < b->run;
 }
 
-/* Each instruction's kept runs: the max_tokens covering most accesses (see within). */
+/*
+ * Each instruction's kept runs: the max_tokens covering most accesses (see
+ * within). The runs are grouped by instruction, and of each group only its
+ * best max_tokens are put in order (a pointer chase has a kind a run).
+ */
 static int choose_tokens(struct builder *bd, struct bthread *b)
 {
-	struct key3 *all = malloc((b->tokens.n ? b->tokens.n : 1) * sizeof(*all));
-	size_t n = 0;
+	uint32_t ninsns = b->t.ninsns, max = bd->max_tokens;
+	struct tok *all = malloc((b->tokens.n ? b->tokens.n : 1) * sizeof(*all));
+	struct tok *best = malloc(max * sizeof(*best));
+	uint64_t *start = calloc((size_t)ninsns + 1, sizeof(*start));
 
-	if (!all)
+	if (!all || !best || !start) {
+		free(all);
+		free(best);
+		free(start);
 		return -ENOMEM;
+	}
+	/* Grouped by instruction: start[i] is where instruction i's runs begin. */
 	for (size_t s = 0; s <= b->tokens.mask; s++)
-		if (b->tokens.slots[s].used)
-			all[n++] = b->tokens.slots[s];
-	qsort(all, n, sizeof(*all), cmp_key3_cover);
-	for (size_t j = 0; j < n;) {
-		struct pm_insn *in = &b->t.insns[all[j].a];
-		size_t end = j;
+		if (b->tokens.slots[s].count)
+			start[b->tokens.slots[s].insn + 1]++;
+	for (uint32_t i = 0; i < ninsns; i++)
+		start[i + 1] += start[i];
+	for (size_t s = 0; s <= b->tokens.mask; s++)
+		if (b->tokens.slots[s].count)
+			all[start[b->tokens.slots[s].insn]++] = b->tokens.slots[s];
+	/* Each start[i] is now where instruction i + 1's begin. */
+	for (uint32_t i = 0; i < ninsns; i++) {
+		struct pm_insn *in = &b->t.insns[i];
+		uint64_t j = i ? start[i - 1] : 0, end = start[i], runs = 0, floor = 1;
+		uint32_t nbest = 0;
 
-		while (end < n && all[end].a == all[j].a)
-			end++;
-		in->tokens = calloc(bd->max_tokens, sizeof(*in->tokens));
-		if (!in->tokens) {
-			free(all);
-			return -ENOMEM;
+		if (j == end)
+			continue;
+		for (uint64_t k = j; k < end; k++) {
+			struct tok x = all[k];
+			uint32_t y;
+
+			runs += x.count;
+			if (nbest == max && !tok_before(&x, &best[max - 1]))
+				continue;
+			/* Into best, in order: its last drops out when full. */
+			y = nbest < max ? nbest++ : max - 1;
+			for (; y && tok_before(&x, &best[y - 1]); y--)
+				best[y] = best[y - 1];
+			best[y] = x;
 		}
 		/*
 		 * Every run is kept (up to max_tokens, the most accesses first):
@@ -580,22 +698,26 @@ static int choose_tokens(struct builder *bd, struct bthread *b)
 		 * walk it off its own lines: then a run must cover 2 accesses
 		 * and 1/256 of the instruction's.
 		 */
-		uint64_t runs = 0, floor = 1;
-
-		for (size_t k = j; k < end; k++)
-			runs += all[k].count;
 		if (end - j > 32 && (end - j) * 4 > runs)
 			floor = in->count / 256 > 2 ? in->count / 256 : 2;
-		for (size_t k = j; k < end && in->ntokens < bd->max_tokens; k++) {
-			if (all[k].count * all[k].c < floor)
+		in->tokens = calloc(nbest, sizeof(*in->tokens));
+		if (!in->tokens) {
+			free(all);
+			free(best);
+			free(start);
+			return -ENOMEM;
+		}
+		for (uint32_t k = 0; k < nbest; k++) {
+			if (best[k].count * best[k].run < floor)
 				break;
 			in->tokens[in->ntokens++] = (struct pm_token){
-				.stride = (int64_t)all[k].b, .run = (uint32_t)all[k].c,
+				.stride = (int64_t)best[k].stride, .run = best[k].run,
 			};
 		}
-		j = end;
 	}
 	free(all);
+	free(best);
+	free(start);
 	return 0;
 }
 
@@ -973,8 +1095,18 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr, uint32
  */
 static int count_slice(struct builder *bd, uint32_t k)
 {
-	uint64_t s = bd->index++ / bd->slice_len;
-	struct pm_edges *e = &bd->slices[s];
+	uint64_t s;
+	struct pm_edges *e;
+
+	/* The slice: index / slice_len, kept without dividing. */
+	if (bd->slice_left == 0) {
+		bd->slice = bd->index / bd->slice_len;
+		bd->slice_left = bd->slice_len - bd->index % bd->slice_len;
+	}
+	s = bd->slice;
+	bd->slice_left--;
+	bd->index++;
+	e = &bd->slices[s];
 	struct pm_edge *grown;
 
 	if (e->n && e->e[e->n - 1].to == k) {
@@ -1116,8 +1248,8 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		/* Pass 1's last runs, which no change of stride ended. */
 		for (uint32_t i = 0; i < b->t.ninsns && !ret; i++)
 			if (b->runs[i].run)
-				ret = table3_add(&b->tokens, i, (uint64_t)b->runs[i].stride,
-						 b->runs[i].run, 1);
+				ret = tok_add(&b->tokens, i, (uint64_t)b->runs[i].stride,
+					      b->runs[i].run);
 		if (!ret)
 			ret = make_regions(b);
 		if (!ret)

@@ -261,6 +261,11 @@ struct run_state {
 	uint32_t cell;		/* pass 2: the loop cell of its last access, + 1 (0: none) */
 	uint32_t cell_region;	/* ... in this region */
 	uint32_t region;	/* pass 2: its last access's region, PM_NONE if none */
+	/* pass 1: the instruction that followed it last, + 1 (0: none yet) */
+	uint32_t next;
+	/* pass 1: its last access's line, and that line's number + 1 (0: none yet) */
+	uint32_t line_id;
+	uint64_t line;
 };
 
 /* A loop's accesses in one region: PSnAP's strides and working set there. */
@@ -454,6 +459,12 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 
 	if (!b)
 		return -ENOMEM;
+	/* Mostly the instruction that followed the last one the last time. */
+	if (b->prev != PM_NONE && b->runs[b->prev].next &&
+	    b->t.insns[b->runs[b->prev].next - 1].ip == e->ip) {
+		i = b->runs[b->prev].next - 1;
+		goto known;
+	}
 	slot = vmt_u64_map_put(&b->insn_of, e->ip, &added);
 	if (!slot)
 		return -ENOMEM;
@@ -475,6 +486,9 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 		*slot = ++b->t.ninsns;
 	}
 	i = (uint32_t)(*slot - 1);
+	if (b->prev != PM_NONE)
+		b->runs[b->prev].next = i + 1;
+known:
 	in = &b->t.insns[i];
 	rs = &b->runs[i];
 	in->count++;
@@ -497,16 +511,25 @@ static int pass1(struct builder *bd, const struct vmt_record *r)
 		rs->run++;
 	}
 	rs->last = e->addr;
-	/* The thread's lines, numbered in order of first access. */
+	/*
+	 * The thread's lines, numbered in order of first access: mostly the
+	 * line of the thread's last access, or of the instruction's.
+	 */
 	if (b->last_line_id == PM_NONE || e->addr >> LINE_SHIFT != b->last_line) {
-		slot = vmt_u64_map_put(&b->lines, e->addr >> LINE_SHIFT, &added);
-		if (!slot)
-			return -ENOMEM;
-		if (added)
-			*slot = b->lines.count - 1;
 		b->last_line = e->addr >> LINE_SHIFT;
-		b->last_line_id = (uint32_t)*slot;
+		if (rs->line_id && rs->line == b->last_line) {
+			b->last_line_id = rs->line_id - 1;
+		} else {
+			slot = vmt_u64_map_put(&b->lines, b->last_line, &added);
+			if (!slot)
+				return -ENOMEM;
+			if (added)
+				*slot = b->lines.count - 1;
+			b->last_line_id = (uint32_t)*slot;
+		}
 	}
+	rs->line = b->last_line;
+	rs->line_id = b->last_line_id + 1;
 	if (b->prev != PM_NONE && e->ip <= b->t.insns[b->prev].ip &&
 	    table3_add(&b->back, e->ip, b->t.insns[b->prev].ip, 0, 1))
 		return -ENOMEM;

@@ -295,12 +295,16 @@ struct bthread {
 	struct vmt_u64_map loop_cell;	/* (loop, region) -> index + 1 into cells */
 	struct loop_state *cells;
 	uint64_t cells_room, ncells;
-	struct vmt_u64_map loop_lines;	/* (loop << 42 | line) -> 1 */
+	/* (loop << 42 | line) -> 1, for each line's loops past its first */
+	struct vmt_u64_map loop_lines;
 	/*
-	 * A line's (its stack-distance number's) last loop, + 1: a line met
-	 * again in the loop that met it last is no news to loop_lines.
+	 * A line's (its stack-distance number's) last loop and first loop,
+	 * each + 1: a line met again in the loop that met it last is no news,
+	 * and its first loop needs no place in loop_lines.
 	 */
-	uint32_t *line_loop;
+	struct line_loops {
+		uint32_t last, first;
+	} *line_loop;
 	uint64_t line_loop_room;
 	int sd_ready;
 };
@@ -1097,13 +1101,21 @@ static int pass2_access(struct bthread *b, uint32_t first, uint64_t addr, uint32
 		if (vmt_grow_array((void **)&b->line_loop, &b->line_loop_room, (uint64_t)id + 1,
 				   sizeof(*b->line_loop)))
 			return -ENOMEM;
-		if (b->line_loop[id] != in->loop + 1) {
-			b->line_loop[id] = in->loop + 1;
-			slot = vmt_u64_map_put(&b->loop_lines,
-					       (uint64_t)in->loop << 42 | (addr >> LINE_SHIFT), &added);
-			if (!slot)
-				return -ENOMEM;
-			c->lr.lines += added;
+		if (b->line_loop[id].last != in->loop + 1) {
+			struct line_loops *ll = &b->line_loop[id];
+
+			ll->last = in->loop + 1;
+			if (!ll->first) {
+				ll->first = in->loop + 1;
+				c->lr.lines++;
+			} else if (ll->first != in->loop + 1) {
+				slot = vmt_u64_map_put(&b->loop_lines,
+						       (uint64_t)in->loop << 42 | (addr >> LINE_SHIFT),
+						       &added);
+				if (!slot)
+					return -ENOMEM;
+				c->lr.lines += added;
+			}
 		}
 	}
 	if (region != PM_NONE)

@@ -83,9 +83,22 @@ static struct key3 *table3_slot(struct key3 *slots, size_t mask, uint64_t a, uin
 	return &slots[i];
 }
 
-static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint64_t n)
+/*
+ * @n more of (@a, @b, @c); *@hint (if not NULL) is the slot where the
+ * caller found its last key, tried first, and set to this key's.
+ */
+static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint64_t n,
+		      uint32_t *hint)
 {
 	struct key3 *s;
+
+	if (hint && *hint <= t->mask) {
+		s = &t->slots[*hint];
+		if (s->used && s->a == a && s->b == b && s->c == c) {
+			s->count += n;
+			return 0;
+		}
+	}
 
 	if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
 		size_t mask = t->mask * 2 + 1;
@@ -107,6 +120,8 @@ static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint
 		t->n++;
 	}
 	s->count += n;
+	if (hint && (size_t)(s - t->slots) < UINT32_MAX)
+		*hint = (uint32_t)(s - t->slots);
 	return 0;
 }
 
@@ -143,9 +158,19 @@ static struct tok *tok_slot(struct tok *slots, size_t mask, uint32_t insn, uint6
 	return &slots[i];
 }
 
-static int tok_add(struct tok_table *t, uint32_t insn, uint64_t stride, uint32_t run)
+/* One more of the run; *@hint as in table3_add(). */
+static int tok_add(struct tok_table *t, uint32_t insn, uint64_t stride, uint32_t run,
+		   uint32_t *hint)
 {
 	struct tok *s;
+
+	if (*hint <= t->mask) {
+		s = &t->slots[*hint];
+		if (s->count && s->stride == stride && s->insn == insn && s->run == run) {
+			s->count++;
+			return 0;
+		}
+	}
 
 	if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
 		size_t mask = t->mask * 2 + 1;
@@ -167,6 +192,8 @@ static int tok_add(struct tok_table *t, uint32_t insn, uint64_t stride, uint32_t
 		t->n++;
 	}
 	s->count++;
+	if ((size_t)(s - t->slots) < UINT32_MAX)
+		*hint = (uint32_t)(s - t->slots);
 	return 0;
 }
 
@@ -266,6 +293,8 @@ struct run_state {
 	/* pass 1: its last access's line, and that line's number + 1 (0: none yet) */
 	uint32_t line_id;
 	uint64_t line;
+	/* pass 1: the slots of its last run in tokens, of its last step back from it in back */
+	uint32_t tok_hint, back_hint;
 };
 
 /* A loop's accesses in one region: PSnAP's strides and working set there. */
@@ -507,7 +536,7 @@ known:
 		int64_t stride = (int64_t)(e->addr - rs->last);
 
 		if (rs->run && stride != rs->stride) {
-			if (tok_add(&b->tokens, i, (uint64_t)rs->stride, rs->run))
+			if (tok_add(&b->tokens, i, (uint64_t)rs->stride, rs->run, &rs->tok_hint))
 				return -ENOMEM;
 			rs->run = 0;
 		}
@@ -535,7 +564,8 @@ known:
 	rs->line = b->last_line;
 	rs->line_id = b->last_line_id + 1;
 	if (b->prev != PM_NONE && e->ip <= b->t.insns[b->prev].ip &&
-	    table3_add(&b->back, e->ip, b->t.insns[b->prev].ip, 0, 1))
+	    table3_add(&b->back, e->ip, b->t.insns[b->prev].ip, 0, 1,
+		       &b->runs[b->prev].back_hint))
 		return -ENOMEM;
 	if (b->t.npattern < PM_PATTERN)
 		b->t.pattern[b->t.npattern++] = i;
@@ -1284,7 +1314,7 @@ int vmt_profile_build(struct vmt_trace *trace, const struct vmt_profile_options 
 		for (uint32_t i = 0; i < b->t.ninsns && !ret; i++)
 			if (b->runs[i].run)
 				ret = tok_add(&b->tokens, i, (uint64_t)b->runs[i].stride,
-					      b->runs[i].run);
+					      b->runs[i].run, &b->runs[i].tok_hint);
 		if (!ret)
 			ret = make_regions(b);
 		if (!ret)

@@ -310,7 +310,16 @@ struct bthread {
 	uint64_t room;
 	struct run_state *runs;
 	uint32_t prev;			/* the last access's instruction; PM_NONE at first */
-	struct vmt_u64_map lines;	/* line -> accesses (pass 1) */
+	/*
+	 * Pass 1's lines, numbered in order of first access: line >> 4 ->
+	 * block index + 1 in lines, each block the 16 lines' numbers + 1 (0:
+	 * not met), 1 KiB of addresses in 64 bytes (a hash table's slots
+	 * would take 32 bytes a line, scattered).
+	 */
+	struct vmt_u64_map line_blocks;
+	uint32_t *lines;
+	uint64_t lines_room, nblocks;
+	uint32_t nlines;
 	struct tok_table tokens;	/* (insn, stride, run) -> occurrences */
 	struct table3 back;		/* (ip_b, ip_a, 0) -> backward steps a -> b */
 	uint32_t *order;		/* pass 2: pass 1's index -> sorted index */
@@ -390,7 +399,8 @@ static void bthread_free(struct bthread *b)
 	for (uint32_t i = 0; i < b->nruns; i++)
 		free(b->runs[i].spill);
 	free(b->runs);
-	vmt_u64_map_free(&b->lines);
+	vmt_u64_map_free(&b->line_blocks);
+	free(b->lines);
 	free(b->tokens.slots);
 	free(b->back.slots);
 	free(b->order);
@@ -436,7 +446,7 @@ static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r
 	b->t.pattern = malloc(PM_PATTERN * sizeof(*b->t.pattern));
 	if (!b->t.pattern)
 		return NULL;
-	if (vmt_u64_map_init(&b->insn_of) || vmt_u64_map_init(&b->lines) ||
+	if (vmt_u64_map_init(&b->insn_of) || vmt_u64_map_init(&b->line_blocks) ||
 	    tok_init(&b->tokens) || table3_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
 	    vmt_u64_map_init(&b->loop_lines))
 		return NULL;
@@ -478,6 +488,34 @@ static int replay_add(struct builder *bd, uint32_t k, uint32_t insn, uint32_t li
 	}
 	bd->replay[bd->nreplay++] = (struct replay){ insn, line, addr };
 	return 0;
+}
+
+#define LINE_BLOCK	16
+
+/* Pass 1: the number + 1 of @b's line @line, given it if new; NULL: no memory. */
+static uint32_t *line_number(struct bthread *b, uint64_t line)
+{
+	uint32_t *id;
+	uint64_t *slot;
+	bool added;
+
+	slot = vmt_u64_map_put(&b->line_blocks, line / LINE_BLOCK, &added);
+	if (!slot)
+		return NULL;
+	if (added) {
+		if (b->nlines == UINT32_MAX - 1 ||
+		    vmt_grow_array((void **)&b->lines, &b->lines_room,
+				   (b->nblocks + 1) * LINE_BLOCK, sizeof(*b->lines)))
+			return NULL;
+		*slot = ++b->nblocks;
+	}
+	id = &b->lines[(*slot - 1) * LINE_BLOCK + line % LINE_BLOCK];
+	if (!*id) {
+		if (b->nlines == UINT32_MAX - 1)
+			return NULL;
+		*id = ++b->nlines;
+	}
+	return id;
 }
 
 static int pass1(struct builder *bd, const struct vmt_record *r)
@@ -553,12 +591,11 @@ known:
 		if (rs->line_id && rs->line == b->last_line) {
 			b->last_line_id = rs->line_id - 1;
 		} else {
-			slot = vmt_u64_map_put(&b->lines, b->last_line, &added);
-			if (!slot)
+			uint32_t *id = line_number(b, b->last_line);
+
+			if (!id)
 				return -ENOMEM;
-			if (added)
-				*slot = b->lines.count - 1;
-			b->last_line_id = (uint32_t)*slot;
+			b->last_line_id = *id - 1;
 		}
 	}
 	rs->line = b->last_line;
@@ -630,15 +667,26 @@ static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 /* The regions of @b's lines, and their working sets. */
 static int make_regions(struct bthread *b)
 {
-	size_t n = b->lines.count, pos = 0, k = 0;
-	uint64_t *keys = malloc((n ? n : 1) * 2 * sizeof(*keys)), *lines, key, value;
+	size_t n = b->nlines, nb = b->line_blocks.count, pos = 0, k = 0;
+	uint64_t *keys = malloc(((n ? n : 1) + 2 * nb) * sizeof(*keys)), *blocks, *lines, key, value;
 	struct pm_region *g;
 
 	if (!keys)
 		return -ENOMEM;
-	while (vmt_u64_map_next(&b->lines, &pos, &key, &value))
-		keys[k++] = key;
-	lines = radix_sort(keys, keys + n, n);
+	/* The blocks in order, then each one's lines in order. */
+	while (vmt_u64_map_next(&b->line_blocks, &pos, &key, &value))
+		keys[n + k++] = key;
+	blocks = radix_sort(keys + n, keys + n + nb, nb);
+	lines = keys;
+	k = 0;
+	for (size_t j = 0; j < nb; j++) {
+		const uint32_t *ids = &b->lines[(*vmt_u64_map_get(&b->line_blocks, blocks[j]) - 1) *
+						LINE_BLOCK];
+
+		for (unsigned int x = 0; x < LINE_BLOCK; x++)
+			if (ids[x])
+				lines[k++] = blocks[j] * LINE_BLOCK + x;
+	}
 	b->t.regions = calloc(n ? n : 1, sizeof(*b->t.regions));
 	b->t.spans = calloc(n ? n : 1, sizeof(*b->t.spans));
 	if (!b->t.regions || !b->t.spans) {
@@ -664,8 +712,9 @@ static int make_regions(struct bthread *b)
 		g->lines++;
 	}
 	free(keys);
-	vmt_u64_map_free(&b->lines);
-	memset(&b->lines, 0, sizeof(b->lines));
+	vmt_u64_map_free(&b->line_blocks);
+	free(b->lines);
+	b->lines = NULL;
 	return 0;
 }
 

@@ -47,17 +47,6 @@
 
 /* ---- A hash table of (a, b, c) -> count ---- */
 
-struct key3 {
-	uint64_t a, b, c;
-	uint64_t count;
-	int used;
-};
-
-struct table3 {
-	struct key3 *slots;
-	size_t mask, n;
-};
-
 static uint64_t mix3(uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xbf58476d1ce4e5b9ULL ^
@@ -66,68 +55,10 @@ static uint64_t mix3(uint64_t a, uint64_t b, uint64_t c)
 	return h ^ (h >> 31);
 }
 
-static int table3_init(struct table3 *t)
-{
-	t->mask = 1023;
-	t->n = 0;
-	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
-	return t->slots ? 0 : -ENOMEM;
-}
-
-static struct key3 *table3_slot(struct key3 *slots, size_t mask, uint64_t a, uint64_t b, uint64_t c)
-{
-	size_t i = mix3(a, b, c) & mask;
-
-	while (slots[i].used && (slots[i].a != a || slots[i].b != b || slots[i].c != c))
-		i = (i + 1) & mask;
-	return &slots[i];
-}
-
 /*
- * @n more of (@a, @b, @c); *@hint (if not NULL) is the slot where the
- * caller found its last key, tried first, and set to this key's.
- */
-static int table3_add(struct table3 *t, uint64_t a, uint64_t b, uint64_t c, uint64_t n,
-		      uint32_t *hint)
-{
-	struct key3 *s;
-
-	if (hint && *hint <= t->mask) {
-		s = &t->slots[*hint];
-		if (s->used && s->a == a && s->b == b && s->c == c) {
-			s->count += n;
-			return 0;
-		}
-	}
-
-	if ((t->n + 1) * 4 > (t->mask + 1) * 3) {
-		size_t mask = t->mask * 2 + 1;
-		struct key3 *slots = calloc(mask + 1, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		for (size_t i = 0; i <= t->mask; i++)
-			if (t->slots[i].used)
-				*table3_slot(slots, mask, t->slots[i].a, t->slots[i].b,
-					     t->slots[i].c) = t->slots[i];
-		free(t->slots);
-		t->slots = slots;
-		t->mask = mask;
-	}
-	s = table3_slot(t->slots, t->mask, a, b, c);
-	if (!s->used) {
-		*s = (struct key3){ a, b, c, 0, 1 };
-		t->n++;
-	}
-	s->count += n;
-	if (hint && (size_t)(s - t->slots) < UINT32_MAX)
-		*hint = (uint32_t)(s - t->slots);
-	return 0;
-}
-
-/*
- * (instruction, stride, run) -> count, pass 1's runs: 24 bytes a slot (a
- * pointer chase adds a key or so an access), a count of 0 marks a free one.
+ * (instruction, stride, run) -> count: pass 1's runs, and its backward
+ * steps (to instruction, 0, from instruction). 24 bytes a slot (a pointer
+ * chase adds a run or so an access), a count of 0 marks a free one.
  */
 struct tok {
 	uint64_t stride, count;
@@ -158,7 +89,10 @@ static struct tok *tok_slot(struct tok *slots, size_t mask, uint32_t insn, uint6
 	return &slots[i];
 }
 
-/* One more of the run; *@hint as in table3_add(). */
+/*
+ * One more of (@insn, @stride, @run); *@hint is the slot where the caller
+ * found its last key, tried first, and set to this key's.
+ */
 static int tok_add(struct tok_table *t, uint32_t insn, uint64_t stride, uint32_t run,
 		   uint32_t *hint)
 {
@@ -321,7 +255,7 @@ struct bthread {
 	uint64_t lines_room, nblocks;
 	uint32_t nlines;
 	struct tok_table tokens;	/* (insn, stride, run) -> occurrences */
-	struct table3 back;		/* (ip_b, ip_a, 0) -> backward steps a -> b */
+	struct tok_table back;		/* (b, 0, a) -> backward steps a -> b (pass 1's numbers) */
 	uint32_t *order;		/* pass 2: pass 1's index -> sorted index */
 	struct vmt_stack_distance sd;
 	uint64_t sd_last_line;		/* pass 2: the last access's line, and its number */
@@ -447,7 +381,7 @@ static struct bthread *thread_get(struct builder *bd, const struct vmt_record *r
 	if (!b->t.pattern)
 		return NULL;
 	if (vmt_u64_map_init(&b->insn_of) || vmt_u64_map_init(&b->line_blocks) ||
-	    tok_init(&b->tokens) || table3_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
+	    tok_init(&b->tokens) || tok_init(&b->back) || vmt_u64_map_init(&b->loop_cell) ||
 	    vmt_u64_map_init(&b->loop_lines))
 		return NULL;
 	return b;
@@ -601,8 +535,7 @@ known:
 	rs->line = b->last_line;
 	rs->line_id = b->last_line_id + 1;
 	if (b->prev != PM_NONE && e->ip <= b->t.insns[b->prev].ip &&
-	    table3_add(&b->back, e->ip, b->t.insns[b->prev].ip, 0, 1,
-		       &b->runs[b->prev].back_hint))
+	    tok_add(&b->back, i, 0, b->prev, &b->runs[b->prev].back_hint))
 		return -ENOMEM;
 	if (b->t.npattern < PM_PATTERN)
 		b->t.pattern[b->t.npattern++] = i;
@@ -880,14 +813,19 @@ static int sort_insns(struct bthread *b)
 	return 0;
 }
 
+/* A loop's span of instructions: [lo, hi]. */
+struct interval {
+	uint64_t lo, hi;
+};
+
 static int cmp_width(const void *x, const void *y)
 {
-	const struct key3 *a = x, *b = y;
-	uint64_t wa = a->b - a->a, wb = b->b - b->a;
+	const struct interval *a = x, *b = y;
+	uint64_t wa = a->hi - a->lo, wb = b->hi - b->lo;
 
 	if (wa != wb)
 		return wa < wb ? -1 : 1;
-	return a->a < b->a ? -1 : a->a > b->a;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
 /* Union-find over instruction indices: the next one not yet in a loop. */
@@ -909,7 +847,7 @@ static uint32_t next_free(uint32_t *next, uint32_t i)
 static int make_loops(struct bthread *b)
 {
 	struct pm_thread *t = &b->t;
-	struct key3 *iv = malloc((b->back.n ? b->back.n : 1) * sizeof(*iv));
+	struct interval *iv = malloc((b->back.n ? b->back.n : 1) * sizeof(*iv));
 	uint32_t *next = malloc((t->ninsns + 1) * sizeof(*next));
 	size_t n = 0;
 
@@ -918,9 +856,13 @@ static int make_loops(struct bthread *b)
 		free(next);
 		return -ENOMEM;
 	}
+	/* Instructions numbered by ip now: b->order maps pass 1's numbers. */
 	for (size_t s = 0; s <= b->back.mask; s++)
-		if (b->back.slots[s].used && b->back.slots[s].count >= 2)
-			iv[n++] = b->back.slots[s];
+		if (b->back.slots[s].count >= 2)
+			iv[n++] = (struct interval){
+				t->insns[b->order[b->back.slots[s].insn]].ip,
+				t->insns[b->order[b->back.slots[s].run]].ip,
+			};
 	qsort(iv, n, sizeof(*iv), cmp_width);
 	for (uint32_t i = 0; i <= t->ninsns; i++)
 		next[i] = i;
@@ -937,17 +879,17 @@ static int make_loops(struct bthread *b)
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (t->insns[mid].ip < iv[k].a)
+			if (t->insns[mid].ip < iv[k].lo)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (uint32_t i = next_free(next, lo); i < t->ninsns && t->insns[i].ip <= iv[k].b;
+		for (uint32_t i = next_free(next, lo); i < t->ninsns && t->insns[i].ip <= iv[k].hi;
 		     i = next_free(next, i)) {
 			if (loop == PM_NONE) {
 				loop = t->nloops++;
-				t->loops[loop].ip_lo = iv[k].a;
-				t->loops[loop].ip_hi = iv[k].b;
+				t->loops[loop].ip_lo = iv[k].lo;
+				t->loops[loop].ip_hi = iv[k].hi;
 			}
 			t->insns[i].loop = loop;
 			t->loops[loop].insns++;

@@ -2,8 +2,9 @@
 /*
  * vmt_profile_build(): a profile from a trace's exact accesses, in two
  * passes in time order: pass 1 reads the trace and keeps each access's
- * thread, instruction and address (16 bytes, up to 64M accesses), pass 2
- * goes over those (past 64M, it reads the trace again).
+ * instruction, line number and address (16 bytes, up to 64M accesses; the
+ * thread where it changes), pass 2 goes over those (past 64M, it reads the
+ * trace again, and its LRU stack numbers the lines).
  *
  * Pass 1, per thread: the instructions, each one's stride runs (a run ends
  * where the stride from its previous access changes) counted by (stride,
@@ -21,13 +22,15 @@
  * per loop and region, PSnAP's stride histogram and working set.
  *
  * Outline, in order:
- *   a hash table of (a, b, c) -> count      runs and backward steps, pass 1
- *   edges with counts                       edge_add(): count, first, last visit
+ *   a hash table of (a, b, c) -> count      tok_add(): runs and backward
+ *                                           steps, pass 1
+ *   edges with counts                       edge_add_n(): count, first, last visit
  *   per-thread building state               struct run_state, bthread, builder
- *   pass 1                                  pass1()
- *   between the passes                      make_regions(), choose_tokens(),
- *                                           sort_insns(), make_loops()
- *   pass 2                                  end_run(), pass2_access(),
+ *   pass 1                                  replay_add(), line_number(), pass1()
+ *   between the passes                      radix_sort(), make_regions(),
+ *                                           choose_tokens(), sort_insns(),
+ *                                           make_loops()
+ *   pass 2                                  end_run(), pend_bin(), pass2_access(),
  *                                           count_slice(), pass2()
  *   the driver                              run_pass(), finish_thread(),
  *                                           vmt_profile_build()

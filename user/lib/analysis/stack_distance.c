@@ -115,12 +115,62 @@ static int renumber(struct vmt_stack_distance *sd, uint32_t live)
 	return 0;
 }
 
+/*
+ * The 1s in (@lo, @hi]: prefix(@hi) - prefix(@lo), the two walks down
+ * taken together until they meet (their common rest cancels).
+ */
+static uint32_t tree_range(const uint32_t *tree, uint32_t lo, uint32_t hi)
+{
+	uint32_t sum = 0;
+
+	while (hi != lo) {
+		if (hi > lo) {
+			sum += tree[hi];
+			hi &= hi - 1;
+		} else {
+			sum -= tree[lo];
+			lo &= lo - 1;
+		}
+	}
+	return sum;
+}
+
+/*
+ * The 1 at time @from moved to @to (@from < @to): the two walks up taken
+ * together until they meet (past that, -1 and +1 cancel).
+ */
+static void tree_move(uint32_t *tree, uint32_t times, uint32_t from, uint32_t to)
+{
+	while (from != to) {
+		if (from < to) {
+			if (from > times)
+				break;
+			tree[from]--;
+			from += from & -from;
+		} else {
+			if (to > times)
+				break;
+			tree[to]++;
+			to += to & -to;
+		}
+	}
+}
+
 int vmt_stack_distance_access_unit(struct vmt_stack_distance *sd, uint32_t id, bool added,
 				   uint64_t *distance)
 {
 	uint32_t live = sd->units;
 	int err;
 
+	if (!added && sd->now != sd->times) {
+		/* The common case: its 1 moves from its last time to the next. */
+		uint32_t last = sd->last[id];
+
+		*distance = tree_range(sd->tree, last, sd->now);
+		tree_move(sd->tree, sd->times, last, sd->now + 1);
+		sd->last[id] = ++sd->now;
+		return 0;
+	}
 	if (added) {
 		uint64_t room = sd->room;
 

@@ -52,15 +52,14 @@ static const char *const bin_names[VMT_PROFILE_STRIDE_BINS] = {
 unsigned int vmt_profile_stride_bin(int64_t stride)
 {
 	uint64_t m = stride < 0 ? -(uint64_t)stride : (uint64_t)stride;
-	unsigned int b = 1;
+	unsigned int b;
 
 	if (!stride)
 		return 0;
 	if (m > 256)
 		return VMT_PROFILE_STRIDE_BINS - 1;
-	/* The bin of the smallest power of two at least |stride|: 3 -> 4. */
-	while ((UINT64_C(1) << (b - 1)) < m)
-		b++;
+	/* The bin of the smallest power of two at least |stride|, 2^(b - 1): 3 -> 4, b 3. */
+	b = m == 1 ? 1 : 65 - (unsigned int)__builtin_clzll(m - 1);
 	return stride > 0 ? b : b + 9;
 }
 

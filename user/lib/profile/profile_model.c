@@ -321,9 +321,21 @@ int vmt_profile_encode(const struct vmt_profile *p, void **data, size_t *size,
 		pm_say(err, "out of memory encoding the profile");
 		return -ENOMEM;
 	}
-	if (lzma2_filter(&options, filters, o.b.size) ||
-	    lzma_raw_buffer_encode(filters, NULL, o.b.data, o.b.size, file + PM_HEADER, &z,
+	if (lzma2_filter(&options, filters, o.b.size))
+		goto lzma_failed;
+	/*
+	 * The encoder's own choices (the decoder needs none of them): xz's
+	 * preset 6 with hash chains of 4 bytes for its binary trees, matches
+	 * cut at 32 bytes and no position bits. On make bench's eight
+	 * profiles, 30% less time in LZMA for 0.4% more bytes (sqlite3's, of
+	 * 6,130 instructions, is the one that spends much in it).
+	 */
+	options.mf = LZMA_MF_HC4;
+	options.nice_len = 32;
+	options.pb = 0;
+	if (lzma_raw_buffer_encode(filters, NULL, o.b.data, o.b.size, file + PM_HEADER, &z,
 				   bound) != LZMA_OK) {
+lzma_failed:
 		pm_say(err, "xz: cannot compress the profile");
 		vmt_buf_free(&o.b);
 		free(file);

@@ -8,7 +8,8 @@
 # one: the check can fail), a screenshot of some size, and the DOM it dumps,
 # read by python3's html.parser: a picture (<svg>) for each analysis, the
 # trace's strings as text and never as markup, and each number the page
-# shows equal to the one `vmtrace report` prints for the same trace. The
+# shows equal to the one `vmtrace report` prints for the same trace; its
+# figures of hmtt's sections are those `vmtrace hmtt --plot` draws. The
 # page is self-contained: no http(s):// in it, nothing loaded from a file.
 set -uo pipefail
 bin=$1 synth=$2
@@ -67,7 +68,7 @@ PY
 	"$bin" convert -o "$tmp/t.vmt" "$tmp/t.raw" >/dev/null 2>&1 ||
 	{ echo "report-html: FAIL: cannot make the trace"; exit 1; }
 "$bin" report "$tmp/t.vmt" >"$tmp/report" || { echo "report-html: FAIL: report failed"; exit 1; }
-"$bin" report --html "$tmp/page.html" "$tmp/t.vmt" ||
+"$bin" report --html "$tmp/page.html" "$tmp/t.vmt" 2>"$tmp/page.err" ||
 	{ echo "report-html: FAIL: report --html failed"; exit 1; }
 
 # The check of the console fails on a page that writes to it.
@@ -189,7 +190,8 @@ check("files the loaded page loads", dom.links, [])
 check("elements in the cells of the trace's strings", dom.in_strings, [])
 
 # A picture for each analysis this trace supports, each drawn.
-for fig in ("fig-rate", "fig-mrc", "fig-wss", "fig-heatmap", "fig-dma"):
+for fig in ("fig-rate", "fig-mrc", "fig-wss", "fig-heatmap", "fig-dma", "fig-scr", "fig-strides",
+            "fig-prefetch", "fig-traffic"):
     f = dom.figures.get(fig, {"svg": 0, "marks": 0})
     check(f"{fig}'s svg", f["svg"], 1)
     check(f"{fig} has marks", f["marks"] > 10, True)
@@ -271,6 +273,27 @@ sys.exit(1 if failed else 0)
 PY
 [ $? -eq 0 ] && pass || fail "the page's numbers (above)"
 
+# hmtt's figures on the page: those `vmtrace hmtt --plot` draws of the same
+# sections (scr's two, prefetch, traffic), no other; said nothing on stderr
+# (hmtt --plot says "wrote" for each).
+# hmtt_figs TRACE PAGE: "same" when they agree, else what each has.
+hmtt_figs() {
+	rm -rf "$tmp/h" && mkdir "$tmp/h" &&
+		"$bin" hmtt --section scr,prefetch,traffic --plot "$tmp/h/f.svg" "$1" >/dev/null 2>&1
+	local want got
+	want=$(cd "$tmp/h" && ls f-*.svg 2>/dev/null | sed 's/^f-//; s/\.svg$//' | sort | xargs)
+	got=$(grep -o 'figure id="fig-[a-z]*"' "$2" | sed 's/.*fig-//; s/"//' |
+		grep -xE 'scr|strides|prefetch|traffic' | sort | xargs)
+	[ -n "$want" ] && [ "$want" = "$got" ] && echo same || echo "hmtt drew '$want', the page has '$got'"
+}
+r=$(hmtt_figs "$tmp/t.vmt" "$tmp/page.html")
+[ "$r" = same ] && pass || fail "hmtt's figures: $r"
+if grep -q "wrote\|no figure" "$tmp/page.err"; then
+	fail "report --html said: $(cat "$tmp/page.err")"
+else
+	pass
+fi
+
 # A trace without DMA or VMA records: no DMA picture, no mappings.
 "$bin" convert -o "$tmp/plain.vmt" <("$synth" mixed 2000 2) >/dev/null 2>&1 &&
 	"$bin" report --html "$tmp/plain.html" "$tmp/plain.vmt" || fail "report --html of a plain trace"
@@ -279,6 +302,8 @@ if grep -q 'id="fig-mrc"' "$tmp/plain.html" && ! grep -Eq 'id="(fig-dma|mappings
 else
 	fail "the plain trace's page: a DMA picture or mappings, or no miss-ratio curve"
 fi
+r=$(hmtt_figs "$tmp/plain.vmt" "$tmp/plain.html")
+[ "$r" = same ] && pass || fail "the plain trace's hmtt figures: $r"
 
 # A page that cannot be written: said, and a non-zero exit.
 if "$bin" report --html "$tmp/no/such/dir/p.html" "$tmp/t.vmt" 2>"$tmp/err"; then

@@ -6,7 +6,9 @@
  * mappings as report's text has them, the analyses' lines, and gnuplot's
  * pictures (the rate, LRU's miss-ratio curve, the working set over time,
  * the busiest process's heatmap, the DMA share over time when the trace
- * has DMA records), each drawn into a temporary SVG and put inline.
+ * has DMA records, and vmtrace hmtt's figures of its scr, prefetch and
+ * traffic sections, those with something to draw), each drawn into a
+ * temporary SVG and put inline.
  *
  * Every number the text shows has an element of its own (an id, or a
  * data-field in a row with data-pid or data-slice), so that a reader of
@@ -23,6 +25,8 @@
 #include "report_html.h"
 #include "util/analysis_command.h"
 #include "util/heatmap_plot.h"
+#include "util/hmtt_figures.h"
+#include "util/hmtt_streams.h"
 #include "util/report.h"
 
 #define CMD	"report"
@@ -327,7 +331,10 @@ static int put_attribution(FILE *out, struct vmt_trace *t, const char *path)
 	return 0;
 }
 
-enum { HTML_MRC, HTML_REUSE, HTML_WSS, HTML_DMA, HTML_HEATMAP, HTML_ANALYSES };
+enum {
+	HTML_MRC, HTML_REUSE, HTML_WSS, HTML_DMA, HTML_HEATMAP, HTML_SCR, HTML_PREFETCH,
+	HTML_TRAFFIC, HTML_ANALYSES
+};
 
 static int create_heatmap(void *ctx, uint32_t pid, struct vmt_analysis **analysis)
 {
@@ -341,8 +348,8 @@ static int create_heatmap(void *ctx, uint32_t pid, struct vmt_analysis **analysi
  * heatmap of the process chosen in *@heatmap, its pid in *@pid.
  */
 static int run_analyses(struct vmt_trace *t, const char *path, const struct vmt_trace_summary *s,
-			struct vmt_analysis **a, const struct vmt_analysis **heatmap,
-			uint32_t *pid)
+			const struct hmtt_streams_options *streams, struct vmt_analysis **a,
+			const struct vmt_analysis **heatmap, uint32_t *pid)
 {
 	struct vmt_heatmap_options grid = { .rows = 64, .cols = 120 };
 	uint64_t sizes[CURVE_SIZES];
@@ -351,6 +358,8 @@ static int run_analyses(struct vmt_trace *t, const char *path, const struct vmt_
 	};
 	uint64_t slice = s->bucket_ns ? s->bucket_ns : 1;
 	struct vmt_ref_options ro = { 0 };
+	/* hmtt's prefetcher reads frames unless told otherwise: as vmtrace hmtt's does. */
+	struct vmt_ref_options po = { .space = VMT_REF_PHYSICAL };
 	struct vmt_trace_filter one = { .pids = pid, .nr_pids = 1 };
 	int err;
 
@@ -365,6 +374,12 @@ static int run_analyses(struct vmt_trace *t, const char *path, const struct vmt_
 		err = vmt_dma_traffic_create(&a[HTML_DMA], slice);
 	if (!err)
 		err = vmt_per_process_create(&a[HTML_HEATMAP], create_heatmap, &grid);
+	if (!err)
+		err = hmtt_scr_create(&a[HTML_SCR], streams, &ro);
+	if (!err)
+		err = hmtt_prefetch_create(&a[HTML_PREFETCH], streams, &po);
+	if (!err)
+		err = vmt_traffic_create(&a[HTML_TRAFFIC], ro.source, 0);
 	if (!err)
 		err = vmt_analyze(t, &ro, a, HTML_ANALYSES, NULL);
 	if (!err && vmt_per_process_count(a[HTML_HEATMAP])) {
@@ -498,16 +513,63 @@ static int put_dma(struct page *pg, const struct vmt_analysis *dma, uint64_t fir
 			  "bytes devices read and wrote against the CPU's pages referenced");
 }
 
+/*
+ * vmtrace hmtt's figures of the sections the page runs (at hmtt's
+ * defaults), those with something to draw: a trace without frames has no
+ * prefetch rate (the prefetcher reads frames), one with no stream no strides.
+ */
+static int put_hmtt(struct page *pg, struct vmt_analysis *const *a,
+		    const struct hmtt_streams_options *streams)
+{
+	static const struct {
+		int (*plot)(const char *cmd, const struct hmtt_figures *f, const char *path);
+		const char *id, *caption;
+	} figs[] = {
+		{ hmtt_plot_scr, "fig-scr", "stream coverage rate (SCR): the share of references "
+		  "in streams, in three views (virtual addresses, physical a process, physical)" },
+		{ hmtt_plot_strides, "fig-strides", "the strides of the streams SCR found, as a "
+		  "CDF of |stride| in pages" },
+		{ hmtt_plot_prefetch, "fig-prefetch", "a sequential prefetcher's prefetch rate "
+		  "(8 stream trackers, 2 lines ahead), on the merged stream and each process's" },
+		{ hmtt_plot_traffic, "fig-traffic", "the memory traffic's four kinds: each one's "
+		  "share of the bytes, and its basis" },
+	};
+	const struct hmtt_figures f = {
+		.path = pg->svg_path, .scr = a[HTML_SCR], .streams = streams,
+		.unit = VMT_REF_PAGE, .prefetch = a[HTML_PREFETCH], .traffic = a[HTML_TRAFFIC],
+		.quiet = true,
+	};
+	bool heading = false;
+
+	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+		int ret = figs[i].plot(CMD, &f, pg->svg_path);
+
+		if (ret > 0)
+			return 1;
+		if (ret < 0)
+			continue;	/* nothing to draw */
+		if (!heading)
+			fputs("<h3>HMTT's analyses</h3>\n<p>At vmtrace hmtt's defaults (a window of "
+			      "32 references); vmtrace hmtt prints their tables.</p>\n", pg->out);
+		heading = true;
+		if (put_drawn_figure(pg, figs[i].id, figs[i].caption))
+			return 1;
+	}
+	return 0;
+}
+
 static int put_analyses(struct page *pg, struct vmt_trace *t, const char *path,
 			const struct vmt_trace_summary *s)
 {
 	struct vmt_analysis *a[HTML_ANALYSES] = { NULL };
 	const struct vmt_analysis *heatmap = NULL;
+	struct hmtt_streams_options streams;
 	char title[64], refs[32];
 	uint32_t pid = 0;
 	int ret = 1;
 
-	if (run_analyses(t, path, s, a, &heatmap, &pid))
+	hmtt_streams_defaults(&streams);
+	if (run_analyses(t, path, s, &streams, a, &heatmap, &pid))
 		goto out;
 	fputs("<h2>Analyses</h2>\n<p>Pages of 4 KiB, 2 MiB where huge; vmtrace mrc, reuse, wss, "
 	      "heatmap and hmtt say more.</p>\n", pg->out);
@@ -528,6 +590,8 @@ static int put_analyses(struct page *pg, struct vmt_trace *t, const char *path,
 			goto out;
 	}
 	if (vmt_dma_traffic_records(a[HTML_DMA]) && put_dma(pg, a[HTML_DMA], s->first_time))
+		goto out;
+	if (put_hmtt(pg, a, &streams))
 		goto out;
 	ret = 0;
 out:

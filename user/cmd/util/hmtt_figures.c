@@ -60,18 +60,22 @@ bool hmtt_figure_writable(const char *cmd, const char *path)
 	return true;
 }
 
-int hmtt_figure_draw(const char *cmd, struct plot *p, const char *path)
+int hmtt_figure_draw(const char *cmd, const struct hmtt_figures *f, struct plot *p,
+		     const char *path)
 {
 	if (plot_end(cmd, p, path))
 		return 1;
-	fprintf(stderr, "vmtrace %s: wrote %s\n", cmd, path);
+	if (!f->quiet)
+		fprintf(stderr, "vmtrace %s: wrote %s\n", cmd, path);
 	return 0;
 }
 
-/* Nothing to draw: said, -1. */
-static int no_figure(const char *cmd, const char *figure, const char *why)
+/* Nothing to draw: said (unless quiet), -1. */
+static int no_figure(const char *cmd, const struct hmtt_figures *f, const char *figure,
+		     const char *why)
 {
-	fprintf(stderr, "vmtrace %s: --plot: %s: %s, no figure\n", cmd, figure, why);
+	if (!f->quiet)
+		fprintf(stderr, "vmtrace %s: --plot: %s: %s, no figure\n", cmd, figure, why);
 	return -1;
 }
 
@@ -141,7 +145,7 @@ int hmtt_plot_scr(const char *cmd, const struct hmtt_figures *f, const char *pat
 		b += shown[v];
 	}
 	if (!b)
-		return no_figure(cmd, "scr", "no view counted a reference");
+		return no_figure(cmd, f, "scr", "no view counted a reference");
 	/* The windows in increasing order. */
 	for (i = 0; i < n; i++) {
 		for (j = i; j > 0 && s->scr_windows[order[j - 1]] > s->scr_windows[i]; j--)
@@ -173,7 +177,7 @@ int hmtt_plot_scr(const char *cmd, const struct hmtt_figures *f, const char *pat
 			plot_block(&p, b++, n == 1 ? "points pt 7 ps 1.2" : "linespoints pt 7 ps 0.8",
 				   hmtt_scr_view_name(v));
 	fputc('\n', p.script);
-	return hmtt_figure_draw(cmd, &p, path);
+	return hmtt_figure_draw(cmd, f, &p, path);
 }
 
 int hmtt_plot_strides(const char *cmd, const struct hmtt_figures *f, const char *path)
@@ -184,7 +188,7 @@ int hmtt_plot_strides(const char *cmd, const struct hmtt_figures *f, const char 
 	for (v = 0; v < HMTT_SCR_VIEWS; v++)
 		b += vmt_scr_result(hmtt_scr_view(f->scr, 0, v))->completing > 0;
 	if (!b)
-		return no_figure(cmd, "strides", "no reference completes a stream");
+		return no_figure(cmd, f, "strides", "no reference completes a stream");
 	if (!hmtt_figure_writable(cmd, path) || plot_begin(cmd, &p))
 		return 1;
 	fprintf(p.script, "set termoption noenhanced\n"
@@ -213,7 +217,7 @@ int hmtt_plot_strides(const char *cmd, const struct hmtt_figures *f, const char 
 		plot_block(&p, b++, "linespoints pt 7 ps 0.6", hmtt_scr_view_name(v));
 	}
 	fputc('\n', p.script);
-	return hmtt_figure_draw(cmd, &p, path);
+	return hmtt_figure_draw(cmd, f, &p, path);
 }
 
 int hmtt_plot_runs(const char *cmd, const struct hmtt_figures *f, const char *path)
@@ -226,7 +230,7 @@ int hmtt_plot_runs(const char *cmd, const struct hmtt_figures *f, const char *pa
 	int ret = 1;
 
 	if (!n)
-		return no_figure(cmd, "runs", "no process");
+		return no_figure(cmd, f, "runs", "no process");
 	r = malloc(n * sizeof(*r));
 	if (!r) {
 		fprintf(stderr, "vmtrace %s: --plot: %s\n", cmd, strerror(ENOMEM));
@@ -261,7 +265,7 @@ int hmtt_plot_runs(const char *cmd, const struct hmtt_figures *f, const char *pa
 		plot_block(&p, (unsigned int)i, "linespoints pt 7 ps 0.6", key);
 	}
 	fputc('\n', p.script);
-	ret = hmtt_figure_draw(cmd, &p, path);
+	ret = hmtt_figure_draw(cmd, f, &p, path);
 out:
 	free(r);
 	return ret;
@@ -274,7 +278,7 @@ int hmtt_plot_prefetch(const char *cmd, const struct hmtt_figures *f, const char
 	struct plot p;
 
 	if (!m->accesses)
-		return no_figure(cmd, "prefetch", m->no_frame ? "no reference names a frame" :
+		return no_figure(cmd, f, "prefetch", m->no_frame ? "no reference names a frame" :
 				 "no access modelled");
 	if (!hmtt_figure_writable(cmd, path) || plot_begin(cmd, &p))
 		return 1;
@@ -296,7 +300,7 @@ int hmtt_plot_prefetch(const char *cmd, const struct hmtt_figures *f, const char
 		"DATA using 1:3:4 with labels offset 0,1\n",
 		f->streams->prefetch_trackers, f->streams->prefetch_degree,
 		f->streams->prefetch_degree == 1 ? "" : "s");
-	return hmtt_figure_draw(cmd, &p, path);
+	return hmtt_figure_draw(cmd, f, &p, path);
 }
 
 int hmtt_plot_dma_sizes(const char *cmd, const struct hmtt_figures *f, const char *path)
@@ -311,9 +315,9 @@ int hmtt_plot_dma_sizes(const char *cmd, const struct hmtt_figures *f, const cha
 	int ret = 1;
 
 	if (!vmt_dma_traffic_records(f->dma))
-		return no_figure(cmd, "dma-sizes", "no DMA records");
+		return no_figure(cmd, f, "dma-sizes", "no DMA records");
 	if (!n)
-		return no_figure(cmd, "dma-sizes", "no DMA request (map_page, map_sg)");
+		return no_figure(cmd, f, "dma-sizes", "no DMA request (map_page, map_sg)");
 	r = malloc(n * sizeof(*r));
 	if (!r) {
 		fprintf(stderr, "vmtrace %s: --plot: %s\n", cmd, strerror(ENOMEM));
@@ -359,7 +363,7 @@ int hmtt_plot_dma_sizes(const char *cmd, const struct hmtt_figures *f, const cha
 		plot_block(&p, (unsigned int)i, "linespoints pt 7 ps 0.6", key);
 	}
 	fputc('\n', p.script);
-	ret = hmtt_figure_draw(cmd, &p, path);
+	ret = hmtt_figure_draw(cmd, f, &p, path);
 out:
 	free(r);
 	return ret;
@@ -386,7 +390,7 @@ int hmtt_plot_traffic(const char *cmd, const struct hmtt_figures *f, const char 
 	for (k = 0; k < VMT_TRAFFIC_KINDS; k++)
 		all += r->bytes[k];
 	if (!all)
-		return no_figure(cmd, "traffic", "no bytes counted");
+		return no_figure(cmd, f, "traffic", "no bytes counted");
 	if (!hmtt_figure_writable(cmd, path) || plot_begin(cmd, &p))
 		return 1;
 	for (k = 0; k < VMT_TRAFFIC_KINDS; k++) {
@@ -406,5 +410,5 @@ int hmtt_plot_traffic(const char *cmd, const struct hmtt_figures *f, const char 
 		"plot DATA using 1:4:xtic(sprintf(\"%%s\\n(%%s)\", strcol(2), strcol(3))) "
 		"with boxes lc rgb '#4477aa', "
 		"DATA using 1:4:5 with labels offset 0,1\n");
-	return hmtt_figure_draw(cmd, &p, path);
+	return hmtt_figure_draw(cmd, f, &p, path);
 }

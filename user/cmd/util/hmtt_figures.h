@@ -30,6 +30,7 @@ struct hmtt_figures {
 	const struct vmt_analysis *prefetch;	/* hmtt_prefetch_create()'s, or NULL */
 	const struct vmt_analysis *dma;		/* NULL: no dma-sizes figure */
 	const struct vmt_analysis *traffic;	/* NULL: no traffic figure */
+	bool quiet;		/* report --html's: no "wrote", no "no figure" on stderr */
 };
 
 /* A figure's legend: at most this many entries a process (or device). */
@@ -44,12 +45,14 @@ const char *hmtt_clean_name(const char *name, char buf[VMT_COMM_LEN + 1]);
 const char *hmtt_figure_path(const char *path, const char *section, char *buf, size_t size);
 /* Whether @path can be written (gnuplot would say little), having said why not. */
 bool hmtt_figure_writable(const char *cmd, const char *path);
-/* plot_end() into @path, then "wrote PATH" on stderr: 0, or 1 having said why not. */
-int hmtt_figure_draw(const char *cmd, struct plot *p, const char *path);
+/* plot_end() into @path, then "wrote PATH" on stderr (unless @f's quiet): 0, or 1 having said why not. */
+int hmtt_figure_draw(const char *cmd, const struct hmtt_figures *f, struct plot *p,
+		     const char *path);
 
 /*
  * The figures of the tables, each into @path: 0; 1 having said why not;
- * -1 when there is nothing to draw, said (which figure, and why).
+ * -1 when there is nothing to draw, said (which figure, and why) unless
+ * quiet.
  */
 int hmtt_plot_scr(const char *cmd, const struct hmtt_figures *f, const char *path);
 int hmtt_plot_strides(const char *cmd, const struct hmtt_figures *f, const char *path);

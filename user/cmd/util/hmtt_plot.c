@@ -305,7 +305,7 @@ static int plot_v2p(const char *cmd, const struct hmtt_figures *fig, const char 
 		/* the margins above must not reach below page and frame 0 */
 		"set xrange [0:*]\nset yrange [0:*]\n");
 	figure_plot_command(&f, blocks, fig->names, p.script);
-	ret = hmtt_figure_draw(cmd, &p, path);
+	ret = hmtt_figure_draw(cmd, fig, &p, path);
 	goto out;
 nomem:
 	fprintf(stderr, "vmtrace %s: --plot: %s\n", cmd, strerror(ENOMEM));
@@ -366,7 +366,7 @@ static int plot_interleave(const char *cmd, const struct hmtt_figures *fig, cons
 		"set offsets 0, 0, graph 0.04, graph 0.04\nset yrange [0:*]\n",
 		fig->space == VMT_REF_PHYSICAL ? "physical" : "virtual");
 	figure_plot_command(&f, blocks, fig->names, p.script);
-	ret = hmtt_figure_draw(cmd, &p, path);
+	ret = hmtt_figure_draw(cmd, fig, &p, path);
 out:
 	free(f.procs);
 	return ret;

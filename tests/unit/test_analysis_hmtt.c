@@ -24,14 +24,6 @@
 
 #define PAGE	4096
 
-static struct vmt_record ref_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn)
-{
-	struct vmt_record r = reference_record(time, pid, vaddr);
-
-	r.ref.pfn = pfn;
-	return r;
-}
-
 static struct vmt_record dma_rec(uint64_t time, uint8_t op, uint8_t dir, uint32_t size)
 {
 	struct vmt_record r;
@@ -43,21 +35,6 @@ static struct vmt_record dma_rec(uint64_t time, uint8_t op, uint8_t dir, uint32_
 	r.dma.op = op;
 	r.dma.dir = dir;
 	r.dma.size = size;
-	return r;
-}
-
-static struct vmt_record pagemap_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn,
-				     uint8_t op)
-{
-	struct vmt_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.hdr.time_ns = time;
-	r.hdr.pid = r.hdr.tid = pid;
-	r.hdr.type = VMT_REC_PAGEMAP;
-	r.pagemap.vaddr = vaddr;
-	r.pagemap.pfn = pfn;
-	r.pagemap.op = op;
 	return r;
 }
 

@@ -25,14 +25,6 @@
 
 #define PAGE	4096
 
-static struct vmt_record ref_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn)
-{
-	struct vmt_record r = reference_record(time, pid, vaddr);
-
-	r.ref.pfn = pfn;
-	return r;
-}
-
 /* A COMM (or TASK) record of thread @tid of process @pid, naming it @name. */
 static struct vmt_record name_rec(uint64_t time, uint16_t type, uint32_t pid, uint32_t tid,
 				  const char *name)
@@ -48,21 +40,6 @@ static struct vmt_record name_rec(uint64_t time, uint16_t type, uint32_t pid, ui
 		strncpy(r.task.comm, name, VMT_COMM_LEN);
 	else
 		strncpy(r.comm.comm, name, VMT_COMM_LEN);
-	return r;
-}
-
-static struct vmt_record pagemap_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn,
-				     uint8_t op)
-{
-	struct vmt_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.hdr.time_ns = time;
-	r.hdr.pid = r.hdr.tid = pid;
-	r.hdr.type = VMT_REC_PAGEMAP;
-	r.pagemap.vaddr = vaddr;
-	r.pagemap.pfn = pfn;
-	r.pagemap.op = op;
 	return r;
 }
 

@@ -26,14 +26,6 @@
 
 #define PAGE	4096
 
-static struct vmt_record ref_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn)
-{
-	struct vmt_record r = reference_record(time, pid, vaddr);
-
-	r.ref.pfn = pfn;
-	return r;
-}
-
 /* Write @recs, run the @nr analyses @a over them, and close the trace. */
 static void analyze(const struct vmt_record *recs, size_t n, struct vmt_analysis **a,
 		    unsigned int nr)

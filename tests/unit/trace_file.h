@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * For cmocka tests that write a trace and read it back: a reference record
- * made by hand, and @recs written to @file (temp_file.h's @path, mostly) in
+ * For cmocka tests that write a trace and read it back: reference and
+ * pagemap records made by hand, and @recs written to @file (temp_file.h's @path, mostly) in
  * frames of @frame_bytes (0: the writer's default), with the trace's
  * session settings when @session is not NULL, the writer's stats in
  * *@stats (may be NULL), and the trace opened.
@@ -24,6 +24,31 @@ static inline struct vmt_record reference_record(uint64_t time, uint32_t pid, ui
 	r.hdr.type = VMT_REC_REFERENCE;
 	r.ref.vaddr = vaddr;
 	r.ref.access = VMT_ACCESS_READ;
+	return r;
+}
+
+/* The same, at frame @pfn. */
+static inline struct vmt_record ref_rec(uint64_t time, uint32_t pid, uint64_t vaddr, uint64_t pfn)
+{
+	struct vmt_record r = reference_record(time, pid, vaddr);
+
+	r.ref.pfn = pfn;
+	return r;
+}
+
+/* A pagemap record (VMT_REC_PAGEMAP): @pid's @vaddr at frame @pfn, by @op. */
+static inline struct vmt_record pagemap_rec(uint64_t time, uint32_t pid, uint64_t vaddr,
+					    uint64_t pfn, uint8_t op)
+{
+	struct vmt_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.time_ns = time;
+	r.hdr.pid = r.hdr.tid = pid;
+	r.hdr.type = VMT_REC_PAGEMAP;
+	r.pagemap.vaddr = vaddr;
+	r.pagemap.pfn = pfn;
+	r.pagemap.op = op;
 	return r;
 }
 

@@ -23,11 +23,11 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/u64_map.h"
 #include "profile/profile_model.h"
 
 #define LINE_SHIFT	6
@@ -224,6 +224,99 @@ static void note(const struct pm_edges *e, struct sched *s, uint32_t to, double 
 	}
 }
 
+/* ---- The thread's lines, by a dense index ---- */
+
+/*
+ * The synthetic trace touches only the lines of the thread's spans (snap()
+ * moves any other address to the nearest of them), so a line is known by
+ * its place among them: span k's lines are numbered from at[k] on. Arrays
+ * indexed so replace a hash map's lookups.
+ */
+struct lines {
+	const struct pm_thread *t;
+	uint64_t *at;		/* span -> the index of its first line; [nspans]: all the lines */
+};
+
+static int lines_init(struct lines *x, const struct pm_thread *t)
+{
+	uint64_t n = 0;
+
+	x->t = t;
+	x->at = malloc(((size_t)t->nspans + 1) * sizeof(*x->at));
+	if (!x->at)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < t->nspans; k++) {
+		x->at[k] = n;
+		n += t->spans[k].n;
+	}
+	x->at[t->nspans] = n;
+	return 0;
+}
+
+/* The span of @line, or, where it is in none, the first past it (nspans: none is). */
+static uint32_t span_of(const struct pm_thread *t, uint64_t line)
+{
+	uint32_t lo = 0, hi = t->nspans;
+
+	/* The first span that ends past the line. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->spans[mid].lo + t->spans[mid].n <= line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The line of index @i, and its span in *@span. */
+static uint64_t line_of(const struct lines *x, uint64_t i, uint32_t *span)
+{
+	uint32_t lo = 0, hi = x->t->nspans - 1;
+
+	/* The last span that starts at or before the index. */
+	while (lo < hi) {
+		uint32_t mid = hi - (hi - lo) / 2;
+
+		if (x->at[mid] <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*span = lo;
+	return x->t->spans[lo].lo + (i - x->at[lo]);
+}
+
+/*
+ * @addr's line, or the nearest line the thread touched (the same offset in
+ * it): the address, its line's index in *@i. *@span: the span to try first
+ * (a run stays in one), then the line's.
+ */
+static uint64_t snap(const struct lines *x, uint64_t addr, uint32_t *span, uint64_t *i)
+{
+	const struct pm_thread *t = x->t;
+	uint64_t line = addr >> LINE_SHIFT, off = addr & ((1 << LINE_SHIFT) - 1), to;
+	uint32_t lo = *span;
+
+	if (lo >= t->nspans || line < t->spans[lo].lo || line - t->spans[lo].lo >= t->spans[lo].n)
+		lo = span_of(t, line);
+	if (lo < t->nspans && t->spans[lo].lo <= line) {
+		to = line;
+	} else if (lo == t->nspans) {
+		lo--;
+		to = t->spans[lo].lo + t->spans[lo].n - 1;
+	} else if (!lo || t->spans[lo].lo - line <= line - (t->spans[lo - 1].lo + t->spans[lo - 1].n - 1)) {
+		to = t->spans[lo].lo;
+	} else {
+		lo--;
+		to = t->spans[lo].lo + t->spans[lo].n - 1;
+	}
+	*span = lo;
+	*i = x->at[lo] + (to - t->spans[lo].lo);
+	return to == line ? addr : to << LINE_SHIFT | off;
+}
+
 /* ---- The thread's LRU stack of lines, by depth ---- */
 
 /*
@@ -231,13 +324,16 @@ static void note(const struct pm_edges *e, struct sched *s, uint32_t to, double 
  * the line at depth d is the one whose time has (lines - d) ones up to it.
  * When time reaches the tree's end the live times are renumbered 1..lines
  * and the tree restarts at twice that: memory grows with the lines, not the
- * accesses (analysis/stack_distance.c does the same).
+ * accesses (analysis/stack_distance.c does the same). Lines are their
+ * indices (struct lines).
  */
+#define NO_INDEX	UINT32_MAX
+
 struct lru {
-	struct vmt_u64_map time_of;	/* line -> its last time */
-	uint64_t *line_at;		/* time -> its line, or NO_LINE */
+	uint32_t *time_of;		/* line -> its last time, 0: never touched */
+	uint32_t *line_at;		/* time -> its line, or NO_INDEX */
 	uint32_t *tree;
-	uint32_t cap, now, lines;
+	uint32_t cap, top, now, lines;	/* top: the largest power of 2 up to cap */
 };
 
 static void tree_add(uint32_t *tree, uint32_t cap, uint32_t t, uint32_t delta)
@@ -248,7 +344,7 @@ static void tree_add(uint32_t *tree, uint32_t cap, uint32_t t, uint32_t delta)
 
 static int lru_resize(struct lru *l, uint32_t cap)
 {
-	uint64_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
+	uint32_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
 	uint32_t *tree = calloc((size_t)cap + 1, sizeof(*tree));
 	uint32_t t = 0;
 
@@ -258,13 +354,13 @@ static int lru_resize(struct lru *l, uint32_t cap)
 		return -ENOMEM;
 	}
 	for (uint32_t old = 1; old <= l->now; old++) {
-		if (l->line_at[old] == NO_LINE)
+		if (l->line_at[old] == NO_INDEX)
 			continue;
 		line_at[++t] = l->line_at[old];
-		*vmt_u64_map_get(&l->time_of, line_at[t]) = t;
+		l->time_of[line_at[t]] = t;
 	}
 	for (uint32_t i = t + 1; i <= cap; i++)
-		line_at[i] = NO_LINE;
+		line_at[i] = NO_INDEX;
 	/* Linear build: each node passes its sum up to its parent. */
 	for (uint32_t i = 1; i <= cap; i++) {
 		uint32_t up = i + (i & -i);
@@ -278,41 +374,44 @@ static int lru_resize(struct lru *l, uint32_t cap)
 	l->line_at = line_at;
 	l->tree = tree;
 	l->cap = cap;
+	for (l->top = 1; (l->top << 1) <= cap; l->top <<= 1)
+		;
 	l->now = t;
 	return 0;
 }
 
-static int lru_init(struct lru *l)
+/* A stack for lines indexed below @nlines: -EFBIG when they are too many to index. */
+static int lru_init(struct lru *l, uint64_t nlines)
 {
 	memset(l, 0, sizeof(*l));
-	if (vmt_u64_map_init(&l->time_of))
+	if (nlines >= NO_INDEX)
+		return -EFBIG;
+	l->time_of = calloc(nlines, sizeof(*l->time_of));
+	if (!l->time_of)
 		return -ENOMEM;
 	return lru_resize(l, 1024);
 }
 
 static void lru_free(struct lru *l)
 {
-	vmt_u64_map_free(&l->time_of);
+	free(l->time_of);
 	free(l->line_at);
 	free(l->tree);
 }
 
-static int lru_touch(struct lru *l, uint64_t line)
+static int lru_touch(struct lru *l, uint32_t line)
 {
-	bool added;
-	uint64_t *t;
+	uint32_t *t = &l->time_of[line];
 
-	if (l->now == l->cap && lru_resize(l, l->lines * 2 + 1024 > l->cap ?
-					   l->lines * 2 + 1024 : l->cap))
-		return -ENOMEM;
-	t = vmt_u64_map_put(&l->time_of, line, &added);
-	if (!t)
-		return -ENOMEM;
-	if (added) {
+	if (l->now == l->cap) {
+		if (lru_resize(l, l->lines * 2 + 1024 > l->cap ? l->lines * 2 + 1024 : l->cap))
+			return -ENOMEM;
+	}
+	if (!*t) {
 		l->lines++;
 	} else {
-		tree_add(l->tree, l->cap, (uint32_t)*t, (uint32_t)-1);
-		l->line_at[*t] = NO_LINE;
+		tree_add(l->tree, l->cap, *t, (uint32_t)-1);
+		l->line_at[*t] = NO_INDEX;
 	}
 	*t = ++l->now;
 	l->line_at[l->now] = line;
@@ -321,13 +420,11 @@ static int lru_touch(struct lru *l, uint64_t line)
 }
 
 /* The line at depth @d (0: the last touched), d < lines. */
-static uint64_t lru_at(const struct lru *l, uint64_t d)
+static uint32_t lru_at(const struct lru *l, uint64_t d)
 {
-	uint32_t want = l->lines - (uint32_t)d, pos = 0, step = 1;
+	uint32_t want = l->lines - (uint32_t)d, pos = 0;
 
-	while ((step << 1) <= l->cap)
-		step <<= 1;
-	for (; step; step >>= 1) {
+	for (uint32_t step = l->top; step; step >>= 1) {
 		if (pos + step <= l->cap && l->tree[pos + step] < want) {
 			pos += step;
 			want -= l->tree[pos];
@@ -347,11 +444,14 @@ struct gen_insn {
 	struct sched next_cur;
 	int64_t kind_cur[3];
 	struct sched reuse_taken;	/* the reuse edges' schedule */
+	uint32_t span;			/* the span of its last line */
+	uint64_t lines_lo, lines_hi;	/* the indices of the lines in [lo, hi]: [lines_lo, lines_hi) */
 };
 
 struct gen {
 	const struct pm_thread *t;
 	struct gen_insn *g;
+	struct lines lines;
 	struct lru lru;
 	uint64_t rng, emitted;
 	double scale;		/* the synthetic trace's length over the original's */
@@ -359,21 +459,39 @@ struct gen {
 	uint32_t cur;		/* the last instruction; PM_NONE before the first */
 };
 
+/* The lines of @t's spans below @line: the index of @line, or of the first past it. */
+static uint64_t lines_below(const struct lines *x, uint64_t line)
+{
+	const struct pm_thread *t = x->t;
+	uint32_t k = span_of(t, line);
+
+	if (k < t->nspans && t->spans[k].lo <= line)
+		return x->at[k] + (line - t->spans[k].lo);
+	return x->at[k];
+}
+
 static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, double scale)
 {
+	int ret;
+
 	memset(gn, 0, sizeof(*gn));
 	gn->t = t;
 	gn->scale = scale;
 	gn->cur = PM_NONE;
 	gn->rng = seed ^ ((uint64_t)t->tid * 0xd1342543de82ef95ULL);
 	gn->g = calloc(t->ninsns, sizeof(*gn->g));
-	if (!gn->g || lru_init(&gn->lru))
+	if (!gn->g || lines_init(&gn->lines, t))
 		return -ENOMEM;
+	ret = lru_init(&gn->lru, gn->lines.at[t->nspans]);
+	if (ret)
+		return ret;
 	for (uint32_t i = 0; i < t->ninsns; i++) {
 		const struct pm_insn *in = &t->insns[i];
 		struct gen_insn *g = &gn->g[i];
 
 		g->token = PM_NONE;
+		g->lines_lo = lines_below(&gn->lines, in->lo >> LINE_SHIFT);
+		g->lines_hi = lines_below(&gn->lines, (in->hi >> LINE_SHIFT) + 1);
 		g->tok_cur = calloc((size_t)in->ntokens + 1, sizeof(*g->tok_cur));
 		if (!g->tok_cur || sched_init(&g->next_cur, &in->next, scale))
 			return -ENOMEM;
@@ -398,36 +516,35 @@ static void gen_free(struct gen *gn)
 		sched_free(&gn->g[i].reuse_taken);
 	}
 	free(gn->g);
+	free(gn->lines.at);
 	lru_free(&gn->lru);
 }
 
-/* @addr's line, or the nearest line the thread touched (the same offset in it). */
-static uint64_t snap(const struct pm_thread *t, uint64_t addr)
+/*
+ * The first line of [@lo, @lo + @n) in the thread's spans that no access
+ * has touched, its span in *@span; NO_LINE with none.
+ */
+static uint64_t untouched(const struct gen *gn, uint64_t lo, uint64_t n, uint32_t *span)
 {
-	uint64_t line = addr >> LINE_SHIFT, off = addr & ((1 << LINE_SHIFT) - 1), to;
-	uint32_t lo = 0, hi = t->nspans;
+	const struct pm_thread *t = gn->t;
+	const uint32_t *time_of = gn->lru.time_of;
 
-	/* The first span that ends past the line. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	for (uint32_t k = span_of(t, lo); k < t->nspans && t->spans[k].lo < lo + n; k++) {
+		uint64_t from = t->spans[k].lo > lo ? t->spans[k].lo : lo;
+		uint64_t to = t->spans[k].lo + t->spans[k].n < lo + n ? t->spans[k].lo + t->spans[k].n : lo + n;
+		uint64_t i = gn->lines.at[k] + (from - t->spans[k].lo);
 
-		if (t->spans[mid].lo + t->spans[mid].n <= line)
-			lo = mid + 1;
-		else
-			hi = mid;
+		for (uint64_t line = from; line < to; line++, i++) {
+			if (!time_of[i]) {
+				*span = k;
+				return line;
+			}
+		}
 	}
-	if (lo < t->nspans && t->spans[lo].lo <= line)
-		return addr;
-	if (lo == t->nspans)
-		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
-	else if (!lo || t->spans[lo].lo - line <= line - (t->spans[lo - 1].lo + t->spans[lo - 1].n - 1))
-		to = t->spans[lo].lo;
-	else
-		to = t->spans[lo - 1].lo + t->spans[lo - 1].n - 1;
-	return to << LINE_SHIFT | off;
+	return NO_LINE;
 }
 
-/* A line for an access of @in in no kept run, by its reuse distances. */
+/* A line for an access of @in in no kept run, by its reuse distances; its span in g->span. */
 static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g)
 {
 	uint64_t first = in->lo >> LINE_SHIFT, span = (in->hi >> LINE_SHIFT) - first + 1;
@@ -449,33 +566,36 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	 */
 	for (uint64_t k = 0; d != UINT64_MAX && k < 2 * SPAN_LOOK; k++) {
 		/* d, d + 1, d - 1, d + 2 ...: the nearest depths first */
-		uint64_t at = k & 1 ? d + (k + 1) / 2 : d - k / 2, line;
+		uint64_t at = k & 1 ? d + (k + 1) / 2 : d - k / 2;
+		uint32_t i;
 
 		if (at > d + SPAN_LOOK || (k % 2 == 0 && k / 2 > d) || at >= gn->lru.lines)
 			continue;
-		line = lru_at(&gn->lru, at);
-		if (line >= first && line - first < span)
-			return line;
+		i = lru_at(&gn->lru, at);
+		if (i >= g->lines_lo && i < g->lines_hi)
+			return line_of(&gn->lines, i, &g->span);
 	}
 	/*
 	 * A first touch: a line of the span no access has touched yet, the
 	 * first free one from a random line on (so that a span that fills up,
-	 * as a chase's first round fills its nodes, still finds its last ones).
+	 * as a chase's first round fills its nodes, still finds its last ones),
+	 * of the lines the thread touched (which snap() keeps as they are).
 	 */
 	{
 		uint64_t start = splitmix(&gn->rng) % span;
-		uint64_t tries = span < NEW_LINE_TRIES ? span : NEW_LINE_TRIES;
+		uint64_t tries = span < NEW_LINE_TRIES ? span : NEW_LINE_TRIES, line;
 
-		for (uint64_t k = 0; k < tries; k++) {
-			uint64_t line = first + (start + k) % span;
-
-			/* One the thread touched, which snap() keeps as it is. */
-			if (!vmt_u64_map_get(&gn->lru.time_of, line) &&
-			    snap(gn->t, line << LINE_SHIFT) == line << LINE_SHIFT)
-				return line;
-		}
+		/* [start, span) then [0, start), tries lines in all. */
+		line = untouched(gn, first + start, span - start < tries ? span - start : tries,
+				 &g->span);
+		if (line == NO_LINE && tries > span - start)
+			line = untouched(gn, first, tries - (span - start), &g->span);
+		if (line != NO_LINE)
+			return line;
 	}
-	return gn->lru.lines ? lru_at(&gn->lru, gn->lru.lines - 1) : first;
+	if (!gn->lru.lines)
+		return first;
+	return line_of(&gn->lines, lru_at(&gn->lru, gn->lru.lines - 1), &g->span);
 }
 
 /* @addr moved by @stride, wrapped round into [lo, hi]. */
@@ -496,6 +616,7 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 	const struct pm_thread *t = gn->t;
 	const struct pm_insn *in;
 	struct gen_insn *g;
+	uint64_t line;
 	uint32_t i;
 	int64_t k;
 
@@ -532,8 +653,8 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 				  (in->first & ((1 << LINE_SHIFT) - 1));
 		}
 	}
-	g->addr = snap(t, g->addr);
-	if (gn->reuse && lru_touch(&gn->lru, g->addr >> LINE_SHIFT))
+	g->addr = snap(&gn->lines, g->addr, &g->span, &line);
+	if (gn->reuse && lru_touch(&gn->lru, (uint32_t)line))
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->hdr.type = VMT_REC_EXACT;

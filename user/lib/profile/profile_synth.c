@@ -80,18 +80,20 @@ static int64_t swrr(const struct pm_edges *e, int64_t *cur)
  */
 /*
  * A node's schedule: each edge's takings and, at [n], the visits; for a
- * node of more than HEAP_MIN edges (a reuse histogram's bins, a call's
- * returns), also each edge's due visit and a binary heap of the edges by
- * (due, count, index), the order pick() takes them in. A taking moves
- * only its own edge's due, and only later: the soonest is the top again
- * after one sift down, where a scan looks at every edge every time.
+ * node of more than one edge, each edge's due visit (a taking moves only
+ * its own edge's, so the others are not worked out again); for one of
+ * more than HEAP_MIN edges (a reuse histogram's bins, a call's returns),
+ * also a binary heap of the edges by (due, count, index), the order
+ * pick() takes them in. A taking moves its edge's due only later: the
+ * soonest is the top again after one sift down, where a scan looks at
+ * every edge every time.
  */
 #define HEAP_MIN	8
 
 struct sched {
 	int64_t *taken;
-	double *due;		/* NULL: no heap, pick() scans */
-	uint32_t *heap, *pos;	/* the heap's edges; each edge's place in it */
+	double *due;		/* NULL: one edge or none */
+	uint32_t *heap, *pos;	/* the heap's edges; each edge's place in it; NULL: pick() scans */
 };
 
 /* Edge @d's next taking (it was taken @taken times), in the original's units, and the visit it is due at. */
@@ -139,45 +141,53 @@ static void sift_down(const struct pm_edges *e, struct sched *s, uint32_t at)
 	s->pos[x] = at;
 }
 
-static int sched_init(struct sched *s, const struct pm_edges *e, double scale)
+/* The bytes of a schedule of @e: its arrays, carved from the generator's one block. */
+static size_t sched_size(const struct pm_edges *e)
 {
+	size_t n = e->n, z = (n + 1) * sizeof(int64_t);
+
+	if (n > 1)
+		z += n * sizeof(double);
+	if (n > HEAP_MIN)
+		z += (2 * n * sizeof(uint32_t) + 7) & ~(size_t)7;
+	return z;
+}
+
+/* A schedule of @e, its arrays carved from *@mem (zeroed, sched_size()) on. */
+static void sched_init(struct sched *s, const struct pm_edges *e, double scale, uint8_t **mem)
+{
+	uint8_t *p = *mem;
+
+	*mem += sched_size(e);
 	memset(s, 0, sizeof(*s));
-	s->taken = calloc((size_t)e->n + 1, sizeof(*s->taken));
-	if (!s->taken)
-		return -ENOMEM;
-	if (e->n <= HEAP_MIN)
-		return 0;
-	s->due = malloc(e->n * sizeof(*s->due));
-	s->heap = malloc(e->n * sizeof(*s->heap));
-	s->pos = malloc(e->n * sizeof(*s->pos));
-	if (!s->due || !s->heap || !s->pos)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < e->n; i++) {
+	s->taken = (int64_t *)p;
+	p += ((size_t)e->n + 1) * sizeof(*s->taken);
+	if (e->n <= 1)
+		return;
+	s->due = (double *)p;
+	p += e->n * sizeof(*s->due);
+	for (uint32_t i = 0; i < e->n; i++)
 		s->due[i] = due_of(&e->e[i], 0, scale);
+	if (e->n <= HEAP_MIN)
+		return;
+	s->heap = (uint32_t *)p;
+	s->pos = s->heap + e->n;
+	for (uint32_t i = 0; i < e->n; i++) {
 		s->heap[i] = i;
 		s->pos[i] = i;
 	}
 	for (uint32_t i = e->n / 2; i--;)
 		sift_down(e, s, i);
-	return 0;
-}
-
-static void sched_free(struct sched *s)
-{
-	free(s->taken);
-	free(s->due);
-	free(s->heap);
-	free(s->pos);
 }
 
 /* Edge @i of @e taken: counted, and its place in the heap moved to its next due. */
 static void sched_take(const struct pm_edges *e, struct sched *s, uint32_t i, double scale)
 {
 	s->taken[i]++;
-	if (s->due) {
+	if (s->due)
 		s->due[i] = due_of(&e->e[i], s->taken[i], scale);
+	if (s->heap)
 		sift_down(e, s, s->pos[i]);
-	}
 }
 
 static int64_t pick(const struct pm_edges *e, struct sched *s, double scale)
@@ -193,22 +203,20 @@ static int64_t pick(const struct pm_edges *e, struct sched *s, double scale)
 		taken[0]++;
 		return e->e[0].to;
 	}
-	if (s->due) {
+	if (s->heap) {
 		best = s->heap[0];
-		sched_take(e, s, (uint32_t)best, scale);
-		return e->e[best].to;
-	}
-	for (uint32_t i = 0; i < e->n; i++) {
-		const struct pm_edge *d = &e->e[i];
-		double due = due_of(d, taken[i], scale);
+	} else {
+		for (uint32_t i = 0; i < e->n; i++) {
+			double due = s->due[i];
 
-		if (best < 0 || due < best_due ||
-		    (due == best_due && d->count < e->e[best].count)) {
-			best = i;
-			best_due = due;
+			if (best < 0 || due < best_due ||
+			    (due == best_due && e->e[i].count < e->e[best].count)) {
+				best = i;
+				best_due = due;
+			}
 		}
 	}
-	taken[best]++;
+	sched_take(e, s, (uint32_t)best, scale);
 	return e->e[best].to;
 }
 
@@ -451,6 +459,7 @@ struct gen_insn {
 struct gen {
 	const struct pm_thread *t;
 	struct gen_insn *g;
+	uint8_t *block;		/* the schedules' arrays */
 	struct lines lines;
 	struct lru lru;
 	uint64_t rng, emitted;
@@ -472,6 +481,8 @@ static uint64_t lines_below(const struct lines *x, uint64_t line)
 
 static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, double scale)
 {
+	size_t size = 0;
+	uint8_t *mem;
 	int ret;
 
 	memset(gn, 0, sizeof(*gn));
@@ -485,6 +496,19 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 	ret = lru_init(&gn->lru, gn->lines.at[t->nspans]);
 	if (ret)
 		return ret;
+	/* Every schedule in one block, each instruction's together. */
+	for (uint32_t i = 0; i < t->ninsns; i++) {
+		const struct pm_insn *in = &t->insns[i];
+
+		size += ((size_t)in->ntokens + 1) * sizeof(struct sched) + sched_size(&in->next) +
+			sched_size(&in->random_next) + sched_size(&in->reuse);
+		for (uint32_t k = 0; k < in->ntokens; k++)
+			size += sched_size(&in->tokens[k].next);
+	}
+	gn->block = calloc(1, size);
+	if (!gn->block)
+		return -ENOMEM;
+	mem = gn->block;
 	for (uint32_t i = 0; i < t->ninsns; i++) {
 		const struct pm_insn *in = &t->insns[i];
 		struct gen_insn *g = &gn->g[i];
@@ -492,30 +516,22 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 		g->token = PM_NONE;
 		g->lines_lo = lines_below(&gn->lines, in->lo >> LINE_SHIFT);
 		g->lines_hi = lines_below(&gn->lines, (in->hi >> LINE_SHIFT) + 1);
-		g->tok_cur = calloc((size_t)in->ntokens + 1, sizeof(*g->tok_cur));
-		if (!g->tok_cur || sched_init(&g->next_cur, &in->next, scale))
-			return -ENOMEM;
+		g->tok_cur = (struct sched *)mem;
+		mem += ((size_t)in->ntokens + 1) * sizeof(struct sched);
+		sched_init(&g->next_cur, &in->next, scale, &mem);
 		for (uint32_t k = 0; k <= in->ntokens; k++)
-			if (sched_init(&g->tok_cur[k], k < in->ntokens ? &in->tokens[k].next :
-					&in->random_next, scale))
-				return -ENOMEM;
+			sched_init(&g->tok_cur[k], k < in->ntokens ? &in->tokens[k].next :
+				   &in->random_next, scale, &mem);
 		gn->reuse |= in->reuse.n > 0;
-		if (sched_init(&g->reuse_taken, &in->reuse, scale))
-			return -ENOMEM;
+		sched_init(&g->reuse_taken, &in->reuse, scale, &mem);
 	}
 	return 0;
 }
 
 static void gen_free(struct gen *gn)
 {
-	for (uint32_t i = 0; gn->g && i < gn->t->ninsns; i++) {
-		for (uint32_t k = 0; gn->g[i].tok_cur && k <= gn->t->insns[i].ntokens; k++)
-			sched_free(&gn->g[i].tok_cur[k]);
-		free(gn->g[i].tok_cur);
-		sched_free(&gn->g[i].next_cur);
-		sched_free(&gn->g[i].reuse_taken);
-	}
 	free(gn->g);
+	free(gn->block);
 	free(gn->lines.at);
 	lru_free(&gn->lru);
 }

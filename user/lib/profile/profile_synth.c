@@ -99,7 +99,8 @@ struct sched {
 /* Edge @d's next taking (it was taken @taken times), in the original's units, and the visit it is due at. */
 static double due_of(const struct pm_edge *d, int64_t taken, double scale)
 {
-	double j = (double)taken / scale, due;
+	/* At scale 1 (the default) the divide and the multiply change nothing: skipped. */
+	double j = scale == 1.0 ? (double)taken : (double)taken / scale, due;
 
 	if (j >= (double)d->count)
 		due = HUGE_VAL;	/* all taken: only if every edge is */
@@ -107,7 +108,7 @@ static double due_of(const struct pm_edge *d, int64_t taken, double scale)
 		due = (double)d->first;
 	else
 		due = (double)d->first + j * (double)(d->last - d->first) / (double)(d->count - 1);
-	return due * scale;
+	return scale == 1.0 ? due : due * scale;
 }
 
 /* Edge @a before edge @b: due sooner, or as soon and rarer, or as rare and first. */
@@ -698,6 +699,35 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 	return 0;
 }
 
+/* The slice of the profiled trace that access @x of the synthetic trace stands for. */
+static uint64_t slice_of(const struct vmt_profile *p, uint64_t x, double scale)
+{
+	uint64_t at = (uint64_t)(((double)x + 0.5) / scale) / p->slice_len;
+
+	return at < p->nslices ? at : p->nslices - 1;
+}
+
+/*
+ * The first access past @x of a slice other than @x's (@at), or @n: from
+ * the slice's end at @scale, then checked by slice_of() itself (rounding),
+ * which never goes back as @x grows.
+ */
+static uint64_t slice_end(const struct vmt_profile *p, uint64_t x, uint64_t at, uint64_t n,
+			  double scale)
+{
+	double guess = (double)((at + 1) * p->slice_len) * scale - 0.5;
+	uint64_t end;
+
+	if (at + 1 >= p->nslices)
+		return n;
+	end = guess <= (double)(x + 1) ? x + 1 : guess >= (double)n ? n : (uint64_t)guess;
+	while (end > x + 1 && slice_of(p, end - 1, scale) != at)
+		end--;
+	while (end < n && slice_of(p, end, scale) == at)
+		end++;
+	return end;
+}
+
 int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synth_options *options,
 		      struct vmt_trace_writer *writer, uint64_t *written,
 		      struct vmt_trace_error *err)
@@ -722,17 +752,14 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 	for (uint32_t k = 0; k < p->nthreads; k++)
 		if ((ret = gen_init(&gens[k], &p->threads[k], seed, scale)))
 			goto out;
-	for (uint64_t x = 0, slice = UINT64_MAX; x < n; x++) {
-		/* The slice of the profiled trace this access stands for. */
-		uint64_t at = (uint64_t)(((double)x + 0.5) / scale) / p->slice_len;
+	for (uint64_t x = 0, slice = UINT64_MAX, end = 0; x < n; x++) {
 		struct vmt_record r;
 		int64_t k;
 
-		if (at >= p->nslices)
-			at = p->nslices - 1;
-		if (at != slice) {
+		if (x == end) {
 			/* A new slice: its runs in turn, or its threads round robin. */
-			slice = at;
+			slice = slice_of(p, x, scale);
+			end = slice_end(p, x, slice, n, scale);
 			memset(cur, 0, ((size_t)p->nthreads + 1) * sizeof(*cur));
 		}
 		if (p->mixed[slice]) {

@@ -329,36 +329,67 @@ static uint64_t snap(const struct lines *x, uint64_t addr, uint32_t *span, uint6
 /* ---- The thread's LRU stack of lines, by depth ---- */
 
 /*
- * A Fenwick tree over access times holds a 1 at each line's last time, so
- * the line at depth d is the one whose time has (lines - d) ones up to it.
- * When time reaches the tree's end the live times are renumbered 1..lines
- * and the tree restarts at twice that: memory grows with the lines, not the
- * accesses (analysis/stack_distance.c does the same). Lines are their
- * indices (struct lines).
+ * A bit at each line's last access time (in words of 64 times) and a
+ * Fenwick tree over the words' counts, so the line at depth d is the one
+ * whose time has (lines - d) bits up to it: the tree finds its word, the
+ * word's bits the time. When time reaches the end the live times are
+ * renumbered 1..lines and it restarts at twice that: memory grows with the
+ * lines, not the accesses (analysis/stack_distance.c does the same, a bit
+ * a time). Lines are their indices (struct lines).
  */
 #define NO_INDEX	UINT32_MAX
 
 struct lru {
 	uint32_t *time_of;		/* line -> its last time, 0: never touched */
 	uint32_t *line_at;		/* time -> its line, or NO_INDEX */
-	uint32_t *tree;
-	uint32_t cap, top, now, lines;	/* top: the largest power of 2 up to cap */
+	uint64_t *live;			/* bit t % 64 of word t / 64: time t is a line's last */
+	uint32_t *tree;			/* over the words' counts: word w at w + 1 */
+	uint32_t cap, words, top, now, lines;	/* top: the largest power of 2 up to words */
 };
 
-static void tree_add(uint32_t *tree, uint32_t cap, uint32_t t, uint32_t delta)
+static void tree_add(uint32_t *tree, uint32_t n, uint32_t at, uint32_t delta)
 {
-	for (; t <= cap; t += t & -t)
-		tree[t] += delta;	/* unsigned: -1 as delta wraps to a decrement */
+	for (; at <= n; at += at & -at)
+		tree[at] += delta;	/* unsigned: -1 as delta wraps to a decrement */
+}
+
+/* The bits of each byte of @x counted, the count of bytes 0..i in byte i. */
+static uint64_t byte_counts_upto(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return x * 0x0101010101010101ULL;
+}
+
+/* The place of the @k-th set bit (from 1, from the lowest) of @x, which has k or more. */
+static unsigned int select_bit(uint64_t x, uint32_t k)
+{
+	uint64_t upto = byte_counts_upto(x);
+	unsigned int at = 0;
+	uint32_t below = 0;
+
+	while (((upto >> at) & 0xff) < k) {
+		below = (uint32_t)((upto >> at) & 0xff);
+		at += 8;
+	}
+	for (x >>= at, k -= below; ; x >>= 1, at++) {
+		if ((x & 1) && !--k)
+			return at;
+	}
 }
 
 static int lru_resize(struct lru *l, uint32_t cap)
 {
+	uint32_t words = cap / 64 + 1;
 	uint32_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
-	uint32_t *tree = calloc((size_t)cap + 1, sizeof(*tree));
+	uint64_t *live = calloc(words, sizeof(*live));
+	uint32_t *tree = calloc((size_t)words + 1, sizeof(*tree));
 	uint32_t t = 0;
 
-	if (!line_at || !tree) {
+	if (!line_at || !live || !tree) {
 		free(line_at);
+		free(live);
 		free(tree);
 		return -ENOMEM;
 	}
@@ -367,23 +398,27 @@ static int lru_resize(struct lru *l, uint32_t cap)
 			continue;
 		line_at[++t] = l->line_at[old];
 		l->time_of[line_at[t]] = t;
+		live[t / 64] |= 1ULL << (t % 64);
 	}
 	for (uint32_t i = t + 1; i <= cap; i++)
 		line_at[i] = NO_INDEX;
 	/* Linear build: each node passes its sum up to its parent. */
-	for (uint32_t i = 1; i <= cap; i++) {
+	for (uint32_t i = 1; i <= words; i++) {
 		uint32_t up = i + (i & -i);
 
-		tree[i] += i <= t;
-		if (up <= cap)
+		tree[i] += (uint32_t)__builtin_popcountll(live[i - 1]);
+		if (up <= words)
 			tree[up] += tree[i];
 	}
 	free(l->line_at);
+	free(l->live);
 	free(l->tree);
 	l->line_at = line_at;
+	l->live = live;
 	l->tree = tree;
 	l->cap = cap;
-	for (l->top = 1; (l->top << 1) <= cap; l->top <<= 1)
+	l->words = words;
+	for (l->top = 1; (l->top << 1) <= words; l->top <<= 1)
 		;
 	l->now = t;
 	return 0;
@@ -405,6 +440,7 @@ static void lru_free(struct lru *l)
 {
 	free(l->time_of);
 	free(l->line_at);
+	free(l->live);
 	free(l->tree);
 }
 
@@ -419,12 +455,14 @@ static int lru_touch(struct lru *l, uint32_t line)
 	if (!*t) {
 		l->lines++;
 	} else {
-		tree_add(l->tree, l->cap, *t, (uint32_t)-1);
+		l->live[*t / 64] &= ~(1ULL << (*t % 64));
+		tree_add(l->tree, l->words, *t / 64 + 1, (uint32_t)-1);
 		l->line_at[*t] = NO_INDEX;
 	}
 	*t = ++l->now;
 	l->line_at[l->now] = line;
-	tree_add(l->tree, l->cap, l->now, 1);
+	l->live[l->now / 64] |= 1ULL << (l->now % 64);
+	tree_add(l->tree, l->words, l->now / 64 + 1, 1);
 	return 0;
 }
 
@@ -433,13 +471,14 @@ static uint32_t lru_at(const struct lru *l, uint64_t d)
 {
 	uint32_t want = l->lines - (uint32_t)d, pos = 0;
 
+	/* The word of the want-th live time: the most words with fewer before them. */
 	for (uint32_t step = l->top; step; step >>= 1) {
-		if (pos + step <= l->cap && l->tree[pos + step] < want) {
+		if (pos + step <= l->words && l->tree[pos + step] < want) {
 			pos += step;
 			want -= l->tree[pos];
 		}
 	}
-	return l->line_at[pos + 1];
+	return l->line_at[pos * 64 + select_bit(l->live[pos], want)];
 }
 
 /* ---- One thread's generator ---- */

@@ -466,8 +466,8 @@ static int lru_touch(struct lru *l, uint32_t line)
 	return 0;
 }
 
-/* The line at depth @d (0: the last touched), d < lines. */
-static uint32_t lru_at(const struct lru *l, uint64_t d)
+/* The time of the line at depth @d (0: the last touched), d < lines. */
+static uint32_t lru_time_at(const struct lru *l, uint64_t d)
 {
 	uint32_t want = l->lines - (uint32_t)d, pos = 0;
 
@@ -478,7 +478,36 @@ static uint32_t lru_at(const struct lru *l, uint64_t d)
 			want -= l->tree[pos];
 		}
 	}
-	return l->line_at[pos * 64 + select_bit(l->live[pos], want)];
+	return pos * 64 + select_bit(l->live[pos], want);
+}
+
+static uint32_t lru_at(const struct lru *l, uint64_t d)
+{
+	return l->line_at[lru_time_at(l, d)];
+}
+
+#define NEAR_WORDS	4	/* words looked at for the next live time before the tree is asked */
+
+/* The time of the line at depth @d, the next deeper than the one at time @t. */
+static uint32_t lru_time_below(const struct lru *l, uint32_t t, uint64_t d)
+{
+	uint32_t w = t / 64;
+	uint64_t bits = l->live[w] & ((1ULL << (t % 64)) - 1);
+
+	for (uint32_t i = 0; !bits && i < NEAR_WORDS && w; i++)
+		bits = l->live[--w];
+	return bits ? w * 64 + 63 - (uint32_t)__builtin_clzll(bits) : lru_time_at(l, d);
+}
+
+/* The time of the line at depth @d, the next shallower than the one at time @t. */
+static uint32_t lru_time_above(const struct lru *l, uint32_t t, uint64_t d)
+{
+	uint32_t w = t / 64;
+	uint64_t bits = l->live[w] & ~((2ULL << (t % 64)) - 1);
+
+	for (uint32_t i = 0; !bits && i < NEAR_WORDS && w + 1 < l->words; i++)
+		bits = l->live[++w];
+	return bits ? w * 64 + (uint32_t)__builtin_ctzll(bits) : lru_time_at(l, d);
 }
 
 /* ---- One thread's generator ---- */
@@ -600,6 +629,12 @@ static uint64_t untouched(const struct gen *gn, uint64_t lo, uint64_t n, uint32_
 	return NO_LINE;
 }
 
+/* Whether line @i is in @g's instruction's span. */
+static bool in_span(const struct gen_insn *g, uint32_t i)
+{
+	return i >= g->lines_lo && i < g->lines_hi;
+}
+
 /* A line for an access of @in in no kept run, by its reuse distances; its span in g->span. */
 static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g)
 {
@@ -620,16 +655,33 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	 * instruction's span: an access in no run falls in the span, and the
 	 * stack holds other instructions' lines too.
 	 */
-	for (uint64_t k = 0; d != UINT64_MAX && k < 2 * SPAN_LOOK; k++) {
-		/* d, d + 1, d - 1, d + 2 ...: the nearest depths first */
-		uint64_t at = k & 1 ? d + (k + 1) / 2 : d - k / 2;
-		uint32_t i;
+	if (d != UINT64_MAX) {
+		const struct lru *l = &gn->lru;
+		uint32_t deeper = 0, shallower = 0;	/* the times of the last looked at */
 
-		if (at > d + SPAN_LOOK || (k % 2 == 0 && k / 2 > d) || at >= gn->lru.lines)
-			continue;
-		i = lru_at(&gn->lru, at);
-		if (i >= g->lines_lo && i < g->lines_hi)
-			return line_of(&gn->lines, i, &g->span);
+		/*
+		 * d, then d + j and d - j for j = 1, 2 ... (d + SPAN_LOOK
+		 * deepest, d - SPAN_LOOK + 1 shallowest): the nearest first,
+		 * each the next live time from the last on its side.
+		 */
+		if (d < l->lines) {
+			deeper = shallower = lru_time_at(l, d);
+			if (in_span(g, l->line_at[deeper]))
+				return line_of(&gn->lines, l->line_at[deeper], &g->span);
+		}
+		for (uint64_t j = 1; j <= SPAN_LOOK; j++) {
+			if (d + j < l->lines) {
+				deeper = lru_time_below(l, deeper, d + j);
+				if (in_span(g, l->line_at[deeper]))
+					return line_of(&gn->lines, l->line_at[deeper], &g->span);
+			}
+			if (j < SPAN_LOOK && j <= d && d - j < l->lines) {
+				shallower = shallower ? lru_time_above(l, shallower, d - j) :
+					    lru_time_at(l, d - j);
+				if (in_span(g, l->line_at[shallower]))
+					return line_of(&gn->lines, l->line_at[shallower], &g->span);
+			}
+		}
 	}
 	/*
 	 * A first touch: a line of the span no access has touched yet, the

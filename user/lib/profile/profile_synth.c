@@ -71,28 +71,26 @@ static int64_t swrr(const struct pm_edges *e, int64_t *cur)
  * edge being due count times, its takings spread evenly from the visit of
  * its first to that of its last (at @scale, the synthetic trace's length
  * over the original's, as many more times and visits), the rarer first
- * when two are due at once. @taken holds each edge's takings and, at [n],
- * the visits. So an edge taken once at the end is taken at the end; a
- * loop's exit, taken every 64th visit, is taken every 64th visit while its
- * body takes the rest; a sweep's jump back comes at its visit: trip
- * counts, periods and phases survive, where a walk drawn at random (or a
- * round robin blind to time) would make them geometric.
+ * when two are due at once. So an edge taken once at the end is taken at
+ * the end; a loop's exit, taken every 64th visit, is taken every 64th
+ * visit while its body takes the rest; a sweep's jump back comes at its
+ * visit: trip counts, periods and phases survive, where a walk drawn at
+ * random (or a round robin blind to time) would make them geometric.
  */
 /*
- * A node's schedule: each edge's takings and, at [n], the visits; for a
- * node of more than one edge, each edge's due visit (a taking moves only
- * its own edge's, so the others are not worked out again); for one of
- * more than HEAP_MIN edges (a reuse histogram's bins, a call's returns),
- * also a binary heap of the edges by (due, count, index), the order
- * pick() takes them in. A taking moves its edge's due only later: the
- * soonest is the top again after one sift down, where a scan looks at
- * every edge every time.
+ * A node's schedule, for a node of more than one edge: each edge's
+ * takings and due visit (a taking moves only its own edge's, so the
+ * others are not worked out again); for one of more than HEAP_MIN edges
+ * (a reuse histogram's bins, a call's returns), also a binary heap of the
+ * edges by (due, count, index), the order pick() takes them in. A taking
+ * moves its edge's due only later: the soonest is the top again after one
+ * sift down, where a scan looks at every edge every time.
  */
 #define HEAP_MIN	8
 
 struct sched {
-	int64_t *taken;
-	double *due;		/* NULL: one edge or none */
+	int64_t *taken;		/* NULL (and the rest): one edge or none */
+	double *due;
 	uint32_t *heap, *pos;	/* the heap's edges; each edge's place in it; NULL: pick() scans */
 };
 
@@ -145,10 +143,10 @@ static void sift_down(const struct pm_edges *e, struct sched *s, uint32_t at)
 /* The bytes of a schedule of @e: its arrays, carved from the generator's one block. */
 static size_t sched_size(const struct pm_edges *e)
 {
-	size_t n = e->n, z = (n + 1) * sizeof(int64_t);
+	size_t n = e->n, z = 0;
 
 	if (n > 1)
-		z += n * sizeof(double);
+		z += n * (sizeof(int64_t) + sizeof(double));
 	if (n > HEAP_MIN)
 		z += (2 * n * sizeof(uint32_t) + 7) & ~(size_t)7;
 	return z;
@@ -161,10 +159,10 @@ static void sched_init(struct sched *s, const struct pm_edges *e, double scale, 
 
 	*mem += sched_size(e);
 	memset(s, 0, sizeof(*s));
-	s->taken = (int64_t *)p;
-	p += ((size_t)e->n + 1) * sizeof(*s->taken);
 	if (e->n <= 1)
 		return;
+	s->taken = (int64_t *)p;
+	p += e->n * sizeof(*s->taken);
 	s->due = (double *)p;
 	p += e->n * sizeof(*s->due);
 	for (uint32_t i = 0; i < e->n; i++)
@@ -181,29 +179,30 @@ static void sched_init(struct sched *s, const struct pm_edges *e, double scale, 
 		sift_down(e, s, i);
 }
 
-/* Edge @i of @e taken: counted, and its place in the heap moved to its next due. */
+/*
+ * Edge @i of @e taken: counted, and its due (and place in the heap) moved
+ * to its next. Of a node of one edge, whose schedule has nothing to choose,
+ * nothing is kept.
+ */
 static void sched_take(const struct pm_edges *e, struct sched *s, uint32_t i, double scale)
 {
+	if (!s->due)
+		return;
 	s->taken[i]++;
-	if (s->due)
-		s->due[i] = due_of(&e->e[i], s->taken[i], scale);
+	s->due[i] = due_of(&e->e[i], s->taken[i], scale);
 	if (s->heap)
 		sift_down(e, s, s->pos[i]);
 }
 
 static int64_t pick(const struct pm_edges *e, struct sched *s, double scale)
 {
-	int64_t *taken = s->taken;
 	double best_due = 0;
 	int64_t best = -1;
 
 	if (!e->n)
 		return -1;
-	taken[e->n]++;
-	if (e->n == 1) {	/* one way on: a loop's body, a straight line */
-		taken[0]++;
+	if (e->n == 1)	/* one way on: a loop's body, a straight line */
 		return e->e[0].to;
-	}
 	if (s->heap) {
 		best = s->heap[0];
 	} else {
@@ -224,9 +223,8 @@ static int64_t pick(const struct pm_edges *e, struct sched *s, double scale)
 /* The edge to @to was taken from outside the schedule (the pattern buffer's walk): count it. */
 static void note(const struct pm_edges *e, struct sched *s, uint32_t to, double scale)
 {
-	for (uint32_t i = 0; i < e->n; i++) {
+	for (uint32_t i = 0; s->due && i < e->n; i++) {
 		if (e->e[i].to == to) {
-			s->taken[e->n]++;
 			sched_take(e, s, i, scale);
 			return;
 		}
@@ -512,21 +510,38 @@ static uint32_t lru_time_above(const struct lru *l, uint32_t t, uint64_t d)
 
 /* ---- One thread's generator ---- */
 
-struct gen_insn {
+/*
+ * An instruction's state: what most of its accesses read and write (a run
+ * goes on, the next instruction is the one that always follows), in a
+ * cache line of its own; the rest apart.
+ */
+struct gen_hot {
 	uint64_t addr;
+	uint64_t lo, hi;		/* its span, pm_insn's */
+	int64_t stride;			/* the current run's */
+	uint64_t ip;
+	uint32_t left;			/* accesses left in the run */
+	uint32_t span;			/* the span of its last line */
+	uint32_t next;			/* the instruction that always follows it, or PM_NONE */
+	uint16_t size;
+	uint8_t started;
+	uint8_t kind;			/* its accesses' one kind, or MIXED (mixed_kind()) */
+} __attribute__((aligned(64)));
+
+#define MIXED	0xff
+
+struct gen_insn {
 	uint32_t token;		/* the current run's token; PM_NONE: before the second access */
-	uint32_t left;		/* accesses left in the run */
-	int started;
 	struct sched *tok_cur;	/* each token's edges' schedule; [ntokens]: random's */
 	struct sched next_cur;
 	int64_t kind_cur[3];
 	struct sched reuse_taken;	/* the reuse edges' schedule */
-	uint32_t span;			/* the span of its last line */
 	uint64_t lines_lo, lines_hi;	/* the indices of the lines in [lo, hi]: [lines_lo, lines_hi) */
 };
 
 struct gen {
 	const struct pm_thread *t;
+	struct gen_hot *hot;
 	struct gen_insn *g;
 	uint8_t *block;		/* the schedules' arrays */
 	struct lines lines;
@@ -560,7 +575,8 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 	gn->cur = PM_NONE;
 	gn->rng = seed ^ ((uint64_t)t->tid * 0xd1342543de82ef95ULL);
 	gn->g = calloc(t->ninsns, sizeof(*gn->g));
-	if (!gn->g || lines_init(&gn->lines, t))
+	gn->hot = aligned_alloc(sizeof(*gn->hot), t->ninsns * sizeof(*gn->hot));
+	if (!gn->g || !gn->hot || lines_init(&gn->lines, t))
 		return -ENOMEM;
 	ret = lru_init(&gn->lru, gn->lines.at[t->nspans]);
 	if (ret)
@@ -581,7 +597,17 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 	for (uint32_t i = 0; i < t->ninsns; i++) {
 		const struct pm_insn *in = &t->insns[i];
 		struct gen_insn *g = &gn->g[i];
+		struct gen_hot *h = &gn->hot[i];
 
+		memset(h, 0, sizeof(*h));
+		h->lo = in->lo;
+		h->hi = in->hi;
+		h->ip = in->ip;
+		h->size = (uint16_t)in->size;
+		h->next = in->next.n == 1 ? in->next.e[0].to : PM_NONE;
+		h->kind = in->reads == in->count ? VMT_ACCESS_READ :
+			  in->writes == in->count ? VMT_ACCESS_WRITE :
+			  in->rmws == in->count ? VMT_ACCESS_RMW : MIXED;
 		g->token = PM_NONE;
 		g->lines_lo = lines_below(&gn->lines, in->lo >> LINE_SHIFT);
 		g->lines_hi = lines_below(&gn->lines, (in->hi >> LINE_SHIFT) + 1);
@@ -600,6 +626,7 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 static void gen_free(struct gen *gn)
 {
 	free(gn->g);
+	free(gn->hot);
 	free(gn->block);
 	free(gn->lines.at);
 	lru_free(&gn->lru);
@@ -635,8 +662,9 @@ static bool in_span(const struct gen_insn *g, uint32_t i)
 	return i >= g->lines_lo && i < g->lines_hi;
 }
 
-/* A line for an access of @in in no kept run, by its reuse distances; its span in g->span. */
-static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g)
+/* A line for an access of @in in no kept run, by its reuse distances; its span in *@hint. */
+static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g,
+			    uint32_t *hint)
 {
 	uint64_t first = in->lo >> LINE_SHIFT, span = (in->hi >> LINE_SHIFT) - first + 1;
 	uint64_t d = UINT64_MAX;
@@ -667,19 +695,19 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 		if (d < l->lines) {
 			deeper = shallower = lru_time_at(l, d);
 			if (in_span(g, l->line_at[deeper]))
-				return line_of(&gn->lines, l->line_at[deeper], &g->span);
+				return line_of(&gn->lines, l->line_at[deeper], hint);
 		}
 		for (uint64_t j = 1; j <= SPAN_LOOK; j++) {
 			if (d + j < l->lines) {
 				deeper = lru_time_below(l, deeper, d + j);
 				if (in_span(g, l->line_at[deeper]))
-					return line_of(&gn->lines, l->line_at[deeper], &g->span);
+					return line_of(&gn->lines, l->line_at[deeper], hint);
 			}
 			if (j < SPAN_LOOK && j <= d && d - j < l->lines) {
 				shallower = shallower ? lru_time_above(l, shallower, d - j) :
 					    lru_time_at(l, d - j);
 				if (in_span(g, l->line_at[shallower]))
-					return line_of(&gn->lines, l->line_at[shallower], &g->span);
+					return line_of(&gn->lines, l->line_at[shallower], hint);
 			}
 		}
 	}
@@ -695,36 +723,52 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 
 		/* [start, span) then [0, start), tries lines in all. */
 		line = untouched(gn, first + start, span - start < tries ? span - start : tries,
-				 &g->span);
+				 hint);
 		if (line == NO_LINE && tries > span - start)
-			line = untouched(gn, first, tries - (span - start), &g->span);
+			line = untouched(gn, first, tries - (span - start), hint);
 		if (line != NO_LINE)
 			return line;
 	}
 	if (!gn->lru.lines)
 		return first;
-	return line_of(&gn->lines, lru_at(&gn->lru, gn->lru.lines - 1), &g->span);
+	return line_of(&gn->lines, lru_at(&gn->lru, gn->lru.lines - 1), hint);
 }
 
 /* @addr moved by @stride, wrapped round into [lo, hi]. */
-static uint64_t step(const struct pm_insn *in, uint64_t addr, int64_t stride)
+static uint64_t step(const struct gen_hot *h, uint64_t addr, int64_t stride)
 {
-	uint64_t span = in->hi - in->lo + 1, a = addr + (uint64_t)stride;
+	uint64_t span = h->hi - h->lo + 1, a = addr + (uint64_t)stride;
 
-	if (a >= in->lo && a <= in->hi)
+	if (a >= h->lo && a <= h->hi)
 		return a;
 	if (stride >= 0)
-		return in->lo + (a - in->lo) % span;
-	return in->hi - (in->hi - a) % span;
+		return h->lo + (a - h->lo) % span;
+	return h->hi - (h->hi - a) % span;
 }
 
-/* The next access of thread @gn into @r. */
-static int gen_next(struct gen *gn, struct vmt_record *r)
+/*
+ * The kinds of @in's accesses in its proportions, by smooth weighted round
+ * robin (of one kind, always that kind: gen_hot.kind).
+ */
+static uint8_t mixed_kind(const struct pm_insn *in, struct gen_insn *g)
+{
+	int64_t w[3] = { (int64_t)in->reads, (int64_t)in->writes, (int64_t)in->rmws };
+	static const uint8_t kinds[3] = { VMT_ACCESS_READ, VMT_ACCESS_WRITE, VMT_ACCESS_RMW };
+	int best = 0;
+
+	for (int j = 0; j < 3; j++) {
+		g->kind_cur[j] += w[j];
+		if (g->kind_cur[j] > g->kind_cur[best])
+			best = j;
+	}
+	g->kind_cur[best] -= (int64_t)in->count;
+	return kinds[best];
+}
+
+/* The instruction after the last one. */
+static uint32_t next_insn(struct gen *gn)
 {
 	const struct pm_thread *t = gn->t;
-	const struct pm_insn *in;
-	struct gen_insn *g;
-	uint64_t line;
 	uint32_t i;
 	int64_t k;
 
@@ -732,59 +776,66 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 		i = t->pattern[gn->emitted];
 		if (gn->cur != PM_NONE)
 			note(&t->insns[gn->cur].next, &gn->g[gn->cur].next_cur, i, gn->scale);
-	} else {
-		k = gn->cur == PM_NONE ? -1 :
-		    pick(&t->insns[gn->cur].next, &gn->g[gn->cur].next_cur, gn->scale);
-		i = k < 0 ? (t->npattern ? t->pattern[0] : 0) : (uint32_t)k;
+		return i;
 	}
-	in = &t->insns[i];
-	g = &gn->g[i];
-	if (!g->started) {
-		g->addr = in->first;
-		g->started = 1;
-	} else if (g->left) {
-		g->addr = step(in, g->addr, in->tokens[g->token].stride);
-		g->left--;
+	if (gn->cur != PM_NONE && gn->hot[gn->cur].next != PM_NONE)
+		return gn->hot[gn->cur].next;
+	k = gn->cur == PM_NONE ? -1 :
+	    pick(&t->insns[gn->cur].next, &gn->g[gn->cur].next_cur, gn->scale);
+	return k < 0 ? (t->npattern ? t->pattern[0] : 0) : (uint32_t)k;
+}
+
+/* A run of instruction @i's over: the next one's first address, or one drawn by reuse distance. */
+static void next_run(struct gen *gn, uint32_t i)
+{
+	const struct pm_insn *in = &gn->t->insns[i];
+	struct gen_insn *g = &gn->g[i];
+	struct gen_hot *h = &gn->hot[i];
+	int64_t k = -1;
+
+	if (g->token != PM_NONE)
+		k = pick(g->token < in->ntokens ? &in->tokens[g->token].next :
+			 &in->random_next, &g->tok_cur[g->token], gn->scale);
+	if (k < 0)
+		k = in->first_token == PM_NONE ? in->ntokens : in->first_token;
+	g->token = (uint32_t)k;
+	if (g->token < in->ntokens) {
+		h->stride = in->tokens[g->token].stride;
+		h->addr = step(h, h->addr, h->stride);
+		h->left = in->tokens[g->token].run - 1;
 	} else {
-		k = -1;
-		if (g->token != PM_NONE)
-			k = pick(g->token < in->ntokens ? &in->tokens[g->token].next :
-				 &in->random_next, &g->tok_cur[g->token], gn->scale);
-		if (k < 0)
-			k = in->first_token == PM_NONE ? in->ntokens : in->first_token;
-		g->token = (uint32_t)k;
-		if (g->token < in->ntokens) {
-			g->addr = step(in, g->addr, in->tokens[g->token].stride);
-			g->left = in->tokens[g->token].run - 1;
-		} else {
-			g->addr = random_line(gn, in, g) << LINE_SHIFT |
-				  (in->first & ((1 << LINE_SHIFT) - 1));
-		}
+		h->addr = random_line(gn, in, g, &h->span) << LINE_SHIFT |
+			  (in->first & ((1 << LINE_SHIFT) - 1));
 	}
-	g->addr = snap(&gn->lines, g->addr, &g->span, &line);
+}
+
+/* The next access of thread @gn into @r. */
+static int gen_next(struct gen *gn, struct vmt_record *r)
+{
+	uint32_t i = next_insn(gn);
+	struct gen_hot *h = &gn->hot[i];
+	uint64_t line;
+
+	if (!h->started) {
+		h->addr = gn->t->insns[i].first;
+		h->started = 1;
+	} else if (h->left) {
+		h->addr = step(h, h->addr, h->stride);
+		h->left--;
+	} else {
+		next_run(gn, i);
+	}
+	h->addr = snap(&gn->lines, h->addr, &h->span, &line);
 	if (gn->reuse && lru_touch(&gn->lru, (uint32_t)line))
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->hdr.type = VMT_REC_EXACT;
-	r->hdr.pid = t->pid;
-	r->hdr.tid = t->tid;
-	r->exact.addr = g->addr;
-	r->exact.ip = in->ip;
-	r->exact.size = (uint16_t)in->size;
-	/* The kinds in the instruction's proportions, by the same round robin. */
-	{
-		int64_t w[3] = { (int64_t)in->reads, (int64_t)in->writes, (int64_t)in->rmws };
-		static const uint8_t kinds[3] = { VMT_ACCESS_READ, VMT_ACCESS_WRITE, VMT_ACCESS_RMW };
-		int best = 0;
-
-		for (int j = 0; j < 3; j++) {
-			g->kind_cur[j] += w[j];
-			if (g->kind_cur[j] > g->kind_cur[best])
-				best = j;
-		}
-		g->kind_cur[best] -= (int64_t)in->count;
-		r->exact.access = kinds[best];
-	}
+	r->hdr.pid = gn->t->pid;
+	r->hdr.tid = gn->t->tid;
+	r->exact.addr = h->addr;
+	r->exact.ip = h->ip;
+	r->exact.size = h->size;
+	r->exact.access = h->kind != MIXED ? h->kind : mixed_kind(&gn->t->insns[i], &gn->g[i]);
 	gn->cur = i;
 	gn->emitted++;
 	return 0;

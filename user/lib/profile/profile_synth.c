@@ -841,6 +841,9 @@ static int gen_next(struct gen *gn, struct vmt_record *r)
 	return 0;
 }
 
+/* Records handed to the writer at once. */
+#define BATCH	256
+
 /* The slice of the profiled trace that access @x of the synthetic trace stands for. */
 static uint64_t slice_of(const struct vmt_profile *p, uint64_t x, double scale)
 {
@@ -875,6 +878,7 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 		      struct vmt_trace_error *err)
 {
 	uint64_t seed = options && options->seed ? options->seed : 1, total = 0, n;
+	struct vmt_record *batch;
 	double scale;
 	struct gen *gens;
 	int64_t *cur;
@@ -883,7 +887,8 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 	*written = 0;
 	gens = calloc(p->nthreads, sizeof(*gens));
 	cur = calloc((size_t)p->nthreads + 1, sizeof(*cur));
-	if (!gens || !cur) {
+	batch = malloc(BATCH * sizeof(*batch));
+	if (!gens || !cur || !batch) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -895,7 +900,7 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 		if ((ret = gen_init(&gens[k], &p->threads[k], seed, scale)))
 			goto out;
 	for (uint64_t x = 0, slice = UINT64_MAX, end = 0; x < n; x++) {
-		struct vmt_record r;
+		struct vmt_record *r = &batch[x % BATCH];
 		int64_t k;
 
 		if (x == end) {
@@ -918,14 +923,17 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 			k = e->e[cur[0]].to;
 			cur[1]++;
 		}
-		if ((ret = gen_next(&gens[k], &r)))
+		if ((ret = gen_next(&gens[k], r)))
 			goto out;
-		r.hdr.time_ns = x;
-		if ((ret = vmt_trace_writer_append_record(writer, &r))) {
-			pm_say(err, "%s", vmt_trace_writer_error_message(writer));
-			goto out_quiet;
+		r->hdr.time_ns = x;
+		if (x % BATCH == BATCH - 1 || x == n - 1) {
+			/* The records made so far to the writer, in one call. */
+			if ((ret = vmt_trace_writer_append_records(writer, batch, x % BATCH + 1))) {
+				pm_say(err, "%s", vmt_trace_writer_error_message(writer));
+				goto out_quiet;
+			}
+			*written = x + 1;
 		}
-		++*written;
 	}
 out:
 	if (ret)
@@ -936,5 +944,6 @@ out_quiet:
 			gen_free(&gens[k]);
 	free(gens);
 	free(cur);
+	free(batch);
 	return ret;
 }

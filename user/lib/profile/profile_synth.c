@@ -333,7 +333,10 @@ static uint64_t snap(const struct lines *x, uint64_t addr, uint32_t *span, uint6
  * word's bits the time. When time reaches the end the live times are
  * renumbered 1..lines and it restarts at twice that: memory grows with the
  * lines, not the accesses (analysis/stack_distance.c does the same, a bit
- * a time). Lines are their indices (struct lines).
+ * a time). Lines are their indices (struct lines). An access sets and
+ * clears bits only, and lists the words it changed; the tree takes their
+ * counts when next asked (lru_time_at()): a loop's accesses change the
+ * same few words between two draws.
  */
 #define NO_INDEX	UINT32_MAX
 
@@ -342,8 +345,13 @@ struct lru {
 	uint32_t *line_at;		/* time -> its line, or NO_INDEX */
 	uint64_t *live;			/* bit t % 64 of word t / 64: time t is a line's last */
 	uint32_t *tree;			/* over the words' counts: word w at w + 1 */
+	uint8_t *held;			/* each word's count in the tree, CHANGED: listed */
+	uint32_t *changed;		/* the words changed since the tree took their counts */
+	uint32_t nchanged;
 	uint32_t cap, words, top, now, lines;	/* top: the largest power of 2 up to words */
 };
+
+#define CHANGED		0x80
 
 static void tree_add(uint32_t *tree, uint32_t n, uint32_t at, uint32_t delta)
 {
@@ -383,12 +391,16 @@ static int lru_resize(struct lru *l, uint32_t cap)
 	uint32_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
 	uint64_t *live = calloc(words, sizeof(*live));
 	uint32_t *tree = calloc((size_t)words + 1, sizeof(*tree));
+	uint8_t *held = malloc(words);
+	uint32_t *changed = malloc(words * sizeof(*changed));
 	uint32_t t = 0;
 
-	if (!line_at || !live || !tree) {
+	if (!line_at || !live || !tree || !held || !changed) {
 		free(line_at);
 		free(live);
 		free(tree);
+		free(held);
+		free(changed);
 		return -ENOMEM;
 	}
 	for (uint32_t old = 1; old <= l->now; old++) {
@@ -404,16 +416,22 @@ static int lru_resize(struct lru *l, uint32_t cap)
 	for (uint32_t i = 1; i <= words; i++) {
 		uint32_t up = i + (i & -i);
 
-		tree[i] += (uint32_t)__builtin_popcountll(live[i - 1]);
+		held[i - 1] = (uint8_t)(byte_counts_upto(live[i - 1]) >> 56);
+		tree[i] += held[i - 1];
 		if (up <= words)
 			tree[up] += tree[i];
 	}
 	free(l->line_at);
 	free(l->live);
 	free(l->tree);
+	free(l->held);
+	free(l->changed);
 	l->line_at = line_at;
 	l->live = live;
 	l->tree = tree;
+	l->held = held;
+	l->changed = changed;
+	l->nchanged = 0;
 	l->cap = cap;
 	l->words = words;
 	for (l->top = 1; (l->top << 1) <= words; l->top <<= 1)
@@ -440,6 +458,31 @@ static void lru_free(struct lru *l)
 	free(l->line_at);
 	free(l->live);
 	free(l->tree);
+	free(l->held);
+	free(l->changed);
+}
+
+/* Word @w's bits changed: listed, once, for the tree. */
+static void lru_changed(struct lru *l, uint32_t w)
+{
+	if (!(l->held[w] & CHANGED)) {
+		l->held[w] |= CHANGED;
+		l->changed[l->nchanged++] = w;
+	}
+}
+
+/* The changed words' counts into the tree. */
+static void lru_sync(struct lru *l)
+{
+	for (uint32_t k = 0; k < l->nchanged; k++) {
+		uint32_t w = l->changed[k];
+		uint8_t n = (uint8_t)(byte_counts_upto(l->live[w]) >> 56);
+
+		if (n != (l->held[w] & ~CHANGED))
+			tree_add(l->tree, l->words, w + 1, (uint32_t)n - (l->held[w] & ~CHANGED));
+		l->held[w] = n;
+	}
+	l->nchanged = 0;
 }
 
 static int lru_touch(struct lru *l, uint32_t line)
@@ -454,21 +497,23 @@ static int lru_touch(struct lru *l, uint32_t line)
 		l->lines++;
 	} else {
 		l->live[*t / 64] &= ~(1ULL << (*t % 64));
-		tree_add(l->tree, l->words, *t / 64 + 1, (uint32_t)-1);
+		lru_changed(l, *t / 64);
 		l->line_at[*t] = NO_INDEX;
 	}
 	*t = ++l->now;
 	l->line_at[l->now] = line;
 	l->live[l->now / 64] |= 1ULL << (l->now % 64);
-	tree_add(l->tree, l->words, l->now / 64 + 1, 1);
+	lru_changed(l, l->now / 64);
 	return 0;
 }
 
 /* The time of the line at depth @d (0: the last touched), d < lines. */
-static uint32_t lru_time_at(const struct lru *l, uint64_t d)
+static uint32_t lru_time_at(struct lru *l, uint64_t d)
 {
 	uint32_t want = l->lines - (uint32_t)d, pos = 0;
 
+	if (l->nchanged)
+		lru_sync(l);
 	/* The word of the want-th live time: the most words with fewer before them. */
 	for (uint32_t step = l->top; step; step >>= 1) {
 		if (pos + step <= l->words && l->tree[pos + step] < want) {
@@ -479,7 +524,7 @@ static uint32_t lru_time_at(const struct lru *l, uint64_t d)
 	return pos * 64 + select_bit(l->live[pos], want);
 }
 
-static uint32_t lru_at(const struct lru *l, uint64_t d)
+static uint32_t lru_at(struct lru *l, uint64_t d)
 {
 	return l->line_at[lru_time_at(l, d)];
 }
@@ -487,7 +532,7 @@ static uint32_t lru_at(const struct lru *l, uint64_t d)
 #define NEAR_WORDS	4	/* words looked at for the next live time before the tree is asked */
 
 /* The time of the line at depth @d, the next deeper than the one at time @t. */
-static uint32_t lru_time_below(const struct lru *l, uint32_t t, uint64_t d)
+static uint32_t lru_time_below(struct lru *l, uint32_t t, uint64_t d)
 {
 	uint32_t w = t / 64;
 	uint64_t bits = l->live[w] & ((1ULL << (t % 64)) - 1);
@@ -498,7 +543,7 @@ static uint32_t lru_time_below(const struct lru *l, uint32_t t, uint64_t d)
 }
 
 /* The time of the line at depth @d, the next shallower than the one at time @t. */
-static uint32_t lru_time_above(const struct lru *l, uint32_t t, uint64_t d)
+static uint32_t lru_time_above(struct lru *l, uint32_t t, uint64_t d)
 {
 	uint32_t w = t / 64;
 	uint64_t bits = l->live[w] & ~((2ULL << (t % 64)) - 1);
@@ -684,7 +729,7 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	 * stack holds other instructions' lines too.
 	 */
 	if (d != UINT64_MAX) {
-		const struct lru *l = &gn->lru;
+		struct lru *l = &gn->lru;
 		uint32_t deeper = 0, shallower = 0;	/* the times of the last looked at */
 
 		/*

@@ -18,8 +18,17 @@
  * each edge's count and the stretch of the run it was taken in; the
  * threads take each slice of the trace (1/1024 of it) in the runs they
  * took it in, or, where more than 16 runs (threads at once), share it
- * as they did by smooth weighted round robin (nginx's). The seed drives the draws within a reuse bin and the untouched
- * lines.
+ * as they did by smooth weighted round robin (nginx's). The seed drives
+ * the draws within a reuse bin and the untouched lines.
+ *
+ * Outline, in file order: smooth weighted round robin (swrr()); the
+ * schedule of a node's edges (sched_*(), pick(), note()); a thread's
+ * lines by a dense index (struct lines, snap()); its LRU stack of lines
+ * (lru_*(): a bit a time, a Fenwick tree over words of bits); one
+ * thread's generator (gen_init(), random_line(), gen_next(): each
+ * instruction's state what most accesses touch, struct gen_hot, and the
+ * rest); the slices, and vmt_profile_synth(), which hands the writer its
+ * records BATCH at a time.
  */
 #include <errno.h>
 #include <math.h>

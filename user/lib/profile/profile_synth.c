@@ -377,33 +377,49 @@ static uint64_t byte_counts_upto(uint64_t x)
 	return x * 0x0101010101010101ULL;
 }
 
+#define BYTES_OF(b)	((b) * 0x0101010101010101ULL)	/* @b in every byte */
+#define HIGH_BITS	BYTES_OF(0x80ULL)
+
+/* The first byte of @upto (counts, each under 128) that is @k or more. */
+static unsigned int first_reaching(uint64_t upto, uint32_t k)
+{
+	/* A byte's high bit stays set, k taken from it, where it is k or more (no borrows). */
+	return (unsigned int)__builtin_ctzll(((upto | HIGH_BITS) - BYTES_OF((uint64_t)k)) &
+					     HIGH_BITS) / 8;
+}
+
 /* The place of the @k-th set bit (from 1, from the lowest) of @x, which has k or more. */
 static unsigned int select_bit(uint64_t x, uint32_t k)
 {
-	uint64_t upto = byte_counts_upto(x);
-	unsigned int at = 0;
-	uint32_t below = 0;
+	uint64_t upto = byte_counts_upto(x), bits, ones;
+	unsigned int byte = first_reaching(upto, k), below;
 
-	while (((upto >> at) & 0xff) < k) {
-		below = (uint32_t)((upto >> at) & 0xff);
-		at += 8;
-	}
-	for (x >>= at, k -= below; ; x >>= 1, at++) {
-		if ((x & 1) && !--k)
-			return at;
-	}
+	below = byte ? (unsigned int)(upto >> (8 * byte - 8)) & 0xff : 0;
+	/* That byte's bits one a byte (byte i: bit i, as 0 or 1), and the same again. */
+	bits = BYTES_OF((x >> (8 * byte)) & 0xff) & 0x8040201008040201ULL;
+	ones = ((bits + BYTES_OF(0x7fULL)) & HIGH_BITS) >> 7;
+	return 8 * byte + first_reaching(ones * BYTES_OF(1ULL), k - below);
 }
 
 static int lru_resize(struct lru *l, uint32_t cap)
 {
-	uint32_t words = cap / 64 + 1;
+	uint32_t words = cap / 64 + 1, top;
 	uint32_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
 	uint64_t *live = calloc(words, sizeof(*live));
-	uint32_t *tree = calloc((size_t)words + 1, sizeof(*tree));
+	uint32_t *tree;
 	uint8_t *held = malloc(words);
 	uint32_t *changed = malloc(words * sizeof(*changed));
 	uint32_t t = 0;
 
+	/*
+	 * The tree padded to 2 * top - 1 nodes, those past words too large
+	 * to step over: lru_time_at() looks without a bound check.
+	 */
+	for (top = 1; (top << 1) <= words; top <<= 1)
+		;
+	tree = calloc((size_t)top * 2, sizeof(*tree));
+	for (uint32_t i = words + 1; tree && i < top * 2; i++)
+		tree[i] = UINT32_MAX;
 	if (!line_at || !live || !tree || !held || !changed) {
 		free(line_at);
 		free(live);
@@ -443,8 +459,7 @@ static int lru_resize(struct lru *l, uint32_t cap)
 	l->nchanged = 0;
 	l->cap = cap;
 	l->words = words;
-	for (l->top = 1; (l->top << 1) <= words; l->top <<= 1)
-		;
+	l->top = top;
 	l->now = t;
 	return 0;
 }
@@ -525,10 +540,11 @@ static uint32_t lru_time_at(struct lru *l, uint64_t d)
 		lru_sync(l);
 	/* The word of the want-th live time: the most words with fewer before them. */
 	for (uint32_t step = l->top; step; step >>= 1) {
-		if (pos + step <= l->words && l->tree[pos + step] < want) {
-			pos += step;
-			want -= l->tree[pos];
-		}
+		uint32_t n = l->tree[pos + step], go = -(uint32_t)(n < want);
+
+		/* Without a branch: which way is as likely as not. */
+		pos += step & go;
+		want -= n & go;
 	}
 	return pos * 64 + select_bit(l->live[pos], want);
 }

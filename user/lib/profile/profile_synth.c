@@ -1006,7 +1006,10 @@ int vmt_profile_synth(const struct vmt_profile *p, const struct vmt_profile_synt
 		}
 	}
 out:
-	if (ret)
+	if (ret == -EFBIG)
+		pm_say(err, "a thread touched more lines than synth indexes (at most %u)",
+		       NO_INDEX - 1);
+	else if (ret)
 		pm_say(err, "out of memory");
 out_quiet:
 	for (uint32_t k = 0; gens && k < p->nthreads; k++)

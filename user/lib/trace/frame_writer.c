@@ -58,7 +58,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define MAX_WORKERS		256
 #define QUEUED_PER_WORKER	4
 /* Appended jobs a writer keeps for the next frames. */
-#define SPARE_JOBS		4
+#define SPARE_JOBS		2
 
 /* A frame to compress and append, or a stream block to append as it is. */
 struct write_job {

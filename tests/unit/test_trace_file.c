@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for trace files (user/lib/trace/trace_*.c): what is written reads
- * back, with every codec and at every frame boundary; seeking by index and
+ * back, with every codec and at every frame boundary; records appended many
+ * at a time make the file one at a time makes; seeking by index and
  * time; repair after a writer dies at any byte of its last frame; and a
  * clear error for every corrupted header field.
  */
@@ -110,6 +111,146 @@ static void test_round_trip_every_codec(void **state)
 			vmt_trace_close(t);
 		}
 	}
+}
+
+/*
+ * Records for vmt_trace_writer_append_records(): runs of exact accesses on
+ * one CPU, references and evictions over two CPUs, markers with their data
+ * in DATA records after them (one cut short by a record of its CPU, one
+ * whose data never comes, followed by markers without), and a DATA record
+ * no marker owns.
+ */
+static size_t make_mixed_records(struct vmt_record *out)
+{
+	static const char text[] = "a marker's text, longer than one DATA record holds";
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < 2000; i++) {
+		struct vmt_record r = make_record(i);
+
+		if (i % 300 < 180) {
+			/* Exact accesses, their CPU changing every 60. */
+			memset(&r.ref, 0, sizeof(r.ref));
+			r.hdr.type = VMT_REC_EXACT;
+			r.hdr.cpu = (uint16_t)(i / 60 % 2);
+			r.exact.addr = 0x10000 + 8 * i;
+			r.exact.ip = 0x400000 + 4 * (i % 3);
+			r.exact.size = 8;
+			r.exact.access = VMT_ACCESS_READ;
+		}
+		out[n++] = r;
+		if (i % 250 == 100 || i % 250 == 200) {
+			struct vmt_record m = r, d;
+			size_t len = i % 250 == 100 ? sizeof(text) - 1 : 20;
+
+			memset(&m.marker, 0, sizeof(m.marker));
+			m.hdr.type = VMT_REC_MARKER;
+			m.hdr.data_len = (uint32_t)len;
+			out[n++] = m;
+			/* The second marker's DATA: one chunk of two, then another record. */
+			for (size_t off = 0; off < len && (i % 250 == 100 || !off); off += VMT_DATA_CHUNK) {
+				size_t k = len - off < VMT_DATA_CHUNK ? len - off : VMT_DATA_CHUNK;
+
+				d = m;
+				d.hdr.type = VMT_REC_DATA;
+				d.hdr.data_len = (uint32_t)(k < 10 ? k : 10);
+				memset(&d.data, 0, sizeof(d.data));
+				memcpy(d.data.bytes, text + off, d.hdr.data_len);
+				out[n++] = d;
+			}
+		}
+		if (i % 250 == 150) {
+			/* A marker whose data never comes, two without data after it. */
+			struct vmt_record m = r;
+
+			memset(&m.marker, 0, sizeof(m.marker));
+			m.hdr.type = VMT_REC_MARKER;
+			m.hdr.data_len = 12;
+			out[n++] = m;
+			m.hdr.data_len = 0;
+			out[n++] = m;
+			out[n++] = m;
+		}
+		if (i == 1500) {
+			struct vmt_record d = r;
+
+			d.hdr.type = VMT_REC_DATA;
+			d.hdr.data_len = 4;
+			memset(&d.data, 0, sizeof(d.data));
+			out[n++] = d;
+		}
+	}
+	return n;
+}
+
+/* The bytes of the file at @file, *@size of them. */
+static uint8_t *read_whole(const char *file, size_t *size)
+{
+	FILE *f = fopen(file, "rb");
+	uint8_t *buf;
+	long len;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	buf = malloc((size_t)len);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*size = (size_t)len;
+	return buf;
+}
+
+/*
+ * vmt_trace_writer_append_records() in pieces of any size writes the file
+ * vmt_trace_writer_append_record() writes one record at a time (the
+ * oracle), with each codec, with loop streams, at every frame boundary.
+ */
+static void test_append_records_as_one_by_one(void **state)
+{
+	static const size_t pieces[] = { 1, 2, 7, 64, 1000, 5000 };
+	struct vmt_record *recs = calloc(4000, sizeof(*recs));
+	size_t n, one_size, size;
+	uint8_t *one, *many;
+	char other[80];
+
+	(void)state;
+	assert_non_null(recs);
+	n = make_mixed_records(recs);
+	assert_true(n > 2000 && n < 4000);
+	snprintf(other, sizeof(other), "%s.b", path);
+	for (int conf = 0; conf < 4; conf++) {
+		struct vmt_trace_writer_options o = {
+			.frame_bytes = 64 * 37,
+			.codec = conf == 1 ? VMT_CODEC_MODEL : conf == 2 ? VMT_CODEC_ZSTD :
+				 VMT_CODEC_NONE,
+			.loops_window = conf == 3 ? 64 : 0,
+		};
+		struct vmt_trace_writer *w;
+		struct vmt_trace_error err;
+
+		assert_int_equal(vmt_trace_writer_create(&w, path, &o, &err), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(vmt_trace_writer_append_record(w, &recs[i]), 0);
+		assert_int_equal(vmt_trace_writer_close(w, &err), 0);
+		one = read_whole(path, &one_size);
+		for (size_t k = 0; k < sizeof(pieces) / sizeof(pieces[0]); k++) {
+			assert_int_equal(vmt_trace_writer_create(&w, other, &o, &err), 0);
+			for (size_t i = 0; i < n; i += pieces[k])
+				assert_int_equal(vmt_trace_writer_append_records(w, &recs[i],
+							n - i < pieces[k] ? n - i : pieces[k]), 0);
+			assert_int_equal(vmt_trace_writer_close(w, &err), 0);
+			many = read_whole(other, &size);
+			assert_int_equal(size, one_size);
+			assert_memory_equal(many, one, size);
+			free(many);
+		}
+		free(one);
+	}
+	unlink(other);
+	free(recs);
 }
 
 static void test_empty_trace(void **state)
@@ -568,6 +709,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip_every_codec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_append_records_as_one_by_one, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_boundaries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_writer_input, setup, teardown),

@@ -146,6 +146,11 @@ static struct vmt_record make_record(uint64_t i)
 	r.ref.ip = 0x400000 + 16 * (i % 13);
 	r.ref.pfn = mix(i) & 0xfffff;
 	r.ref.access = VMT_ACCESS_WRITE;
+	if (i >= 12000 && i % 5 == 0) {
+		/* Streams made late (a CPU each 1000 records): blocks queued after many frames. */
+		r.hdr.type = VMT_REC_EXACT;
+		r.hdr.cpu = (uint16_t)(i / 1000);
+	}
 	return r;
 }
 

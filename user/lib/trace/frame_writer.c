@@ -57,6 +57,8 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define DEFAULT_MODEL_FRAME_BYTES	(4u << 20)
 #define MAX_WORKERS		256
 #define QUEUED_PER_WORKER	4
+/* Appended jobs a writer keeps for the next frames. */
+#define SPARE_JOBS		2
 
 /* A frame to compress and append, or a stream block to append as it is. */
 struct write_job {
@@ -66,9 +68,10 @@ struct write_job {
 	unsigned int codec, stage2;
 	uint32_t entry_size;
 	uint8_t *data;			/* the frame's entries, or the block */
-	size_t len;
+	size_t len, cap;		/* data's bytes and its room */
 	struct vmt_buf payload;
 	int err;			/* from compressing */
+	struct write_job *next_spare;	/* in vmt_frame_writer.spare */
 };
 
 struct writer_stream {
@@ -91,10 +94,12 @@ struct vmt_frame_writer {
 	struct vmt_buf block;
 	struct write_job sync_job;	/* without workers: the one frame being written */
 	struct vmt_work_pool *pool;	/* with workers */
+	struct write_job *spare;	/* jobs appended, their buffers kept for the next */
+	unsigned int nr_spare;
 	vmt_trace_block_sink sink;	/* every stream block and frame, as written */
 	void *sink_ctx;
 	bool encoded;			/* blocks come encoded (append_block): no pending */
-	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written */
+	pthread_mutex_t lock;		/* error, failed; end, nr_frames, raw_written; spare */
 	int failed;			/* the first error of a queued job */
 	char error[256];
 };
@@ -414,6 +419,51 @@ static void free_job(struct write_job *job)
 	free(job);
 }
 
+/*
+ * A job to queue: an appended one, whose frame buffer and payload are
+ * used again (a frame of a fresh buffer costs its pages' faults each
+ * time, 4 MiB of them with the model codec), or a new one; NULL: no memory.
+ */
+static struct write_job *take_job(struct vmt_frame_writer *w)
+{
+	struct write_job *job;
+
+	pthread_mutex_lock(&w->lock);
+	job = w->spare;
+	if (job) {
+		w->spare = job->next_spare;
+		w->nr_spare--;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return job ? job : calloc(1, sizeof(*job));
+}
+
+/* @job appended: kept for take_job(), SPARE_JOBS at most, or freed. */
+static void put_job(struct vmt_frame_writer *w, struct write_job *job)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->nr_spare < SPARE_JOBS) {
+		job->next_spare = w->spare;
+		w->spare = job;
+		w->nr_spare++;
+		job = NULL;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (job)
+		free_job(job);
+}
+
+/* @job's data room for @len bytes (what it held is dropped). */
+static int job_room(struct write_job *job, size_t len)
+{
+	if (job->cap >= len)
+		return 0;
+	free(job->data);
+	job->data = malloc(len);
+	job->cap = job->data ? len : 0;
+	return job->data ? 0 : -ENOMEM;
+}
+
 /* In sequence order, one at a time: nothing more reaches the file after an error. */
 static void append_job(struct vmt_work *work, void *writer)
 {
@@ -429,26 +479,26 @@ static void append_job(struct vmt_work *work, void *writer)
 			w->failed = err;
 		pthread_mutex_unlock(&w->lock);
 	}
-	free_job(job);
+	put_job(w, job);
 }
 
 static int queue_block(struct vmt_frame_writer *w, const void *block, size_t len)
 {
-	struct write_job *job = calloc(1, sizeof(*job));
 	int err = queued_error(w);
+	struct write_job *job;
 
-	if (err) {
-		free(job);
+	if (err)
 		return err;
-	}
-	if (job)
-		job->data = malloc(len);
-	if (!job || !job->data) {
-		free(job);
+	job = take_job(w);
+	if (!job || job_room(job, len)) {
+		if (job)
+			free_job(job);
 		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	}
 	memcpy(job->data, block, len);
 	job->len = len;
+	job->is_frame = false;
+	job->err = 0;
 	vmt_work_pool_submit(w->pool, &job->work);
 	return 0;
 }
@@ -496,16 +546,20 @@ static void frame_header_init(const struct vmt_frame_writer *w, const struct wri
 /* Hand the frame to the workers, and give the stream a new buffer. */
 static int queue_frame(struct vmt_frame_writer *w, struct writer_stream *s)
 {
-	struct write_job *job = calloc(1, sizeof(*job));
-	uint8_t *fresh = malloc((size_t)s->frame_entries * s->info.entry_size);
+	size_t size = (size_t)s->frame_entries * s->info.entry_size;
+	struct write_job *job = take_job(w);
+	uint8_t *fresh;
 
-	if (!job || !fresh) {
-		free(job);
-		free(fresh);
+	if (!job || job_room(job, size)) {
+		if (job)
+			free_job(job);
 		return vmt_frame_writer_fail(w, -ENOMEM, "out of memory");
 	}
+	/* The stream's buffer to the job, the job's (as large) to the stream. */
+	fresh = job->data;
 	frame_header_init(w, s, job);
 	job->data = s->pending;
+	job->cap = size;
 	s->pending = fresh;
 	s->written += s->nr_pending;
 	s->nr_pending = 0;
@@ -584,6 +638,12 @@ int vmt_frame_writer_flush(struct vmt_frame_writer *w)
 static void writer_free(struct vmt_frame_writer *w)
 {
 	vmt_work_pool_destroy(w->pool);
+	while (w->spare) {
+		struct write_job *job = w->spare;
+
+		w->spare = job->next_spare;
+		free_job(job);
+	}
 	if (w->fd >= 0)
 		close(w->fd);
 	for (uint32_t i = 0; i < w->nr_streams; i++)

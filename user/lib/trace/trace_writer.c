@@ -219,6 +219,37 @@ int vmt_trace_writer_append_record(struct vmt_trace_writer *w, const struct vmt_
 	return ret;
 }
 
+int vmt_trace_writer_append_records(struct vmt_trace_writer *w, const struct vmt_record *records,
+				    size_t count)
+{
+	for (size_t i = 0, j; i < count; i = j) {
+		const struct vmt_record *r = &records[i];
+		int err = vmt_trace_writer_append_record(w, r);
+
+		if (err)
+			return err;
+		j = i + 1;
+		if (w->loops || r->hdr.type == VMT_REC_DATA || r->hdr.data_len)
+			continue;
+		/*
+		 * Its CPU holds nothing back now, and the records like it
+		 * after it (no data, the same type and CPU) would each go to
+		 * its stream, w->run_stream, and its order run: all at once.
+		 */
+		while (j < count && records[j].hdr.type == r->hdr.type &&
+		       records[j].hdr.cpu == r->hdr.cpu && !records[j].hdr.data_len &&
+		       (uint64_t)w->run_count + (j - i - 1) < UINT32_MAX)
+			j++;
+		if (j == i + 1)
+			continue;
+		err = vmt_frame_writer_append(w->frames, (uint32_t)w->run_stream, r + 1, j - i - 1);
+		if (err)
+			return err;
+		w->run_count += (uint32_t)(j - i - 1);
+	}
+	return 0;
+}
+
 int vmt_trace_writer_append_record_data(struct vmt_trace_writer *w,
 					const struct vmt_record *record, const void *data)
 {

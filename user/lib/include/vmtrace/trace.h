@@ -204,6 +204,13 @@ int vmt_trace_writer_append(struct vmt_trace_writer *writer, uint32_t stream_id,
 int vmt_trace_writer_append_record(struct vmt_trace_writer *writer,
 				   const struct vmt_record *record);
 /*
+ * Append @count records, as vmt_trace_writer_append_record() one after
+ * another would (the same file), a run of records without data of one
+ * type and CPU in one copy.
+ */
+int vmt_trace_writer_append_records(struct vmt_trace_writer *writer,
+				    const struct vmt_record *records, size_t count);
+/*
  * Append a record whose hdr.data_len bytes of data are at @data, as a
  * reader gives them (vmt_trace_record_data()), rather than in DATA records
  * after it: for copying records from one trace into another. @data may be

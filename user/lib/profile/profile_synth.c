@@ -702,30 +702,6 @@ static void gen_free(struct gen *gn)
 	lru_free(&gn->lru);
 }
 
-/*
- * The first line of [@lo, @lo + @n) in the thread's spans that no access
- * has touched, its span in *@span; NO_LINE with none.
- */
-static uint64_t untouched(const struct gen *gn, uint64_t lo, uint64_t n, uint32_t *span)
-{
-	const struct pm_thread *t = gn->t;
-	const uint32_t *time_of = gn->lru.time_of;
-
-	for (uint32_t k = span_of(t, lo); k < t->nspans && t->spans[k].lo < lo + n; k++) {
-		uint64_t from = t->spans[k].lo > lo ? t->spans[k].lo : lo;
-		uint64_t to = t->spans[k].lo + t->spans[k].n < lo + n ? t->spans[k].lo + t->spans[k].n : lo + n;
-		uint64_t i = gn->lines.at[k] + (from - t->spans[k].lo);
-
-		for (uint64_t line = from; line < to; line++, i++) {
-			if (!time_of[i]) {
-				*span = k;
-				return line;
-			}
-		}
-	}
-	return NO_LINE;
-}
-
 /* Whether line @i is in @g's instruction's span. */
 static bool in_span(const struct gen_insn *g, uint32_t i)
 {
@@ -736,7 +712,7 @@ static bool in_span(const struct gen_insn *g, uint32_t i)
 static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen_insn *g,
 			    uint32_t *hint)
 {
-	uint64_t first = in->lo >> LINE_SHIFT, span = (in->hi >> LINE_SHIFT) - first + 1;
+	uint64_t first = in->lo >> LINE_SHIFT;
 	uint64_t d = UINT64_MAX;
 
 	int64_t bin = pick(&in->reuse, &g->reuse_taken, gn->scale);
@@ -785,19 +761,20 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	 * A first touch: a line of the span no access has touched yet, the
 	 * first free one from a random line on (so that a span that fills up,
 	 * as a chase's first round fills its nodes, still finds its last ones),
-	 * of the lines the thread touched (which snap() keeps as they are).
+	 * of the lines the thread touched (which snap() keeps as they are): by
+	 * their dense index, so that a span with holes (an instruction that
+	 * reaches both the heap and the stack) finds them, not the holes.
 	 */
-	{
-		uint64_t start = splitmix(&gn->rng) % span;
-		uint64_t tries = span < NEW_LINE_TRIES ? span : NEW_LINE_TRIES, line;
+	if (g->lines_hi > g->lines_lo) {
+		const uint32_t *time_of = gn->lru.time_of;
+		uint64_t n = g->lines_hi - g->lines_lo, i = g->lines_lo + splitmix(&gn->rng) % n;
 
-		/* [start, span) then [0, start), tries lines in all. */
-		line = untouched(gn, first + start, span - start < tries ? span - start : tries,
-				 hint);
-		if (line == NO_LINE && tries > span - start)
-			line = untouched(gn, first, tries - (span - start), hint);
-		if (line != NO_LINE)
-			return line;
+		for (uint64_t k = n < NEW_LINE_TRIES ? n : NEW_LINE_TRIES; k--; i++) {
+			if (i == g->lines_hi)
+				i = g->lines_lo;
+			if (!time_of[i])
+				return line_of(&gn->lines, i, hint);
+		}
 	}
 	if (!gn->lru.lines)
 		return first;

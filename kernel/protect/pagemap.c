@@ -114,7 +114,7 @@ void vmt_pagemap_log(struct vmt_pagemap_table *pm, unsigned long addr, u64 pfn, 
  * @end:	its end
  * @event:	the kernel's enum mmu_notifier_event, for the records
  *
- * Context: the address space's MMU notifier (kernel/notify.c), in any
+ * Context: the address space's MMU notifier (kernel/protect/notify.c), in any
  * context but an interrupt; does not sleep.
  */
 void vmt_pagemap_forget(struct vmt_pagemap_table *pm, struct mm_struct *mm,

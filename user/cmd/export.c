@@ -48,7 +48,7 @@ struct raw_export {
 
 /*
  * @rec as the kernel's ring carries it (include/uapi/linux/vmtrace.h,
- * vmt_ring_write_data() in kernel/ring.c): data_off 0, and its data, when it
+ * vmt_ring_write_data() in kernel/ring/ring.c): data_off 0, and its data, when it
  * has some, in the DATA records right after it, each with @rec's header but
  * its own type and length (VMT_DATA_CHUNK bytes, fewer in the last), zero
  * past the length. The trace writer's assembler takes them back apart, so

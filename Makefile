@@ -294,7 +294,7 @@ $(BUILD)/tests/test_replay_kernel: tests/unit/test_replay_kernel.c $(BUILD)/lib/
 		$(BUILD)/lib/libvmtrace-asan.a -lcmocka -lzstd -llzma -lz
 
 # The cmocka suites, the exact-mode decoder against valgrind's lackey
-# (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh),
+# (exact-insn-lackey.sh) and objdump on the C library (exact-insn-objdump.sh), then the command line's contract (tests/unit/cli.sh), the docs' file names (doc-paths.sh),
 # the analysis commands on traces the scripts make (analysis-*.sh, reduce.sh,
 # hmtt.sh, report.sh), phases between markers against a model (phases.sh), curves of
 # exact accesses against a brute-force LRU stack (exact-source.sh), every
@@ -327,6 +327,7 @@ check-unit: $(UNIT_DEPS)
 	@tests/unit/exact-insn-lackey.sh $(BUILD)/oracle/exact-insn-oracle
 	@tests/unit/exact-insn-objdump.sh $(BUILD)/oracle/exact-insn-oracle
 	@tests/unit/cli.sh $(BUILD)/bin/vmtrace
+	@tests/unit/doc-paths.sh
 	@tests/unit/analysis-wss.sh $(BUILD)/bin/vmtrace
 	@tests/unit/reduce.sh $(BUILD)/bin/vmtrace $(BUILD)/bin/vmt-synth
 	@tests/unit/rewrite.sh $(BUILD)/bin/vmtrace

@@ -148,6 +148,17 @@ else
 	fail "far-apart places: convert, profile or synth failed"
 fi
 
+# The frames (of 256 records) decoded on 1 and on 3 threads: the same
+# profile, byte for byte.
+if "$bin" convert --from din "$tmp/far.din" --frame-bytes 16384 -o "$tmp/frames.vmt" >/dev/null 2>&1 &&
+   "$bin" profile -j 1 "$tmp/frames.vmt" -o "$tmp/j1.prof" >/dev/null 2>&1 &&
+   "$bin" profile -j 3 "$tmp/frames.vmt" -o "$tmp/j3.prof" >/dev/null 2>&1 &&
+   cmp -s "$tmp/j1.prof" "$tmp/j3.prof"; then
+	ok
+else
+	fail "profile -j 1 and -j 3 differ, or failed"
+fi
+
 bad() {
 	local want=$1 pattern=$2 rc
 	shift 2
@@ -171,6 +182,7 @@ bad 1 "is the input itself" profile "$tmp/t.vmt" -o "$tmp/t.vmt"
 bad 2 "say where" profile "$tmp/t.vmt"
 bad 2 "say where" synth "$tmp/p"
 bad 2 "--max-runs" profile --max-runs 0 "$tmp/t.vmt" -o "$tmp/x"
+bad 2 "bad -j" profile -j 0 "$tmp/t.vmt" -o "$tmp/x"
 bad 2 "--seed" synth --seed 0 "$tmp/p" -o "$tmp/x.vmt"
 bad 2 "bad -j" synth -j 0 "$tmp/p" -o "$tmp/x.vmt"
 bad 2 "no such preset" compare --preset nosuch "$tmp/t.vmt" "$tmp/s1.vmt"

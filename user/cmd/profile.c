@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmtrace profile TRACE -o PROFILE [--max-runs N]
+ * vmtrace profile TRACE -o PROFILE [--max-runs N] [-j N]
  * vmtrace profile --show PROFILE
  *
  * A memory profile after PSnAP (issue 33; vmtrace/profile.h says what it
@@ -18,12 +18,13 @@
 #include "commands.h"
 #include "util/analysis_command.h"
 #include "util/cmd_util.h"
+#include "util/filter_options.h"
 
 enum { PROFILE_OPT_MAX_RUNS = 0x300, PROFILE_OPT_SHOW };
 
 void usage_profile(FILE *out)
 {
-	fputs("usage: vmtrace profile TRACE -o PROFILE [--max-runs N]\n"
+	fputs("usage: vmtrace profile TRACE -o PROFILE [--max-runs N] [-j N]\n"
 	      "       vmtrace profile --show PROFILE\n"
 	      "  a memory profile of TRACE's exact accesses (after PSnAP): per thread, its\n"
 	      "  instructions' stride runs and their order, its regions and working sets, its\n"
@@ -31,6 +32,9 @@ void usage_profile(FILE *out)
 	      "  -o PROFILE       where to write it\n"
 	      "  --max-runs N     stride runs kept an instruction (1..4096, default 32); the\n"
 	      "                   rest are drawn by reuse distance\n"
+	      "  -j, --jobs N     decode the trace's frames on N threads (default: one a CPU;\n"
+	      "                   the profile is the same whatever N): the profiling itself\n"
+	      "                   is one thread's, the decoding of the frames ahead the others'\n"
 	      "  --show PROFILE   print a profile: threads, loops, regions, stride histograms\n",
 	      out);
 }
@@ -95,7 +99,8 @@ static int show(const char *path)
 	return 0;
 }
 
-static int make(const char *in, const char *out, const struct vmt_profile_options *o)
+static int make(const char *in, const char *out, const struct vmt_profile_options *o,
+		unsigned int threads)
 {
 	struct vmt_trace_error err;
 	struct vmt_profile *p;
@@ -113,6 +118,10 @@ static int make(const char *in, const char *out, const struct vmt_profile_option
 	t = open_or_say("profile", in, 0);
 	if (!t)
 		return 1;
+	if (set_decode_threads("profile", t, threads)) {
+		vmt_trace_close(t);
+		return 1;
+	}
 	ret = vmt_profile_build(t, o, &p, &err);
 	vmt_trace_close(t);
 	if (ret) {
@@ -159,17 +168,19 @@ int cmd_profile(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-runs", required_argument, NULL, PROFILE_OPT_MAX_RUNS },
 		{ "show", no_argument, NULL, PROFILE_OPT_SHOW },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmt_profile_options o = { .max_tokens = 32 };
 	const char *out = NULL;
 	bool show_mode = false;
+	unsigned int threads = 0;
 	long long n;
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:hj:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			out = optarg;
@@ -182,6 +193,12 @@ int cmd_profile(int argc, char **argv)
 			break;
 		case PROFILE_OPT_SHOW:
 			show_mode = true;
+			break;
+		case 'j':
+			n = parse_number("profile", "-j", optarg, 1, VMT_TRACE_MAX_THREADS);
+			if (n < 0)
+				return 2;
+			threads = (unsigned int)n;
 			break;
 		case 'h':
 			usage_profile(stdout);
@@ -201,5 +218,5 @@ int cmd_profile(int argc, char **argv)
 		fprintf(stderr, "vmtrace profile: say where: -o PROFILE\n");
 		return 2;
 	}
-	return make(argv[optind], out, &o);
+	return make(argv[optind], out, &o, threads);
 }

@@ -202,17 +202,24 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
 	return 0;
 }
 
-int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o)
+int set_decode_threads(const char *cmd, struct vmt_trace *t, unsigned int threads)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int threads = o->threads ? o->threads :
-			       cpus < 1 ? 1 : cpus > VMT_TRACE_MAX_THREADS ? VMT_TRACE_MAX_THREADS :
-			       (unsigned int)cpus;
 
+	if (!threads)
+		threads = cpus < 1 ? 1 : cpus > VMT_TRACE_MAX_THREADS ? VMT_TRACE_MAX_THREADS :
+			  (unsigned int)cpus;
 	if (vmt_trace_set_threads(t, threads)) {
 		fprintf(stderr, "vmtrace %s: %s\n", cmd, vmt_trace_error_message(t));
 		return -1;
 	}
+	return 0;
+}
+
+int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o)
+{
+	if (set_decode_threads(cmd, t, o->threads))
+		return -1;
 	if (!o->used)
 		return 0;
 	o->filter.pids = o->pids;

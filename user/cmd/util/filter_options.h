@@ -64,5 +64,7 @@ int parse_filter_option(const char *cmd, int opt, const char *arg, struct filter
  * (one a CPU when not given); 0, or -1 having said why not.
  */
 int apply_filter_options(const char *cmd, struct vmt_trace *t, struct filter_options *o);
+/* @t decoded on @threads threads (0: one a CPU); 0, or -1 having said why not. */
+int set_decode_threads(const char *cmd, struct vmt_trace *t, unsigned int threads);
 
 #endif

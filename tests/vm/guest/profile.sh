@@ -17,10 +17,13 @@
 # The real programs: xz (-0, of 3000 bytes, its dictionary in [heap]) is
 # held to the size bar; sqlite3 falls short of it, and both of the accuracy
 # bar at L2: their rows say by how much (the lines "short:"), not as a
-# failure, and docs/BENCHMARKS.md ("Profiles") says why (L2's hit rates are
-# over their few L1 misses: 0.3% to 1% of the accesses, most of them first
-# touches; sqlite3 is a short run of much code, 35 accesses an instruction,
-# whose profile of its instructions is no small share of its trace). Their
+# failure, and docs/BENCHMARKS.md ("Profiles") and docs/analysis/profile.md
+# ("What it loses") say why (L2's hit rates are over their few L1 misses,
+# 0.3% to 1% of the accesses, and the synthetic traces have more, conflict
+# misses mostly: where a data-indexed instruction's runs begin, and when
+# instructions run, are what the profile does not keep; sqlite3 is a short
+# run of much code, 35 accesses an instruction, whose profile of its
+# instructions is no small share of its trace). Their
 # profiles, synthesis and comparison must still run, and every other check
 # hold.
 # Printed, a row each: accesses; bytes of the recorded trace, of its accesses

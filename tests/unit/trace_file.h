@@ -13,15 +13,23 @@
 
 #include "vmtrace/trace.h"
 
-/* A read of @vaddr by @pid (its own tid) at @time, on CPU 0. */
-static inline struct vmt_record reference_record(uint64_t time, uint32_t pid, uint64_t vaddr)
+/* A record of @type by @pid (its own tid) at @time, on CPU 0, its payload zero. */
+static inline struct vmt_record blank_record(uint64_t time, uint32_t pid, uint16_t type)
 {
 	struct vmt_record r;
 
 	memset(&r, 0, sizeof(r));
 	r.hdr.time_ns = time;
 	r.hdr.pid = r.hdr.tid = pid;
-	r.hdr.type = VMT_REC_REFERENCE;
+	r.hdr.type = type;
+	return r;
+}
+
+/* A read of @vaddr by @pid (its own tid) at @time, on CPU 0. */
+static inline struct vmt_record reference_record(uint64_t time, uint32_t pid, uint64_t vaddr)
+{
+	struct vmt_record r = blank_record(time, pid, VMT_REC_REFERENCE);
+
 	r.ref.vaddr = vaddr;
 	r.ref.access = VMT_ACCESS_READ;
 	return r;
@@ -40,12 +48,8 @@ static inline struct vmt_record ref_rec(uint64_t time, uint32_t pid, uint64_t va
 static inline struct vmt_record pagemap_rec(uint64_t time, uint32_t pid, uint64_t vaddr,
 					    uint64_t pfn, uint8_t op)
 {
-	struct vmt_record r;
+	struct vmt_record r = blank_record(time, pid, VMT_REC_PAGEMAP);
 
-	memset(&r, 0, sizeof(r));
-	r.hdr.time_ns = time;
-	r.hdr.pid = r.hdr.tid = pid;
-	r.hdr.type = VMT_REC_PAGEMAP;
 	r.pagemap.vaddr = vaddr;
 	r.pagemap.pfn = pfn;
 	r.pagemap.op = op;

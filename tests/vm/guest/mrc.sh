@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# kernels: 6.1
+# (On 6.1 alone: its oracles are the analyses' answers against brute force;
+# what the kernel records under N = 0 is enabled-set.sh's, on every kernel.)
 # What a trace answers, against the program's own sequence: a program whose
 # page references are known (tests/vm/progs/touch-pages.c) is traced with
 # N=0, where every access to another page than the one before faults

@@ -5,8 +5,9 @@
  * payload before it reached the decoder:
  *
  *   - the input taken as a payload, decoded into 1 to 256 records (the
- *     first byte says how many): it decodes or is refused with -EBADMSG,
- *     without a crash, a hang or a read out of bounds;
+ *     first byte says how many; its top bit, without the values): it
+ *     decodes or is refused with -EBADMSG, without a crash, a hang or a
+ *     read out of bounds;
  *   - the input taken as records (its bytes after the first, whole records
  *     only): coded and decoded, they come back byte for byte, and every
  *     byte of the payload flipped in turn still decodes or is refused.
@@ -32,9 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	n = (size_t)data[0] % MAX_RECORDS + 1;
+	n = (size_t)(data[0] & 0x7f) % MAX_RECORDS + 1;
 	err = vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(struct vmt_record), data + 1,
-				   size - 1, out, n * sizeof(out[0]));
+				   size - 1, out, n * sizeof(out[0]),
+				   data[0] & 0x80 ? VMT_CODEC_NO_VALUES : 0);
 	if (err && err != -EBADMSG && err != -ENOMEM)
 		abort();
 
@@ -48,12 +50,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (vmt_codec_compress(VMT_CODEC_MODEL, 0, 0, sizeof(in[0]), in, bytes, &payload))
 		abort();
 	if (vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(in[0]), payload.data, payload.size,
-				 out, bytes) || memcmp(in, out, bytes))
+				 out, bytes, 0) || memcmp(in, out, bytes))
 		abort();
 	for (size_t i = 0; i < payload.size && i < 16; i++) {
 		payload.data[i] ^= 0x5a;
 		err = vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(in[0]), payload.data,
-					   payload.size, out, bytes);
+					   payload.size, out, bytes, i % 2 ? VMT_CODEC_NO_VALUES : 0);
 		if (err && err != -EBADMSG)
 			abort();
 		payload.data[i] ^= 0x5a;

@@ -20,8 +20,11 @@
 # (commit c4edf38's convert --codec model, version 3, of 4,000 exact records of
 # sqlite3 and nbody recorded in the VM: its frames of mode 2, before mode 3 coded exact
 # records by their instruction) dumps as that commit dumped it (the SHA-256 of its
-# dump, below), verifies, and written again by this tree (version 4, mode 3) dumps
-# the same.
+# dump, below), verifies, and written again by this tree (version 5, mode 4) dumps
+# the same. tests/unit/data/format4-exact-6ecd4e6.vmt (the same records, commit
+# 6ecd4e6's convert --codec model, version 4: frames of mode 3, before mode 4 kept
+# the values in a stream of their own) dumps the same too, verifies, and gives
+# the same profile as the version 5 file, which `profile` reads without values.
 set -uo pipefail
 bin=$1 synth=$2
 here=$(dirname "$0")
@@ -55,7 +58,7 @@ for pair in "$old1 $tmp/new.vmt" "$old1 $tmp/model.vmt" "$old2 $tmp/model.vmt" "
 	check "mrc" "$bin" mrc --policy lru,fifo,opt --sizes 1,4,16,64,256 --csv
 	check "export --format csv" "$bin" export --format csv --type vma
 done
-for v in "1 $old1" "2 $old2" "3 $old3" "4 $tmp/model.vmt"; do
+for v in "1 $old1" "2 $old2" "3 $old3" "5 $tmp/model.vmt"; do
 	if "$bin" info "${v#* }" | head -1 | grep -q "format version ${v%% *},"; then
 		passed=$((passed + 1))
 	else
@@ -106,10 +109,22 @@ fi
 if "$bin" export --format raw "$oldexact" -o "$tmp/exact.raw" >/dev/null 2>&1 &&
 	"$bin" convert "$tmp/exact.raw" -o "$tmp/exact.vmt" --codec model >/dev/null 2>&1 &&
 	[ "$("$bin" dump "$tmp/exact.vmt" | sha256sum | cut -d' ' -f1)" = "$exact_sum" ] &&
-	"$bin" info "$tmp/exact.vmt" | head -1 | grep -q "format version 4,"; then
+	"$bin" info "$tmp/exact.vmt" | head -1 | grep -q "format version 5,"; then
 	passed=$((passed + 1))
 else
-	echo "old-trace: FAIL: ${oldexact##*/} written again (version 4) does not dump the same"
+	echo "old-trace: FAIL: ${oldexact##*/} written again (version 5) does not dump the same"
+	failed=$((failed + 1))
+fi
+old4=$here/data/format4-exact-6ecd4e6.vmt
+if [ "$("$bin" dump "$old4" 2>&1 | sha256sum | cut -d' ' -f1)" = "$exact_sum" ] &&
+	"$bin" verify "$old4" >/dev/null 2>&1 &&
+	"$bin" info "$old4" | head -1 | grep -q "format version 4," &&
+	"$bin" profile "$old4" -o "$tmp/old4.prof" >/dev/null 2>&1 &&
+	"$bin" profile "$tmp/exact.vmt" -o "$tmp/exact.prof" >/dev/null 2>&1 &&
+	cmp -s "$tmp/old4.prof" "$tmp/exact.prof"; then
+	passed=$((passed + 1))
+else
+	echo "old-trace: FAIL: ${old4##*/} does not dump as 6ecd4e6 dumped it, does not verify, is not of version 4, or does not profile as the same records in version 5"
 	failed=$((failed + 1))
 fi
 echo "old-trace: $passed checks passed, $failed failures"

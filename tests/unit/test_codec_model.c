@@ -10,8 +10,9 @@
  * compression; and a "mem" stream drained as the collector drains rings,
  * each CPU's batch in turn, its times out of order across frames, reads
  * back by time as a stable sort of its records (the cursor's time view);
- * exact records (mode 3) round-trip, and a strided instruction's cost
- * almost nothing. test_trace_codec.c has its round trips on synthetic and
+ * exact records (mode 4) round-trip, and a strided instruction's cost
+ * almost nothing; decoded without their values, exact records come back
+ * whole but for those (a record with data keeps its data's offset). test_trace_codec.c has its round trips on synthetic and
  * random records, cut payloads and flipped bytes.
  */
 #include <errno.h>
@@ -146,7 +147,7 @@ static size_t model_size(const struct vmt_record *recs, size_t n)
 	assert_int_equal(vmt_codec_compress(VMT_CODEC_MODEL, 0, 0, sizeof(*recs), recs,
 					    n * sizeof(*recs), &out), 0);
 	assert_int_equal(vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(*recs), out.data,
-					      out.size, back, n * sizeof(*recs)), 0);
+					      out.size, back, n * sizeof(*recs), 0), 0);
 	assert_memory_equal(back, recs, n * sizeof(*recs));
 	size = out.size;
 	vmt_buf_free(&out);
@@ -287,7 +288,7 @@ static void test_exact_by_instruction(void **state)
 			vmt_put64(r->exact.value, rng());
 	}
 	model_size(recs, N);
-	assert_int_equal(model_mode(recs, N), 3);
+	assert_int_equal(model_mode(recs, N), 4);
 	/* A frame without exact records is of mode 2, as before. */
 	rng_state = 47;
 	for (size_t i = 0; i < 400; i++)
@@ -309,6 +310,75 @@ static void test_exact_by_instruction(void **state)
 	size = model_size(recs, N);
 	print_message("%d exact records of two strided instructions: %zu bytes\n", N, size);
 	assert_true(size * 8 < N);
+}
+
+/*
+ * Mode 4 keeps exact records' values in a stream of their own: decoded
+ * without it (VMT_CODEC_NO_VALUES), every record comes back as it was
+ * but for the value bytes of exact records without data, which read zero.
+ * Records of two CPUs, exact ones with random values (some wide, with data,
+ * whose last word is the data's offset), references and a marker between
+ * them. A records' stream size past the payload is refused.
+ */
+static void test_values_apart(void **state)
+{
+	enum { N = 3000 };
+	static struct vmt_record recs[N], back[N], want[N];
+	struct vmt_buf out = { 0 };
+	uint64_t time = 7000, data_off = 0;
+
+	(void)state;
+	rng_state = 48;
+	for (size_t i = 0; i < N; i++) {
+		struct vmt_record *r = &recs[i];
+
+		time += rng() % 900;
+		memset(r, 0, sizeof(*r));
+		if (rng() % 50 == 0) {
+			*r = memref(VMT_REC_REFERENCE, time, 9, 0x7000000 + (rng() % 64 << 12), 77);
+		} else if (rng() % 200 == 0) {
+			r->hdr.type = VMT_REC_MARKER;
+			r->raw[0] = rng();
+		} else {
+			r->hdr.type = VMT_REC_EXACT;
+			r->exact.ip = 0x401000 + 4 * (rng() % 5);
+			r->exact.addr = 0x20000000ull + rng() % 4096 * 8;
+			r->exact.size = 8;
+			r->exact.access = VMT_ACCESS_READ;
+			vmt_put64(r->exact.value, rng());
+			if (rng() % 30 == 0) {	/* a wide access: its value in the data */
+				r->exact.size = 64;
+				r->hdr.data_len = 64;
+				r->raw[VMT_DATA_OFF_WORD] = data_off;
+				data_off += 64;
+			}
+		}
+		r->hdr.time_ns = time;
+		r->hdr.cpu = (uint16_t)(rng() % 2);
+		r->hdr.pid = 9;
+		r->hdr.tid = 9 + r->hdr.cpu;
+		want[i] = *r;
+		if (r->hdr.type == VMT_REC_EXACT && !r->hdr.data_len)
+			memset(want[i].exact.value, 0, sizeof(want[i].exact.value));
+	}
+	assert_int_equal(vmt_codec_compress(VMT_CODEC_MODEL, 0, 0, sizeof(recs[0]), recs,
+					    sizeof(recs), &out), 0);
+	assert_int_equal(out.data[0], 4);
+	assert_int_equal(vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(recs[0]), out.data,
+					      out.size, back, sizeof(back), 0), 0);
+	assert_memory_equal(back, recs, sizeof(recs));
+	assert_int_equal(vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(recs[0]), out.data,
+					      out.size, back, sizeof(back), VMT_CODEC_NO_VALUES),
+			 0);
+	assert_memory_equal(back, want, sizeof(want));
+	/* The records' stream's size (after mode, base time and unit) past the payload. */
+	vmt_put32(out.data + 17, (uint32_t)(out.size - 21 + 1));
+	assert_int_equal(vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(recs[0]), out.data,
+					      out.size, back, sizeof(back), VMT_CODEC_NO_VALUES),
+			 -EBADMSG);
+	assert_int_equal(vmt_codec_decompress(VMT_CODEC_MODEL, 0, sizeof(recs[0]), out.data,
+					      out.size, back, sizeof(back), 0), -EBADMSG);
+	vmt_buf_free(&out);
 }
 
 /* Every record type, on two CPUs, some with data. */
@@ -564,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_evictions_replayed),
 		cmocka_unit_test(test_page_offsets_predicted),
 		cmocka_unit_test(test_exact_by_instruction),
+		cmocka_unit_test(test_values_apart),
 		cmocka_unit_test_setup_teardown(test_every_record_type_through_the_container,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drained_mem_stream_by_time, setup, teardown),

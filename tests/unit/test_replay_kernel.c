@@ -137,7 +137,7 @@ static void replay(struct sim *s, bool requeue, uint64_t *passes, uint64_t *miss
 	assert_int_equal(encode_frame(m, s->recs, n, (uint64_t)unit, requeue, MODEL_CODED_2, &out), 0);
 	*passes = m->walk_passes;
 	*misses = m->walk_misses;
-	assert_int_equal(vmt_model_decompress(out.data, out.size, back, s->n * sizeof(*back)), 0);
+	assert_int_equal(vmt_model_decompress(out.data, out.size, back, s->n * sizeof(*back), false), 0);
 	assert_memory_equal(back, s->recs, s->n * sizeof(*back));
 	vmt_buf_free(&out);
 	model_free(m);

@@ -92,7 +92,7 @@ static void round_trip(const struct codec_case *c, const void *data, size_t size
 					    data, size, &out), 0);
 	memset(back, 0xa5, size);
 	assert_int_equal(vmt_codec_decompress(c->codec, c->stage2, sizeof(struct vmt_record),
-					      out.data, out.size, back, size), 0);
+					      out.data, out.size, back, size, 0), 0);
 	assert_memory_equal(back, data, size);
 	vmt_buf_free(&out);
 	free(back);
@@ -157,7 +157,7 @@ static void test_generic_odd_sizes(void **state)
 		for (size_t size = 1; size <= sizeof(data); size += 125) {
 			assert_int_equal(vmt_codec_compress(codec, 0, 0, 1, data, size, &out), 0);
 			assert_int_equal(vmt_codec_decompress(codec, 0, 1, out.data, out.size, back,
-							      size), 0);
+							      size, 0), 0);
 			assert_memory_equal(back, data, size);
 		}
 	}
@@ -209,11 +209,11 @@ static void test_truncated_and_wrong_size_payloads(void **state)
 						    &out), 0);
 		for (size_t cut = 0; cut < out.size; cut++)
 			assert_int_equal(vmt_codec_decompress(cc->codec, cc->stage2, sizeof(*r),
-							      out.data, cut, back, size), -EBADMSG);
+							      out.data, cut, back, size, 0), -EBADMSG);
 		assert_int_equal(vmt_codec_decompress(cc->codec, cc->stage2, sizeof(*r), out.data,
-						      out.size, back, size - sizeof(*r)), -EBADMSG);
+						      out.size, back, size - sizeof(*r), 0), -EBADMSG);
 		assert_int_equal(vmt_codec_decompress(cc->codec, cc->stage2, sizeof(*r), out.data,
-						      out.size, back, size + sizeof(*r)), -EBADMSG);
+						      out.size, back, size + sizeof(*r), 0), -EBADMSG);
 	}
 	vmt_buf_free(&out);
 	free(back);
@@ -243,7 +243,7 @@ static void test_flipped_bytes_never_crash(void **state)
 
 			out.data[i] ^= 0x41;
 			err = vmt_codec_decompress(cc->codec, cc->stage2, sizeof(*r), out.data,
-						   out.size, back, size);
+						   out.size, back, size, 0);
 			assert_true(err == 0 || err == -EBADMSG);
 			out.data[i] ^= 0x41;
 		}

@@ -874,6 +874,8 @@ static int check_options(struct cs_run *run)
 		}
 	}
 	run->so.per_process = run->o.per_process;
+	/* Caches see addresses, never data: --emit's lines carry no value. */
+	run->o.skip_values = true;
 	run->so.physical = run->o.ref.space == VMT_REF_PHYSICAL;
 	run->so.addr_lo = run->o.ref.addr_lo;
 	run->so.addr_hi = run->o.ref.addr_hi;

@@ -79,6 +79,7 @@ static int simulate(const char *path, const struct vmt_hierarchy_config *h, unsi
 	t = open_or_say("compare", path, 0);
 	if (!t)
 		return 1;
+	vmt_trace_skip_values(t);	/* no decoding threads yet: it cannot fail */
 	if (vmt_cachesim_create(&sim, h, nh, &o, &err)) {
 		fprintf(stderr, "vmtrace compare: %s\n", err.message);
 		vmt_trace_close(t);
@@ -255,6 +256,7 @@ static int show_surface(const char *a, const char *b, bool print, const char *pl
 
 		if (!t)
 			return 1;
+		vmt_trace_skip_values(t);
 		if (vmt_locality_surface(t, &s[i], &err)) {
 			fprintf(stderr, "vmtrace compare: %s: %s\n", paths[i], err.message);
 			vmt_trace_close(t);
@@ -320,6 +322,7 @@ static int compare(const char *pa, const char *pb, const char *preset, bool per_
 
 		if (!t)
 			return 1;
+		vmt_trace_skip_values(t);
 		if (vmt_profile_build(t, NULL, &loops.p, &err)) {
 			fprintf(stderr, "vmtrace compare: %s: %s\n", pa, err.message);
 			vmt_trace_close(t);

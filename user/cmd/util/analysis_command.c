@@ -154,7 +154,9 @@ struct vmt_trace *analysis_open(const char *cmd, const char *path, struct analys
 
 	if (t && !o->source_given)
 		o->ref.source = default_source(t);
-
+	/* Before the decoding threads start (apply_filter_options()): it cannot fail. */
+	if (t && o->skip_values)
+		vmt_trace_skip_values(t);
 	if (t && apply_filter_options(cmd, t, &o->filter)) {
 		vmt_trace_close(t);
 		return NULL;

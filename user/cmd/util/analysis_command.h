@@ -48,6 +48,8 @@ struct analysis_options {
 	 */
 	bool split_by_units;
 	bool csv;		/* machine-readable output */
+	/* The command never looks at exact records' values: vmt_trace_skip_values(). */
+	bool skip_values;
 	const char *plot;	/* an image to draw, .svg or .png; NULL: none */
 	/* analysis_open(): the trace's settings and, if it is reduced, how */
 	struct vmt_trace_session session;

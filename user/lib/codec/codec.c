@@ -23,7 +23,7 @@ struct vmt_codec_ops {
 	int (*compress)(unsigned int codec, unsigned int stage2, int level, const void *src,
 			size_t n, struct vmt_buf *out);
 	int (*decompress)(unsigned int codec, unsigned int stage2, const void *src, size_t n,
-			  void *dst, size_t dst_size);
+			  void *dst, size_t dst_size, unsigned int flags);
 };
 
 static int generic_compress(unsigned int codec, unsigned int stage2, int level,
@@ -34,9 +34,10 @@ static int generic_compress(unsigned int codec, unsigned int stage2, int level,
 }
 
 static int generic_decompress(unsigned int codec, unsigned int stage2, const void *src,
-			      size_t n, void *dst, size_t dst_size)
+			      size_t n, void *dst, size_t dst_size, unsigned int flags)
 {
 	(void)stage2;
+	(void)flags;
 	return vmt_codec_generic_decompress(codec, src, n, dst, dst_size);
 }
 
@@ -48,9 +49,10 @@ static int vpc_compress(unsigned int codec, unsigned int stage2, int level, cons
 }
 
 static int vpc_decompress(unsigned int codec, unsigned int stage2, const void *src, size_t n,
-			  void *dst, size_t dst_size)
+			  void *dst, size_t dst_size, unsigned int flags)
 {
 	(void)codec;
+	(void)flags;
 	return vmt_vpc_decompress(stage2, src, n, dst, dst_size);
 }
 
@@ -64,11 +66,11 @@ static int model_compress(unsigned int codec, unsigned int stage2, int level, co
 }
 
 static int model_decompress(unsigned int codec, unsigned int stage2, const void *src,
-			    size_t n, void *dst, size_t dst_size)
+			    size_t n, void *dst, size_t dst_size, unsigned int flags)
 {
 	(void)codec;
 	(void)stage2;
-	return vmt_model_decompress(src, n, dst, dst_size);
+	return vmt_model_decompress(src, n, dst, dst_size, flags & VMT_CODEC_NO_VALUES);
 }
 
 static const struct vmt_codec_ops codecs[] = {
@@ -114,9 +116,9 @@ int vmt_codec_compress(unsigned int codec, unsigned int stage2, int level, uint3
 }
 
 int vmt_codec_decompress(unsigned int codec, unsigned int stage2, uint32_t entry_size,
-			 const void *src, size_t n, void *dst, size_t dst_size)
+			 const void *src, size_t n, void *dst, size_t dst_size, unsigned int flags)
 {
 	const struct vmt_codec_ops *ops = codec_for(codec, entry_size, dst_size);
 
-	return ops ? ops->decompress(codec, stage2, src, n, dst, dst_size) : -EBADMSG;
+	return ops ? ops->decompress(codec, stage2, src, n, dst, dst_size, flags) : -EBADMSG;
 }

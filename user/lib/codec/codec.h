@@ -25,8 +25,13 @@ int vmt_codec_compress(unsigned int codec, unsigned int stage2, int level,
 /*
  * Decompress @n bytes into exactly @dst_size bytes at @dst. -EBADMSG when the
  * payload is malformed or does not decode to exactly @dst_size bytes.
+ * @flags: 0, or VMT_CODEC_NO_VALUES: the caller does not want exact records'
+ * values, which a codec that keeps them apart (the model codec, from its
+ * mode 4) then leaves zero rather than decode; other codecs decode them.
  */
+#define VMT_CODEC_NO_VALUES	0x1u
 int vmt_codec_decompress(unsigned int codec, unsigned int stage2, uint32_t entry_size,
-			 const void *src, size_t n, void *dst, size_t dst_size);
+			 const void *src, size_t n, void *dst, size_t dst_size,
+			 unsigned int flags);
 
 #endif /* VMTRACE_INTERNAL_CODEC_H */

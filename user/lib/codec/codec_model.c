@@ -74,9 +74,16 @@
 #define MODEL_CODED_2		2
 /* The same, and an exact record coded by its instruction (code_exact()). */
 #define MODEL_CODED_3		3
+/*
+ * The same, and an exact record's value (its two value words) coded in a
+ * stream of its own, after the records' (code_value()): a reader that
+ * does not want values decodes the first stream alone.
+ */
+#define MODEL_CODED_4		4
 /* Mode byte flag: entries passed over in an eviction walk move to the newest end. */
 #define MODEL_REQUEUE		0x80
 #define MODEL_HEADER		(1 + 8 + 8)	/* mode, base time, time unit */
+#define MODEL_HEADER_4		(MODEL_HEADER + 4)	/* and the records' stream's bytes */
 #define VMT_MODEL_FIELDS	14	/* VMT_MODEL_STATS: the parts FIELD() names */
 
 #define IP_MTF			64
@@ -159,15 +166,23 @@ struct model_probs {
 	struct uint_model ip_rank, evicted_rank[2];
 	struct sint_model ip, page[2], pfn[2], evict_page, evict_ip, word[5];
 	struct sint_model exact_ip, exact_addr[2];
+	uint16_t same_value[2];		/* MODEL_CODED_4: the value stream's own */
+	struct sint_model value[2];
 };
 
 struct model {
 	bool decoding;
 	bool corrupt;			/* the decoder met a value no encoder writes */
 	bool requeue;			/* MODEL_REQUEUE */
-	unsigned int revision;		/* MODEL_CODED, MODEL_CODED_2 or MODEL_CODED_3 */
-	struct vmt_rc_encoder enc;
-	struct vmt_rc_decoder dec;
+	bool skip_values;		/* decoding mode 4, its value stream left alone */
+	unsigned int revision;		/* MODEL_CODED to MODEL_CODED_4 */
+	/*
+	 * The coder in use, and (mode 4) the value stream's: code_value()
+	 * swaps them, so that the primitives below code into either.
+	 */
+	struct vmt_rc_encoder enc, value_enc;
+	struct vmt_rc_decoder dec, value_dec;
+	struct vmt_buf value_out;	/* encoding mode 4: the value stream */
 	uint64_t unit;			/* time unit: the differences' GCD */
 	uint64_t last_time;
 	uint16_t last_cpu;
@@ -187,6 +202,7 @@ struct model {
 	bool ref_flags_valid[512];
 	struct vmt_reference last_evict;
 	uint64_t words[TYPE_SLOTS][5];
+	uint64_t data_words[2];		/* mode 4: the last exact record with data's value words */
 	uint64_t walk_passes;		/* entries passed over by found evictions */
 	uint64_t walk_misses;		/* evictions not found in the replayed set */
 	uint32_t max_records;
@@ -341,6 +357,7 @@ static void model_free(struct model *m)
 	free(m->ip_states);
 	free(m->exact_ips);
 	vmt_replay_free(&m->replay);
+	vmt_buf_free(&m->value_out);
 	free(m);
 }
 
@@ -444,6 +461,7 @@ static void model_start(struct model *m, uint64_t base_time, uint64_t unit, bool
 	memset(m->ref_flags_valid, 0, sizeof(m->ref_flags_valid));
 	memset(&m->last_evict, 0, sizeof(m->last_evict));
 	memset(m->words, 0, sizeof(m->words));
+	memset(m->data_words, 0, sizeof(m->data_words));
 	m->walk_passes = 0;
 	m->walk_misses = 0;
 }
@@ -1020,6 +1038,50 @@ static void code_other(struct model *m, struct vmt_record *r)
  */
 _Static_assert(VMT_REC_EXACT < TYPE_SLOTS, "exact records have a slot of their own");
 
+/* An exact record's two value words, each as @base's or a difference from it. */
+static void code_words(struct model *m, __u64 *words, const uint64_t *base, uint16_t *same,
+		       struct sint_model *diff)
+{
+	for (unsigned int k = 0; k < 2; k++) {
+		if (code_bit(m, &same[k], words[k] == base[k]))
+			words[k] = base[k];
+		else
+			words[k] = base[k] + code_sint(m, &diff[k], words[k] - base[k]);
+	}
+}
+
+static void swap_coders(struct model *m)
+{
+	if (m->decoding) {
+		struct vmt_rc_decoder t = m->dec;
+
+		m->dec = m->value_dec;
+		m->value_dec = t;
+	} else {
+		struct vmt_rc_encoder t = m->enc;
+
+		m->enc = m->value_enc;
+		m->value_enc = t;
+	}
+}
+
+/*
+ * Mode 4: an exact record's value in the value stream, against the last
+ * exact record's, with probabilities of their own, so that the records'
+ * stream decodes the same whether the value stream is decoded or not;
+ * left zero by a decoder that skips it. (A record with data keeps its
+ * words in the records' stream, against the last such record's: its
+ * second word is the offset of the data, which a reader needs.)
+ */
+static void code_value(struct model *m, __u64 *words, const uint64_t *base)
+{
+	if (m->decoding && m->skip_values)
+		return;
+	swap_coders(m);
+	code_words(m, words, base, m->p.same_value, m->p.value);
+	swap_coders(m);
+}
+
 static void code_exact(struct model *m, struct cpu_state *c, struct vmt_record *r)
 {
 	uint64_t *last = m->words[VMT_REC_EXACT];
@@ -1063,11 +1125,14 @@ static void code_exact(struct model *m, struct cpu_state *c, struct vmt_record *
 	else
 		r->raw[2] = x->word2 + code_sint(m, &m->p.word[2], r->raw[2] - x->word2);
 	x->word2 = r->raw[2];
-	for (unsigned int k = 3; k < 5; k++) {
-		if (code_bit(m, &m->p.same_word[VMT_REC_EXACT][k], r->raw[k] == last[k]))
-			r->raw[k] = last[k];
-		else
-			r->raw[k] = last[k] + code_sint(m, &m->p.word[k], r->raw[k] - last[k]);
+	if (m->revision < MODEL_CODED_4) {
+		code_words(m, &r->raw[3], &last[3], &m->p.same_word[VMT_REC_EXACT][3], &m->p.word[3]);
+	} else if (r->hdr.data_len) {
+		code_words(m, &r->raw[3], m->data_words, &m->p.same_word[VMT_REC_EXACT][3],
+			   &m->p.word[3]);
+		memcpy(m->data_words, &r->raw[3], sizeof(m->data_words));
+	} else {
+		code_value(m, &r->raw[3], &last[3]);
 	}
 	memcpy(last, r->raw, sizeof(r->raw));
 	c->last_exact = i;
@@ -1190,21 +1255,24 @@ static int64_t frame_time_unit(const struct vmt_record *recs, uint32_t n, struct
 static int encode_frame(struct model *m, const struct vmt_record *recs, uint32_t n,
 			uint64_t unit, bool requeue, unsigned int revision, struct vmt_buf *out)
 {
+	size_t header = revision >= MODEL_CODED_4 ? MODEL_HEADER_4 : MODEL_HEADER;
 	uint8_t *h;
 	int err;
 
 	out->size = 0;
-	err = vmt_buf_reserve(out, (size_t)n * sizeof(*recs) / 4 + MODEL_HEADER + 64);
+	err = vmt_buf_reserve(out, (size_t)n * sizeof(*recs) / 4 + header + 64);
 	if (err)
 		return err;
 	h = out->data;
 	h[0] = (uint8_t)(revision | (requeue ? MODEL_REQUEUE : 0));
 	vmt_put64(h + 1, recs[0].hdr.time_ns);
 	vmt_put64(h + 9, unit);
-	out->size = MODEL_HEADER;
+	out->size = header;
 	m->decoding = false;
 	model_start(m, recs[0].hdr.time_ns, unit, requeue, revision);
 	vmt_rc_encoder_init(&m->enc, out);
+	m->value_out.size = 0;
+	vmt_rc_encoder_init(&m->value_enc, &m->value_out);
 	for (uint32_t i = 0; i < n; i++) {
 		struct vmt_record r = recs[i];
 
@@ -1212,7 +1280,21 @@ static int encode_frame(struct model *m, const struct vmt_record *recs, uint32_t
 		if (m->corrupt)
 			return -ENOMEM;	/* a table full: cannot happen, tables fit n */
 	}
-	return vmt_rc_encoder_finish(&m->enc);
+	err = vmt_rc_encoder_finish(&m->enc);
+	if (err || revision < MODEL_CODED_4)
+		return err;
+	/* Mode 4: the records' stream's size, then the value stream after it. */
+	err = vmt_rc_encoder_finish(&m->value_enc);
+	if (!err && out->size - header > UINT32_MAX)
+		err = -EOVERFLOW;	/* cannot happen: a frame is at most VMT_MAX_FRAME_RAW */
+	if (!err)
+		err = vmt_buf_reserve(out, out->size + m->value_out.size);
+	if (err)
+		return err;
+	vmt_put32(out->data + MODEL_HEADER, (uint32_t)(out->size - header));
+	memcpy(out->data + out->size, m->value_out.data, m->value_out.size);
+	out->size += m->value_out.size;
+	return 0;
 }
 
 int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
@@ -1233,10 +1315,10 @@ int vmt_model_compress(const void *src, size_t size, struct vmt_buf *out)
 	if (!m)
 		return -ENOMEM;
 	unit = frame_time_unit(recs, n, m);
-	/* Mode 3 for a frame with exact records; the rest code as mode 2 did, byte for byte. */
+	/* Mode 4 for a frame with exact records; the rest code as mode 2 did, byte for byte. */
 	for (uint32_t i = 0; i < n && revision == MODEL_CODED_2; i++)
 		if (recs[i].hdr.type == VMT_REC_EXACT)
-			revision = MODEL_CODED_3;
+			revision = MODEL_CODED_4;
 #ifdef VMT_MODEL_STATS
 	double before[VMT_MODEL_FIELDS], first[VMT_MODEL_FIELDS];
 
@@ -1285,11 +1367,13 @@ stored:
 	return 0;
 }
 
-int vmt_model_decompress(const void *src, size_t size, void *dst, size_t dst_size)
+int vmt_model_decompress(const void *src, size_t size, void *dst, size_t dst_size,
+			 bool skip_values)
 {
 	const uint8_t *in = src;
 	struct vmt_record *recs = dst;
 	uint32_t n = (uint32_t)(dst_size / sizeof(*recs));
+	size_t header = MODEL_HEADER, records_size;
 	unsigned int revision;
 	uint64_t unit;
 	struct model *m;
@@ -1304,23 +1388,33 @@ int vmt_model_decompress(const void *src, size_t size, void *dst, size_t dst_siz
 		return 0;
 	}
 	revision = in[0] & ~MODEL_REQUEUE;
-	if (revision < MODEL_CODED || revision > MODEL_CODED_3 || size < MODEL_HEADER || !n)
+	if (revision >= MODEL_CODED_4)
+		header = MODEL_HEADER_4;
+	if (revision < MODEL_CODED || revision > MODEL_CODED_4 || size < header || !n)
 		return -EBADMSG;
 	unit = vmt_get64(in + 9);
-	if (!unit || unit > INT64_MAX)
+	records_size = revision >= MODEL_CODED_4 ? vmt_get32(in + MODEL_HEADER) : size - header;
+	if (!unit || unit > INT64_MAX || records_size > size - header)
 		return -EBADMSG;
 	m = model_get(n);
 	if (!m)
 		return -ENOMEM;
 	m->decoding = true;
+	m->skip_values = skip_values;
 	model_start(m, vmt_get64(in + 1), unit, in[0] & MODEL_REQUEUE, revision);
-	vmt_rc_decoder_init(&m->dec, in + MODEL_HEADER, size - MODEL_HEADER);
+	vmt_rc_decoder_init(&m->dec, in + header, records_size);
+	if (revision >= MODEL_CODED_4 && !m->skip_values)
+		vmt_rc_decoder_init(&m->value_dec, in + header + records_size,
+				    size - header - records_size);
 	/* Each record zeroed as it is decoded, while its line is in the cache. */
 	for (uint32_t i = 0; i < n && !m->corrupt; i++) {
 		memset(&recs[i], 0, sizeof(recs[i]));
 		code_record(m, &recs[i]);
 	}
-	if (m->corrupt || vmt_rc_decoder_consumed(&m->dec) != size - MODEL_HEADER)
+	if (m->corrupt || vmt_rc_decoder_consumed(&m->dec) != records_size)
+		err = -EBADMSG;
+	if (revision >= MODEL_CODED_4 && !m->skip_values &&
+	    vmt_rc_decoder_consumed(&m->value_dec) != size - header - records_size)
 		err = -EBADMSG;
 	model_put(m);
 	return err;

@@ -6,11 +6,17 @@
 #ifndef VMTRACE_INTERNAL_CODEC_MODEL_H
 #define VMTRACE_INTERNAL_CODEC_MODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/bytes.h"
 
 int vmt_model_compress(const void *src, size_t n, struct vmt_buf *out);
-int vmt_model_decompress(const void *src, size_t n, void *dst, size_t dst_size);
+/*
+ * @skip_values: exact records' values left zero where the payload keeps them
+ * apart (mode 4), and not decoded.
+ */
+int vmt_model_decompress(const void *src, size_t n, void *dst, size_t dst_size,
+			 bool skip_values);
 
 #endif /* VMTRACE_INTERNAL_CODEC_MODEL_H */

@@ -77,6 +77,7 @@ struct vmt_trace {
 	uint64_t frames_decoded;	/* here, not counting the read-ahead's */
 	struct vmt_readahead *readahead;	/* NULL: one thread */
 	uint32_t ahead;			/* frames a stream queues ahead */
+	bool skip_values;		/* vmt_trace_skip_values() */
 	struct vmt_buf payload;
 	struct vmt_trace_filter *filter;	/* vmt_trace_filter_copy()'s */
 	/* A trace set (vmt_trace_open_set()): its files, and where each frame is */
@@ -1121,7 +1122,8 @@ static int decode_frame(const struct vmt_trace *t, uint64_t frame_no, struct vmt
 		buf->capacity = h.raw_size;
 	}
 	err = vmt_codec_decompress(h.codec & 0xff, h.codec >> 8, s->info.entry_size,
-				   buf->payload.data, buf->payload.size, buf->data, h.raw_size);
+				   buf->payload.data, buf->payload.size, buf->data, h.raw_size,
+				   t->skip_values ? VMT_CODEC_NO_VALUES : 0);
 	if (err) {
 		snprintf(buf->why, sizeof(buf->why),
 			 "frame %llu at byte %llu: %s payload does not decode to %u bytes",
@@ -1276,6 +1278,18 @@ int vmt_trace_set_threads(struct vmt_trace *t, unsigned int threads)
 		return vmt_trace_fail(t, err, "cannot start %u decoding threads: %s", threads,
 				      strerror(-err));
 	t->readahead = ra;
+	return 0;
+}
+
+int vmt_trace_skip_values(struct vmt_trace *t)
+{
+	/* The read-ahead's workers read the flag: it changes while there are none. */
+	if (t->readahead)
+		return vmt_trace_fail(t, -EBUSY, "values are skipped from the start, before "
+				      "frames are decoded ahead");
+	t->skip_values = true;
+	for (uint32_t k = 0; k < t->nr_members; k++)
+		t->members[k].trace->skip_values = true;
 	return 0;
 }
 

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* The version written; a reader reads this one and every earlier one. */
-#define VMT_TRACE_FORMAT_VERSION	4
+#define VMT_TRACE_FORMAT_VERSION	5
 
 struct vmt_trace_error {
 	char message[256];
@@ -383,6 +383,17 @@ uint64_t vmt_trace_frames_decoded(const struct vmt_trace *trace);
  */
 #define VMT_TRACE_MAX_THREADS	256
 int vmt_trace_set_threads(struct vmt_trace *trace, unsigned int threads);
+/*
+ * Exact records' values are not wanted: frames that keep them apart (the
+ * model codec's, from its mode 4: docs/FORMAT.md) are decoded without
+ * them, faster, and such records read with their value bytes zero (those
+ * of a record with data excepted: its data's offset stays); other frames
+ * keep them. For readers that look at addresses alone (profile, cachesim);
+ * a command that rewrites a trace must not call it. Frames already read
+ * keep theirs. Call it before vmt_trace_set_threads(): -EBUSY after.
+ * 0 or -errno.
+ */
+int vmt_trace_skip_values(struct vmt_trace *trace);
 /*
  * Cut @trace by time into @parts parts of about as many records each, from
  * the directory alone: part k holds the records with bounds[k] <= time <

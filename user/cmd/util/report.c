@@ -81,6 +81,12 @@ struct vmt_trace_summary *report_summarize(const char *cmd, const char *path,
 
 	*elsewhere = false;
 	*trace = open_or_say(cmd, path, 0);
+	/*
+	 * Counts, footprints and the analyses: no exact record's value (and,
+	 * before the decoding threads start, it cannot fail).
+	 */
+	if (*trace)
+		vmt_trace_skip_values(*trace);
 	if (*trace && filter && apply_filter_options(cmd, *trace, filter)) {
 		vmt_trace_close(*trace);
 		*trace = NULL;

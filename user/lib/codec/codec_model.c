@@ -111,6 +111,7 @@ struct sint_model {
 
 struct cpu_state {
 	uint64_t last_time;
+	uint64_t last_units;		/* its last time difference, in units (mode 4) */
 	uint64_t last_page;
 	uint32_t last_ip;		/* its last reference's ip_state, or VMT_REPLAY_NONE */
 	uint32_t last_page_index;	/* its last reference's replay page, or VMT_REPLAY_NONE */
@@ -167,6 +168,7 @@ struct model_probs {
 	struct sint_model ip, page[2], pfn[2], evict_page, evict_ip, word[5];
 	struct sint_model exact_ip, exact_addr[2];
 	uint16_t same_value[2];		/* MODEL_CODED_4: the value stream's own */
+	uint16_t same_step[CLASSES];	/* MODEL_CODED_4: a time difference as the CPU's last */
 	struct sint_model value[2];
 };
 
@@ -503,14 +505,22 @@ static uint64_t code_time(struct model *m, struct cpu_state *c, bool new_cpu, un
 {
 	uint64_t prev = new_cpu ? m->last_time : c->last_time;
 	struct sint_model *sm = &m->p.time[(cls * CLASSES + c->last_class) * 2 + new_cpu];
-	uint64_t diff = time - prev, units;
+	uint64_t diff = time - prev, units = 0;
 
 	/* The unit divides every difference the encoder codes (frame_time_unit()). */
-	if (m->decoding)
-		units = code_sint(m, sm, 0);
+	if (!m->decoding)
+		units = (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) : diff / m->unit;
+	/*
+	 * Mode 4: first whether it is the CPU's last difference, one bit where
+	 * the clock steps evenly (a synthetic trace's times are its indices)
+	 * rather than a number's eight or more.
+	 */
+	if (m->revision >= MODEL_CODED_4 && !new_cpu &&
+	    code_bit(m, &m->p.same_step[cls], units == c->last_units))
+		units = c->last_units;
 	else
-		units = code_sint(m, sm, (int64_t)diff < 0 ? 0 - ((0 - diff) / m->unit) :
-							     diff / m->unit);
+		units = code_sint(m, sm, units);
+	c->last_units = units;
 	return prev + units * m->unit;
 }
 

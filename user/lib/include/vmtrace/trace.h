@@ -388,7 +388,7 @@ int vmt_trace_set_threads(struct vmt_trace *trace, unsigned int threads);
  * model codec's, from its mode 4: docs/FORMAT.md) are decoded without
  * them, faster, and such records read with their value bytes zero (those
  * of a record with data excepted: its data's offset stays); other frames
- * keep them. For readers that look at addresses alone (profile, cachesim);
+ * keep them. For readers that look at addresses alone (profile, cachesim, stats);
  * a command that rewrites a trace must not call it. Frames already read
  * keep theirs. Call it before vmt_trace_set_threads(): -EBUSY after.
  * 0 or -errno.

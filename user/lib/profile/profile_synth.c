@@ -7,7 +7,9 @@
  * followed it. Each instruction walks its own stride runs the same way:
  * its first address, then run after run, a run @run accesses each @stride
  * from the last (an address that leaves the instruction's span wraps
- * round inside it). An access in no kept run gets a line by reuse
+ * round inside it), or, for an instruction that indexes by its data
+ * (anchored(), below), from where its kind's last run began. An access in
+ * no kept run gets a line by reuse
  * distance: a distance bin as the schedule below says, a distance in it
  * drawn at random, and the
  * line at that depth of the thread's LRU stack of synthetic lines (a first
@@ -43,6 +45,9 @@
 #define NO_LINE		UINT64_MAX
 #define SPAN_LOOK	256	/* depths looked at either side for a line in the span */
 #define NEW_LINE_TRIES	65536	/* lines looked at for an untouched one */
+#define ANCHOR_KINDS	32	/* anchored(): kinds of runs, as many as profile keeps by default */
+#define ANCHOR_FOLLOWED	4	/* anchored(): kinds that follow one kind, at least */
+#define ANCHOR_SPREAD	8.0	/* anchored(): kinds that follow a kind in effect, at most */
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -606,6 +611,7 @@ struct gen_insn {
 	struct sched next_cur;
 	int64_t kind_cur[3];
 	struct sched reuse_taken;	/* the reuse edges' schedule */
+	uint64_t *tok_start;	/* anchored(): each kind's last run's first address, 0: none */
 	uint64_t lines_lo, lines_hi;	/* the indices of the lines in [lo, hi]: [lines_lo, lines_hi) */
 };
 
@@ -631,6 +637,50 @@ static uint64_t lines_below(const struct lines *x, uint64_t line)
 	if (k < t->nspans && t->spans[k].lo <= line)
 		return x->at[k] + (line - t->spans[k].lo);
 	return x->at[k];
+}
+
+/*
+ * Whether @in's runs begin where their kind's last run began rather than a
+ * stride from its last access. A loop nest's runs follow each other in an
+ * order the schedule replays exactly (a stencil's run is followed by 3
+ * kinds at most: the next row, the next plane, the end), so strides from
+ * the last address put every run where it was. An instruction that indexes
+ * by its data (a probability tree, a match finder) has more kinds of runs
+ * than the builder keeps, one followed by 4 kinds or more, and they come in
+ * another order in the synthetic trace: a stride from where the last run
+ * ended walks off at random, a drift that grows with the runs, onto lines
+ * the instruction never touched (xz's L2 hit rates 5 to 7 points high).
+ * Its runs mostly begin where their kind's last one did (the same node, the
+ * same window), and from there they stay on its lines. But not where any
+ * kind follows any other (a hash table's random buckets): there a kind
+ * says nothing of where its run begins, and anchoring each kind at one
+ * place would make a few lines of many. Hence the third condition: the
+ * kinds that follow a kind, counted in effect (1 / the sum of their shares
+ * squared, weighted by the kind's runs), at most 8 of the 32.
+ * docs/analysis/profile.md has the programs it was measured on.
+ */
+static bool anchored(const struct pm_insn *in)
+{
+	double spread = 0, runs = 0;
+	uint32_t most = 0;
+
+	if (in->ntokens < ANCHOR_KINDS)
+		return false;
+	for (uint32_t k = 0; k < in->ntokens; k++) {
+		const struct pm_edges *e = &in->tokens[k].next;
+		double total = 0, squares = 0;
+
+		most = e->n > most ? e->n : most;
+		for (uint32_t j = 0; j < e->n; j++)
+			total += (double)e->e[j].count;
+		for (uint32_t j = 0; j < e->n; j++)
+			squares += (double)e->e[j].count * (double)e->e[j].count;
+		if (total > 0) {
+			spread += total * total / squares * total;
+			runs += total;
+		}
+	}
+	return most >= ANCHOR_FOLLOWED && runs > 0 && spread <= ANCHOR_SPREAD * runs;
 }
 
 static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, double scale)
@@ -670,6 +720,8 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 		struct gen_hot *h = &gn->hot[i];
 
 		memset(h, 0, sizeof(*h));
+		if (anchored(in) && !(g->tok_start = calloc(in->ntokens, sizeof(*g->tok_start))))
+			return -ENOMEM;
 		h->lo = in->lo;
 		h->hi = in->hi;
 		h->ip = in->ip;
@@ -695,6 +747,8 @@ static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, do
 
 static void gen_free(struct gen *gn)
 {
+	for (uint32_t i = 0; gn->g && i < gn->t->ninsns; i++)
+		free(gn->g[i].tok_start);
 	free(gn->g);
 	free(gn->hot);
 	free(gn->block);
@@ -848,7 +902,12 @@ static void next_run(struct gen *gn, uint32_t i)
 	g->token = (uint32_t)k;
 	if (g->token < in->ntokens) {
 		h->stride = in->tokens[g->token].stride;
-		h->addr = step(h, h->addr, h->stride);
+		if (g->tok_start && g->tok_start[g->token])
+			h->addr = g->tok_start[g->token];
+		else
+			h->addr = step(h, h->addr, h->stride);
+		if (g->tok_start)
+			g->tok_start[g->token] = h->addr;
 		h->left = in->tokens[g->token].run - 1;
 	} else {
 		h->addr = random_line(gn, in, g, &h->span) << LINE_SHIFT |

@@ -1087,9 +1087,27 @@ static void code_value(struct model *m, __u64 *words, const uint64_t *base)
 {
 	if (m->decoding && m->skip_values)
 		return;
-	swap_coders(m);
-	code_words(m, words, base, m->p.same_value, m->p.value);
-	swap_coders(m);
+	for (unsigned int k = 0; k < 2; k++) {
+		uint16_t *same = &m->p.same_value[k];
+		unsigned int bit = words[k] == base[k];
+
+		/* code_words()' bits, in its order: a same bit straight to the value coder. */
+#ifdef VMT_MODEL_STATS
+		if (!m->decoding)
+			vmt_model_cost[vmt_model_field] -= log2((bit ? 65536.0 - *same : *same) / 65536.0);
+#endif
+		if (m->decoding)
+			bit = vmt_rc_decode_bit(&m->value_dec, same);
+		else
+			vmt_rc_encode_bit(&m->value_enc, same, bit);
+		if (bit) {
+			words[k] = base[k];
+		} else {
+			swap_coders(m);
+			words[k] = base[k] + code_sint(m, &m->p.value[k], words[k] - base[k]);
+			swap_coders(m);
+		}
+	}
 }
 
 static void code_exact(struct model *m, struct cpu_state *c, struct vmt_record *r)
@@ -1144,7 +1162,9 @@ static void code_exact(struct model *m, struct cpu_state *c, struct vmt_record *
 	} else {
 		code_value(m, &r->raw[3], &last[3]);
 	}
-	memcpy(last, r->raw, sizeof(r->raw));
+	/* Word by word: a wider load of words just stored would wait for them. */
+	for (unsigned int k = 0; k < 5; k++)
+		last[k] = r->raw[k];
 	c->last_exact = i;
 }
 
@@ -1257,6 +1277,8 @@ static int64_t frame_time_unit(const struct vmt_record *recs, uint32_t n, struct
 
 		diff = recs[i].hdr.time_ns - prev;
 		unit = gcd64(unit, (int64_t)diff < 0 ? 0 - diff : diff);
+		if (unit == 1)
+			return 1;	/* and so it stays (a division a record saved) */
 		m->cpus[c].last_time = last = recs[i].hdr.time_ns;
 	}
 	return unit ? (int64_t)(unit > INT64_MAX ? 1 : unit) : 1;

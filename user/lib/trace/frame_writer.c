@@ -78,6 +78,13 @@ struct writer_stream {
 	struct vmt_trace_stream_info info;
 	uint8_t *pending;		/* entries not in a frame yet */
 	uint32_t nr_pending;
+	/*
+	 * The pending entries' times (a stream with times), noted as they are
+	 * appended, while they are in the cache: the first, the last, the
+	 * least and the greatest, and whether one came before the one before.
+	 */
+	uint64_t first_time, last_time, least_time, greatest_time;
+	bool unsorted;
 	uint32_t frame_entries;		/* entries a frame holds */
 	uint64_t written;		/* entries already in frames */
 };
@@ -521,26 +528,36 @@ static void frame_header_init(const struct vmt_frame_writer *w, const struct wri
 	h->codec = vmt_codec_field(job->codec, job->stage2);
 	h->raw_size = (uint32_t)job->len;
 	if (s->info.time_offset != VMT_TRACE_NO_TIME) {
-		uint64_t prev, least, greatest;
-
 		/* Sorted, or (VMT_FRAME_TIME_RANGE) the least and greatest time. */
-		h->flags = VMT_FRAME_TIME_SORTED;
-		h->first_time = prev = least = greatest = entry_time(&s->info, s->pending);
-		for (uint32_t i = 1; i < s->nr_pending; i++) {
-			uint64_t t = entry_time(&s->info, s->pending + (size_t)i * s->info.entry_size);
-
-			if (t < prev)
-				h->flags = VMT_FRAME_TIME_RANGE;
-			least = t < least ? t : least;
-			greatest = t > greatest ? t : greatest;
-			prev = t;
-		}
-		h->last_time = prev;
-		if (h->flags == VMT_FRAME_TIME_RANGE) {
-			h->first_time = least;
-			h->last_time = greatest;
-		}
+		h->flags = s->unsorted ? VMT_FRAME_TIME_RANGE : VMT_FRAME_TIME_SORTED;
+		h->first_time = s->unsorted ? s->least_time : s->first_time;
+		h->last_time = s->unsorted ? s->greatest_time : s->last_time;
 	}
+}
+
+/* @n entries at @p, about to be appended to @s's pending ones: their times noted. */
+static void note_times(struct writer_stream *s, const uint8_t *p, size_t n)
+{
+	uint64_t prev = s->last_time, least = s->least_time, greatest = s->greatest_time;
+	bool unsorted = s->unsorted;
+
+	for (size_t i = 0; i < n; i++, p += s->info.entry_size) {
+		uint64_t t = entry_time(&s->info, p);
+
+		if (!s->nr_pending && !i) {
+			s->first_time = prev = least = greatest = t;
+			unsorted = false;
+			continue;
+		}
+		unsorted |= t < prev;
+		least = t < least ? t : least;
+		greatest = t > greatest ? t : greatest;
+		prev = t;
+	}
+	s->last_time = prev;
+	s->least_time = least;
+	s->greatest_time = greatest;
+	s->unsorted = unsorted;
 }
 
 /* Hand the frame to the workers, and give the stream a new buffer. */
@@ -606,6 +623,8 @@ int vmt_frame_writer_append(struct vmt_frame_writer *w, uint32_t stream_id, cons
 
 		if (n > count)
 			n = count;
+		if (s->info.time_offset != VMT_TRACE_NO_TIME)
+			note_times(s, p, n);
 		memcpy(s->pending + (size_t)s->nr_pending * s->info.entry_size, p,
 		       n * s->info.entry_size);
 		s->nr_pending += (uint32_t)n;

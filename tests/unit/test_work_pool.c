@@ -2,10 +2,12 @@
 /*
  * Unit tests for the ordered worker pool (user/lib/base/work_pool.c) and the
  * trace writer that compresses on it: done() sees jobs in submission order
- * whatever order the workers finish them in, never two at once; and a
+ * whatever order the workers finish them in, never two at once; a
+ * submitter that finds the window full runs queued jobs itself; and a
  * writer with workers writes the same bytes as one without.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -116,6 +118,52 @@ static void test_pool_keeps_order(void **state)
 	run_pool(3, 1);		/* a window of one: strictly one job at a time */
 	run_pool(1, 8);
 	run_pool(8, 3);
+}
+
+/*
+ * A submitter that finds the window full runs a queued job itself: the
+ * worker's jobs wait, on the worker, until one has run on the submitting
+ * thread (5 s at most), which must happen for the window (2) to drain.
+ */
+static pthread_t submitter;
+static int gate_open, ran_on_submitter;
+
+static void gated_job(struct vmt_work *work, void *ctx)
+{
+	(void)work;
+	(void)ctx;
+	if (pthread_equal(pthread_self(), submitter)) {
+		__atomic_store_n(&ran_on_submitter, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	/* At most 5 s: a pool whose submitter only waits would wait that long, then fail. */
+	for (int i = 0; i < 50000 && !__atomic_load_n(&gate_open, __ATOMIC_SEQ_CST); i++)
+		usleep(100);
+	__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+}
+
+static void free_job(struct vmt_work *work, void *ctx)
+{
+	(void)ctx;
+	free(work);
+}
+
+static void test_pool_submitter_helps(void **state)
+{
+	struct vmt_work_pool *pool;
+
+	(void)state;
+	submitter = pthread_self();
+	assert_int_equal(vmt_work_pool_create(&pool, 1, 2, gated_job, free_job, NULL), 0);
+	for (int i = 0; i < 10; i++) {
+		struct vmt_work *work = calloc(1, sizeof(*work));
+
+		assert_non_null(work);
+		vmt_work_pool_submit(pool, work);
+	}
+	vmt_work_pool_destroy(pool);
+	assert_true(ran_on_submitter);
 }
 
 static void test_pool_bad_arguments(void **state)
@@ -275,6 +323,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pool_keeps_order),
+		cmocka_unit_test(test_pool_submitter_helps),
 		cmocka_unit_test(test_pool_bad_arguments),
 		cmocka_unit_test(test_writer_workers_same_bytes),
 		cmocka_unit_test(test_writer_workers_limits),

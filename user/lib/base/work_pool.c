@@ -2,8 +2,12 @@
 /*
  * The ordered worker pool (base/work_pool.h). A finished job waits in a reorder
  * window of max_in_flight slots, indexed by its sequence number; whichever
- * worker finds the next job due in the window completes it, and any that
- * follow it, while the other workers keep running jobs.
+ * thread finds the next job due in the window completes it, and any that
+ * follow it, while the other workers keep running jobs. A submitter that
+ * finds the window full, or a waiter, runs queued jobs itself rather than
+ * sleep while one is queued: the submitting thread is a worker too when it
+ * is ahead (a trace writer's maker of records, on a machine with a core
+ * for it and one for a worker, then keeps both busy).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -49,10 +53,24 @@ static void complete_in_order(struct vmt_work_pool *pool)
 	pool->completing = false;
 }
 
+/* With the lock held and a job queued: run the first one (the lock dropped), then complete. */
+static void run_queued(struct vmt_work_pool *pool)
+{
+	struct vmt_work *work = pool->head;
+
+	pool->head = work->next;
+	if (!pool->head)
+		pool->tail = NULL;
+	pthread_mutex_unlock(&pool->lock);
+	pool->run(work, pool->ctx);
+	pthread_mutex_lock(&pool->lock);
+	pool->finished[work->sequence % pool->window] = work;
+	complete_in_order(pool);
+}
+
 static void *worker(void *arg)
 {
 	struct vmt_work_pool *pool = arg;
-	struct vmt_work *work;
 
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {
@@ -60,15 +78,7 @@ static void *worker(void *arg)
 			pthread_cond_wait(&pool->work_ready, &pool->lock);
 		if (!pool->head)
 			break;
-		work = pool->head;
-		pool->head = work->next;
-		if (!pool->head)
-			pool->tail = NULL;
-		pthread_mutex_unlock(&pool->lock);
-		pool->run(work, pool->ctx);
-		pthread_mutex_lock(&pool->lock);
-		pool->finished[work->sequence % pool->window] = work;
-		complete_in_order(pool);
+		run_queued(pool);
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return NULL;
@@ -141,8 +151,12 @@ uint64_t vmt_work_pool_submit(struct vmt_work_pool *pool, struct vmt_work *work)
 	pthread_mutex_lock(&pool->lock);
 	if (pool->next_sequence - pool->next_done >= pool->window) {
 		pool->stalls++;
-		while (pool->next_sequence - pool->next_done >= pool->window)
-			pthread_cond_wait(&pool->room, &pool->lock);
+		while (pool->next_sequence - pool->next_done >= pool->window) {
+			if (pool->head)
+				run_queued(pool);
+			else
+				pthread_cond_wait(&pool->room, &pool->lock);
+		}
 	}
 	sequence = work->sequence = pool->next_sequence++;
 	work->next = NULL;
@@ -159,8 +173,12 @@ uint64_t vmt_work_pool_submit(struct vmt_work_pool *pool, struct vmt_work *work)
 void vmt_work_pool_wait(struct vmt_work_pool *pool)
 {
 	pthread_mutex_lock(&pool->lock);
-	while (pool->next_done != pool->next_sequence)
-		pthread_cond_wait(&pool->room, &pool->lock);
+	while (pool->next_done != pool->next_sequence) {
+		if (pool->head)
+			run_queued(pool);
+		else
+			pthread_cond_wait(&pool->room, &pool->lock);
+	}
 	pthread_mutex_unlock(&pool->lock);
 }
 

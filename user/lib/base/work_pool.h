@@ -9,7 +9,9 @@
  *                       ->  done() in order 0 1 2 3 ..., never two at once
  *
  * At most @max_in_flight jobs are submitted and not yet done; submitting
- * one more waits until one is done (counted in vmt_work_pool_stalls()).
+ * one more waits until one is done (counted in vmt_work_pool_stalls()),
+ * running jobs still queued itself meanwhile, as vmt_work_pool_wait() does:
+ * run() may be called on the submitting thread.
  */
 #ifndef VMTRACE_INTERNAL_WORK_POOL_H
 #define VMTRACE_INTERNAL_WORK_POOL_H

@@ -244,7 +244,7 @@ struct vmt_trace_writer_stats {
 	uint64_t frames;	/* frames written to the file */
 	uint64_t bytes;		/* bytes written to the file */
 	uint64_t raw_bytes;	/* entry bytes in those frames */
-	uint64_t stalls;	/* appends that waited for a worker (queue full) */
+	uint64_t stalls;	/* appends that found the queue full (then compressed queued frames or waited) */
 	uint64_t data_bytes;	/* variable-size data moved to the data stream */
 	/*
 	 * VMT_REC_DATA records that belonged to no record (a flight-recorder

@@ -656,12 +656,16 @@ static uint64_t lines_below(const struct lines *x, uint64_t line)
  * says nothing of where its run begins, and anchoring each kind at one
  * place would make a few lines of many. Hence the third condition: the
  * kinds that follow a kind, counted in effect (1 / the sum of their shares
- * squared, weighted by the kind's runs), at most 8 of the 32.
+ * squared, weighted by the kind's runs), at most 8 of the 32. And not a
+ * sweep: an instruction whose kinds all step one way (xz's input, read
+ * ahead in steps of 4 to 28 bytes) moves on, a run beginning where the
+ * last one ended; anchored, it would stay on a few lines of its hundreds.
  * docs/analysis/profile.md has the programs it was measured on.
  */
 static bool anchored(const struct pm_insn *in)
 {
 	double spread = 0, runs = 0;
+	bool down = false, up = false;
 	uint32_t most = 0;
 
 	if (in->ntokens < ANCHOR_KINDS)
@@ -670,6 +674,8 @@ static bool anchored(const struct pm_insn *in)
 		const struct pm_edges *e = &in->tokens[k].next;
 		double total = 0, squares = 0;
 
+		down |= in->tokens[k].stride < 0;
+		up |= in->tokens[k].stride > 0;
 		most = e->n > most ? e->n : most;
 		for (uint32_t j = 0; j < e->n; j++)
 			total += (double)e->e[j].count;
@@ -680,7 +686,7 @@ static bool anchored(const struct pm_insn *in)
 			runs += total;
 		}
 	}
-	return most >= ANCHOR_FOLLOWED && runs > 0 && spread <= ANCHOR_SPREAD * runs;
+	return down && up && most >= ANCHOR_FOLLOWED && runs > 0 && spread <= ANCHOR_SPREAD * runs;
 }
 
 static int gen_init(struct gen *gn, const struct pm_thread *t, uint64_t seed, double scale)

@@ -7,7 +7,7 @@
  * hierarchy, the top instructions, a picture. Under MPI the hierarchies
  * are dealt out among the processes (run_dealt()).
  *
- * The file, in order: the usage and options (parse_cs_option()); --emit's
+ * Outline, in the file's order: the usage and options (parse_cs_option()); --emit's
  * trace of the bus view (emit_begin(), emit_line(), emit_end()); the
  * numbers as people read them (kib(), geometry(), ratio()); the outputs
  * (print_csv(), print_header(), print_table(), print_top()) from the

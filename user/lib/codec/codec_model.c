@@ -51,9 +51,10 @@
  * Outline, in the file's order: the coding primitives (a bit, direct bits,
  * a tree, a number, a difference); the model's state, kept per thread from
  * frame to frame; the fields, from code_time() through code_reference(),
- * code_eviction(), code_other() and code_exact() (mode 3) to
- * code_record(); the frames, vmt_model_compress() and
- * vmt_model_decompress().
+ * code_eviction(), code_other(), code_value() (mode 4's value stream) and
+ * code_exact() (modes 3 and 4) to code_record(); the frames,
+ * vmt_model_compress() and vmt_model_decompress() (mode 4: the records'
+ * stream, then the values', which a reader may leave undecoded).
  */
 #include <errno.h>
 #include <pthread.h>

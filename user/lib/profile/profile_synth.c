@@ -27,7 +27,8 @@
  * schedule of a node's edges (sched_*(), pick(), note()); a thread's
  * lines by a dense index (struct lines, snap()); its LRU stack of lines
  * (lru_*(): a bit a time, a Fenwick tree over words of bits); one
- * thread's generator (gen_init(), random_line(), gen_next(): each
+ * thread's generator (anchored(): which instructions begin a run where
+ * its kind's last began; gen_init(), random_line(), gen_next(): each
  * instruction's state what most accesses touch, struct gen_hot, and the
  * rest); the slices, and vmt_profile_synth(), which hands the writer its
  * records BATCH at a time.

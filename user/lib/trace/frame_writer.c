@@ -20,8 +20,10 @@
  * records, and finishes its own part before it calls flush or close here;
  * nothing here calls up. The blocks' bytes are trace_format.c's.
  *
- * Outline: the writer and its file; streams; frames (compressed here or by
- * the workers, appended in order); flush and close; then, at the end,
+ * Outline, in the file's order: the writer and its file; streams; frames
+ * (their headers from the times noted as entries are appended,
+ * note_times(); compressed here or by the workers, appended in order);
+ * flush and close; then, at the end,
  * encoded blocks: a relay's writer takes stream blocks and frames that
  * another writer made (append_block), or resumes a file one left, and any
  * writer can hand each block it writes to a sink (a relay's client).

@@ -23,7 +23,8 @@
  *     which changes nothing in the trace) into its stream's cache
  *     (load_frame()), or taken from the frames decoded ahead on threads
  *     (frame_readahead.c, vmt_trace_set_threads(): each stream's next
- *     frames are queued as one is loaded), entry i (vmt_trace_read(): the frame by binary
+ *     frames are queued as one is loaded; vmt_trace_skip_values(): exact
+ *     records decoded without their values), entry i (vmt_trace_read(): the frame by binary
  *     search of the stream's first entries), and frame seeking
  *     (vmt_trace_seek_time(): the first frame whose last time is at or
  *     after t, by binary search of the directory when the stream is sorted,

@@ -456,7 +456,8 @@ class WriterOptions(ctypes.Structure):
     """struct vmt_trace_writer_options"""
     _fields_ = [('frame_bytes', u32), ('codec', ctypes.c_uint), ('stage2', ctypes.c_uint),
                 ('level', ctypes.c_int), ('workers', ctypes.c_uint),
-                ('max_queued', ctypes.c_uint), ('loops_window', u32),
+                ('max_queued', ctypes.c_uint), ('caller_compresses', ctypes.c_uint),
+                ('loops_window', u32),
                 ('loops_keep', ctypes.c_uint)]
 
 

@@ -84,13 +84,14 @@ static uint64_t expected_value(uint64_t index)
 	return v;
 }
 
-static void run_pool(unsigned int threads, unsigned int window)
+static void run_pool(unsigned int threads, unsigned int window, bool caller_runs)
 {
 	static struct test_ctx ctx;
 	struct vmt_work_pool *pool;
 
 	memset(&ctx, 0, sizeof(ctx));
-	assert_int_equal(vmt_work_pool_create(&pool, threads, window, run_job, done_job, &ctx), 0);
+	assert_int_equal(vmt_work_pool_create(&pool, threads, window, caller_runs, run_job, done_job,
+					      &ctx), 0);
 	for (uint64_t i = 0; i < JOBS; i++) {
 		struct test_job *job = calloc(1, sizeof(*job));
 
@@ -114,10 +115,12 @@ static void run_pool(unsigned int threads, unsigned int window)
 static void test_pool_keeps_order(void **state)
 {
 	(void)state;
-	run_pool(4, 16);
-	run_pool(3, 1);		/* a window of one: strictly one job at a time */
-	run_pool(1, 8);
-	run_pool(8, 3);
+	for (int caller_runs = 0; caller_runs < 2; caller_runs++) {
+		run_pool(4, 16, caller_runs);
+		run_pool(3, 1, caller_runs);	/* a window of one: strictly one job at a time */
+		run_pool(1, 8, caller_runs);
+		run_pool(8, 3, caller_runs);
+	}
 }
 
 /*
@@ -155,7 +158,7 @@ static void test_pool_submitter_helps(void **state)
 
 	(void)state;
 	submitter = pthread_self();
-	assert_int_equal(vmt_work_pool_create(&pool, 1, 2, gated_job, free_job, NULL), 0);
+	assert_int_equal(vmt_work_pool_create(&pool, 1, 2, true, gated_job, free_job, NULL), 0);
 	for (int i = 0; i < 10; i++) {
 		struct vmt_work *work = calloc(1, sizeof(*work));
 
@@ -171,10 +174,10 @@ static void test_pool_bad_arguments(void **state)
 	struct vmt_work_pool *pool = (void *)1;
 
 	(void)state;
-	assert_int_equal(vmt_work_pool_create(&pool, 0, 4, run_job, done_job, NULL), -EINVAL);
+	assert_int_equal(vmt_work_pool_create(&pool, 0, 4, false, run_job, done_job, NULL), -EINVAL);
 	assert_null(pool);
-	assert_int_equal(vmt_work_pool_create(&pool, 2, 0, run_job, done_job, NULL), -EINVAL);
-	assert_int_equal(vmt_work_pool_create(&pool, 2, 4, NULL, done_job, NULL), -EINVAL);
+	assert_int_equal(vmt_work_pool_create(&pool, 2, 0, false, run_job, done_job, NULL), -EINVAL);
+	assert_int_equal(vmt_work_pool_create(&pool, 2, 4, false, NULL, done_job, NULL), -EINVAL);
 	vmt_work_pool_destroy(NULL);
 }
 
@@ -219,11 +222,12 @@ static void *read_file(const char *p, size_t *size)
 }
 
 static void write_trace(const char *p, unsigned int codec, unsigned int workers,
-			unsigned int max_queued, uint64_t n, struct vmt_trace_writer_stats *stats)
+			unsigned int max_queued, unsigned int caller_compresses, uint64_t n,
+			struct vmt_trace_writer_stats *stats)
 {
 	struct vmt_trace_writer_options o = {
 		.frame_bytes = 64 * 37, .codec = codec, .workers = workers,
-		.max_queued = max_queued,
+		.max_queued = max_queued, .caller_compresses = caller_compresses,
 	};
 	struct vmt_trace_writer *w;
 	struct vmt_trace_error err;
@@ -251,8 +255,9 @@ static void test_writer_workers_same_bytes(void **state)
 	close(mkstemp(serial));
 	close(mkstemp(parallel));
 	for (size_t k = 0; k < 3; k++) {
-		write_trace(serial, codecs[k], 0, 0, 20000, &s1);
-		write_trace(parallel, codecs[k], 4, 2 + (unsigned int)k, 20000, &s2);
+		write_trace(serial, codecs[k], 0, 0, 0, 20000, &s1);
+		/* The second with the appending thread compressing too when the queue is full. */
+		write_trace(parallel, codecs[k], 4, 2 + (unsigned int)k, k == 1, 20000, &s2);
 		a = read_file(serial, &size1);
 		b = read_file(parallel, &size2);
 		assert_int_equal(size1, size2);

@@ -57,6 +57,7 @@ int cmd_synth(int argc, char **argv)
 	struct vmt_trace_writer_options wopts = {
 		.codec = VMT_CODEC_MODEL,
 		.workers = cpus > 1 ? (unsigned int)(cpus < 256 ? cpus : 256) - 1 : 0,
+		.caller_compresses = 1,
 	};
 	struct vmt_profile_synth_options so = { .seed = 1 };
 	struct vmt_trace_writer *w;

@@ -166,7 +166,7 @@ static void print_summary(const struct recording *r, const struct collector *c,
 	collector_print_lost(c, stderr);
 	fprintf(stderr, ") ]\n");
 	if (st->stalls)
-		fprintf(stderr, "[ the compression threads fell behind the drain loop %llu times: it compressed frames itself ]\n",
+		fprintf(stderr, "[ the drain loop waited for the compression threads %llu times ]\n",
 			(unsigned long long)st->stalls);
 	collector_print_counters(c, stderr);
 }

@@ -1545,7 +1545,8 @@ static int plan_jobs(struct vmt_cachesim *sim)
 		j->groups = &sim->job_groups[(size_t)i * nr_groups];
 	}
 	deal(sim, false);
-	return vmt_work_pool_create(&sim->pool, threads - 1, threads - 1, job_run, job_done, sim);
+	return vmt_work_pool_create(&sim->pool, threads - 1, threads - 1, false, job_run, job_done,
+				    sim);
 }
 
 /* ---- The analysis: records to accesses ---- */

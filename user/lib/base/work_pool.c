@@ -3,11 +3,13 @@
  * The ordered worker pool (base/work_pool.h). A finished job waits in a reorder
  * window of max_in_flight slots, indexed by its sequence number; whichever
  * thread finds the next job due in the window completes it, and any that
- * follow it, while the other workers keep running jobs. A submitter that
- * finds the window full, or a waiter, runs queued jobs itself rather than
- * sleep while one is queued: the submitting thread is a worker too when it
- * is ahead (a trace writer's maker of records, on a machine with a core
- * for it and one for a worker, then keeps both busy).
+ * follow it, while the other workers keep running jobs. In a pool made
+ * with caller_runs, a submitter that finds the window full, or a waiter,
+ * runs queued jobs itself rather than sleep while one is queued: the
+ * submitting thread is a worker too when it is ahead (synth's maker of
+ * records, on a machine with a core for it and one for a worker, then
+ * keeps both busy). Without, it only waits (a collector's drain loop goes
+ * back to its rings as soon as a job is done, not after one of its own).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +29,7 @@ struct vmt_work_pool {
 	uint64_t next_done;		/* the job done() is due for */
 	bool completing;		/* a worker is calling done() */
 	bool stopping;
+	bool caller_runs;		/* a waiting submitter runs queued jobs */
 	uint64_t stalls;
 	vmt_work_fn run, done;
 	void *ctx;
@@ -105,8 +108,8 @@ static void pool_free(struct vmt_work_pool *pool)
 }
 
 int vmt_work_pool_create(struct vmt_work_pool **poolp, unsigned int threads,
-			 unsigned int max_in_flight, vmt_work_fn run, vmt_work_fn done,
-			 void *ctx)
+			 unsigned int max_in_flight, bool caller_runs, vmt_work_fn run,
+			 vmt_work_fn done, void *ctx)
 {
 	struct vmt_work_pool *pool;
 	int err;
@@ -129,6 +132,7 @@ int vmt_work_pool_create(struct vmt_work_pool **poolp, unsigned int threads,
 	pthread_cond_init(&pool->work_ready, NULL);
 	pthread_cond_init(&pool->room, NULL);
 	pool->window = max_in_flight;
+	pool->caller_runs = caller_runs;
 	pool->run = run;
 	pool->done = done;
 	pool->ctx = ctx;
@@ -152,7 +156,7 @@ uint64_t vmt_work_pool_submit(struct vmt_work_pool *pool, struct vmt_work *work)
 	if (pool->next_sequence - pool->next_done >= pool->window) {
 		pool->stalls++;
 		while (pool->next_sequence - pool->next_done >= pool->window) {
-			if (pool->head)
+			if (pool->head && pool->caller_runs)
 				run_queued(pool);
 			else
 				pthread_cond_wait(&pool->room, &pool->lock);
@@ -174,7 +178,7 @@ void vmt_work_pool_wait(struct vmt_work_pool *pool)
 {
 	pthread_mutex_lock(&pool->lock);
 	while (pool->next_done != pool->next_sequence) {
-		if (pool->head)
+		if (pool->head && pool->caller_runs)
 			run_queued(pool);
 		else
 			pthread_cond_wait(&pool->room, &pool->lock);

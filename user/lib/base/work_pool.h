@@ -9,13 +9,15 @@
  *                       ->  done() in order 0 1 2 3 ..., never two at once
  *
  * At most @max_in_flight jobs are submitted and not yet done; submitting
- * one more waits until one is done (counted in vmt_work_pool_stalls()),
- * running jobs still queued itself meanwhile, as vmt_work_pool_wait() does:
- * run() may be called on the submitting thread.
+ * one more waits until one is done (counted in vmt_work_pool_stalls()).
+ * A pool made with @caller_runs has the waiter run jobs still queued
+ * meanwhile, in vmt_work_pool_wait() too: run() may then be called on the
+ * submitting thread.
  */
 #ifndef VMTRACE_INTERNAL_WORK_POOL_H
 #define VMTRACE_INTERNAL_WORK_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct vmt_work {
@@ -30,8 +32,8 @@ struct vmt_work_pool;
 
 /* 0 or -errno. @threads and @max_in_flight are at least 1. */
 int vmt_work_pool_create(struct vmt_work_pool **pool, unsigned int threads,
-			 unsigned int max_in_flight, vmt_work_fn run, vmt_work_fn done,
-			 void *ctx);
+			 unsigned int max_in_flight, bool caller_runs, vmt_work_fn run,
+			 vmt_work_fn done, void *ctx);
 /* Queue @work; returns its sequence number (0, 1, 2, ...). */
 uint64_t vmt_work_pool_submit(struct vmt_work_pool *pool, struct vmt_work *work);
 /* Wait until every job submitted so far is done. */

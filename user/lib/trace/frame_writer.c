@@ -264,8 +264,8 @@ static int start_workers(struct vmt_frame_writer *w, const char *path,
 		unsigned int queued = w->options.max_queued ? w->options.max_queued
 					: QUEUED_PER_WORKER * w->options.workers;
 
-		ret = vmt_work_pool_create(&w->pool, w->options.workers, queued, compress_job,
-					   append_job, w);
+		ret = vmt_work_pool_create(&w->pool, w->options.workers, queued,
+					   w->options.caller_compresses, compress_job, append_job, w);
 		if (ret) {
 			snprintf(err->message, sizeof(err->message),
 				 "cannot start %u compression threads: %s", w->options.workers,

@@ -170,6 +170,14 @@ struct vmt_trace_writer_options {
 	 */
 	unsigned int max_queued;
 	/*
+	 * With workers, nonzero: an append (or a flush, or the close) that
+	 * would wait compresses queued frames itself meanwhile, for a caller
+	 * that makes records faster than a worker compresses them (synth);
+	 * 0: it waits, returning as soon as a frame is written (a collector,
+	 * whose rings fill while it is away).
+	 */
+	unsigned int caller_compresses;
+	/*
 	 * Nonzero: exact accesses (VMT_REC_EXACT) go, one stream a thread, as
 	 * loop descriptors (VMT_STREAM_LOOPS) found within a window of this
 	 * many elements (1..65536), their times and values dropped but what
@@ -244,7 +252,7 @@ struct vmt_trace_writer_stats {
 	uint64_t frames;	/* frames written to the file */
 	uint64_t bytes;		/* bytes written to the file */
 	uint64_t raw_bytes;	/* entry bytes in those frames */
-	uint64_t stalls;	/* appends that found the queue full (then compressed queued frames or waited) */
+	uint64_t stalls;	/* appends that found the queue full (and waited, or compressed: caller_compresses) */
 	uint64_t data_bytes;	/* variable-size data moved to the data stream */
 	/*
 	 * VMT_REC_DATA records that belonged to no record (a flight-recorder

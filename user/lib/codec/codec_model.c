@@ -238,16 +238,23 @@ static int vmt_model_field;
 #define FIELD(f) ((void)0)
 #endif
 
-static inline unsigned int code_bit(struct model *m, uint16_t *prob, unsigned int bit)
+/* A bit through coder @enc or @dec: the model's own, or mode 4's value stream's. */
+static inline unsigned int code_bit_in(struct model *m, struct vmt_rc_encoder *enc,
+				       struct vmt_rc_decoder *dec, uint16_t *prob, unsigned int bit)
 {
 #ifdef VMT_MODEL_STATS
 	if (!m->decoding)
 		vmt_model_cost[vmt_model_field] -= log2((bit ? 65536.0 - *prob : *prob) / 65536.0);
 #endif
 	if (m->decoding)
-		return vmt_rc_decode_bit(&m->dec, prob);
-	vmt_rc_encode_bit(&m->enc, prob, bit);
+		return vmt_rc_decode_bit(dec, prob);
+	vmt_rc_encode_bit(enc, prob, bit);
 	return bit;
+}
+
+static inline unsigned int code_bit(struct model *m, uint16_t *prob, unsigned int bit)
+{
+	return code_bit_in(m, &m->enc, &m->dec, prob, bit);
 }
 
 static inline uint64_t code_direct(struct model *m, uint64_t value, unsigned int nbits)
@@ -1088,20 +1095,10 @@ static void code_value(struct model *m, __u64 *words, const uint64_t *base)
 {
 	if (m->decoding && m->skip_values)
 		return;
+	/* code_words()' bits, in its order; the coders swapped for a difference alone. */
 	for (unsigned int k = 0; k < 2; k++) {
-		uint16_t *same = &m->p.same_value[k];
-		unsigned int bit = words[k] == base[k];
-
-		/* code_words()' bits, in its order: a same bit straight to the value coder. */
-#ifdef VMT_MODEL_STATS
-		if (!m->decoding)
-			vmt_model_cost[vmt_model_field] -= log2((bit ? 65536.0 - *same : *same) / 65536.0);
-#endif
-		if (m->decoding)
-			bit = vmt_rc_decode_bit(&m->value_dec, same);
-		else
-			vmt_rc_encode_bit(&m->value_enc, same, bit);
-		if (bit) {
+		if (code_bit_in(m, &m->value_enc, &m->value_dec, &m->p.same_value[k],
+				words[k] == base[k])) {
 			words[k] = base[k];
 		} else {
 			swap_coders(m);

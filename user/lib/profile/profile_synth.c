@@ -678,10 +678,10 @@ static bool anchored(const struct pm_insn *in)
 		down |= in->tokens[k].stride < 0;
 		up |= in->tokens[k].stride > 0;
 		most = e->n > most ? e->n : most;
-		for (uint32_t j = 0; j < e->n; j++)
+		for (uint32_t j = 0; j < e->n; j++) {
 			total += (double)e->e[j].count;
-		for (uint32_t j = 0; j < e->n; j++)
 			squares += (double)e->e[j].count * (double)e->e[j].count;
+		}
 		if (total > 0) {
 			spread += total * total / squares * total;
 			runs += total;

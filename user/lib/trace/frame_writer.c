@@ -540,17 +540,22 @@ static void frame_header_init(const struct vmt_frame_writer *w, const struct wri
 /* @n entries at @p, about to be appended to @s's pending ones: their times noted. */
 static void note_times(struct writer_stream *s, const uint8_t *p, size_t n)
 {
-	uint64_t prev = s->last_time, least = s->least_time, greatest = s->greatest_time;
-	bool unsorted = s->unsorted;
+	uint64_t prev, least, greatest;
+	bool unsorted;
 
+	if (!n)
+		return;
+	if (!s->nr_pending) {
+		s->first_time = s->last_time = s->least_time = s->greatest_time = entry_time(&s->info, p);
+		s->unsorted = false;
+	}
+	prev = s->last_time;
+	least = s->least_time;
+	greatest = s->greatest_time;
+	unsorted = s->unsorted;
 	for (size_t i = 0; i < n; i++, p += s->info.entry_size) {
 		uint64_t t = entry_time(&s->info, p);
 
-		if (!s->nr_pending && !i) {
-			s->first_time = prev = least = greatest = t;
-			unsorted = false;
-			continue;
-		}
 		unsorted |= t < prev;
 		least = t < least ? t : least;
 		greatest = t > greatest ? t : greatest;

@@ -34,7 +34,7 @@ VMT_EXACT_ALL_CHECK=1 vmtrace record -o all.vmt -r 1048576 --exact all -- "$prog
 cat record.txt out.txt
 vmtrace verify all.vmt >verify.txt || { cat verify.txt; fail "the trace does not verify"; }
 grep -q '\[ exact: .* 0 missed, 0 unpinned, 0 unsafe switches' record.txt ||
-	fail "exact mode's counters"
+	fail "exact mode's counters: $(grep -m1 '\[ exact:' record.txt)"
 grep -q ', 0 lost' record.txt || fail "records lost"
 # The records of the ranges the checks look at (dump --addr): the loop's
 # code and the vDSO's, the array at each place, the heap block, the walk's

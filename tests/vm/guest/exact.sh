@@ -32,7 +32,7 @@ pid=$(awk '{ sub("pid=", "", $4); print $4; exit }' exact.txt)
 [ "$(grep -c ' ip=0x0 mode=kernel' exact.txt)" = 1 ] && tail -23 exact.txt | head -1 | grep -q 'mode=kernel' ||
 	fail "read(2)'s copy is not the one kernel-mode record"
 grep -q '\[ exact: .* 0 not decoded, 1 from the kernel, 0 steps cancelled, 0 missed, 0 unpinned' \
-	record.txt || fail "exact mode's counters"
+	record.txt || fail "exact mode's counters: $(grep -m1 '\[ exact:' record.txt)"
 echo "exact: $(wc -l <got.txt) accesses as the program made them"
 
 # babeltrace2's events and the CSV export carry the same fields.

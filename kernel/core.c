@@ -37,6 +37,7 @@
 #include "fault.h"
 #include "protect/admit.h"
 #include "protect/notify.h"
+#include "protect/protect.h"
 #include "protect/targets.h"
 #include "ring/emit.h"
 #include "ring/rings.h"
@@ -525,9 +526,12 @@ int vmt_core_init(void)
 	err = vmt_emit_init();
 	if (err)
 		return err;
+	vmt_protect_init();
+	vmt_exact_init();
 	err = vmt_hooks_attach(vmt_all_hooks, ARRAY_SIZE(vmt_all_hooks));
 	if (err) {
 		pr_err("vmtrace: cannot attach to the kernel: %d\n", err);
+		vmt_protect_exit();
 		vmt_emit_exit();
 	}
 	return err;
@@ -554,5 +558,7 @@ void vmt_core_exit(void)
 		mutex_unlock(&s->lock);
 	}
 	vmt_hooks_detach(vmt_all_hooks, ARRAY_SIZE(vmt_all_hooks));
+	vmt_exact_exit();
+	vmt_protect_exit();
 	vmt_emit_exit();
 }

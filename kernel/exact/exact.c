@@ -7,9 +7,11 @@
  * trap, the probes and the quiescing at stop; the ranges, their names and
  * counters, and their control are exact_ranges.c's.
  *
- * Outline, in order (about 900 lines):
+ * Outline, in order (about 1,070 lines):
  * - step slots: claimed by hashing the task, the pages a step holds, and
- *   protecting them again (vmt_step_protect());
+ *   protecting them again (vmt_step_protect()); a step that ends with a
+ *   page left present (its lock busy) keeps its slot, pending
+ *   (vmt_step_end());
  * - the fault: decoding the instruction, the accesses it will make, the
  *   trap flag set; kernel-mode faults, rseq's update of its own area
  *   (vmt_exact_rseq_fault()), vmt_exact_fault();
@@ -17,8 +19,9 @@
  *   frame when the page was protected again meanwhile), the fetch, pushf's
  *   trap flag hidden, vmt_exact_die();
  * - signals, switches and exits: a step cancelled, pages protected when
- *   the thread is switched out, system calls, exit, fork; attach, detach
- *   and vmt_exact_quiesce() at stop.
+ *   the thread is switched out, or covered from an irq_work before another
+ *   thread of the process runs user code (vmt_exact_cover()), system calls,
+ *   exit, fork; attach, detach and vmt_exact_quiesce() at stop.
  *
  * The pages of an exact range are protnone, as every page of a target is
  * with protection, and never enter the enabled set. When a thread faults on
@@ -56,13 +59,18 @@
  * PTE table's lock (vmt_protect_page_atomic()): its holder may be waiting
  * for this CPU to answer a TLB-flush IPI. When the lock is busy, the page
  * is protected from a task_work before the thread returns to user space
- * (the trap, a signal), or counted as an unsafe switch (the scheduler,
- * where nothing can wait).
+ * (the trap, a signal), or else, in the scheduler, where nothing can wait,
+ * left present until the trap, or until another thread of the process is
+ * switched in: an irq_work then tries again before that thread runs user
+ * code (vmt_exact_cover()). The step slots' lock, vmt_steps_lock, orders a
+ * slot's release against stop's look at owners.
  */
 #include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/kdebug.h>
 #include <linux/mm.h>
 #include <linux/notifier.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
@@ -130,13 +138,16 @@ struct vmt_step_access {
  * @stale_start: what rseq's update mapped back besides its page (a large
  *		folio), to protect once the rseq page is (vmt_exact_rseq_fault())
  * @stale_end:	its end; empty when not above @stale_start
+ * @exposed:	the thread was switched out with a page of the step still
+ *		present (its PTE lock busy): another thread of @mm switched
+ *		in has it covered first (vmt_exact_cover())
  * @gpr:	the registers before the instruction, in the decoder's order
  */
 struct vmt_step {
 	struct task_struct *owner;
 	struct mm_struct *mm;
 	unsigned long ip;
-	bool tf, pushf, popf, fetch, pending, decoded;
+	bool tf, pushf, popf, fetch, pending, decoded, exposed;
 	u8 len, nr_acc, nr_pages;
 	struct vmt_step_access acc[VMT_STEP_ACCESSES];
 	unsigned long pages[VMT_STEP_PAGES];
@@ -146,6 +157,8 @@ struct vmt_step {
 
 static struct vmt_step vmt_steps[VMT_STEPS];
 static atomic_t vmt_steps_used = ATOMIC_INIT(0);
+/* Slots with @exposed set: while there are any, each switch looks at them. */
+static atomic_t vmt_steps_exposed = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(vmt_steps_idle);
 /*
  * Taken when a slot is released and when stop looks at the owners: an
@@ -184,6 +197,22 @@ static struct vmt_step *vmt_step_claim(struct task_struct *task)
 	return NULL;
 }
 
+/*
+ * Mark @s exposed or not: by its owner (its switch, its claim), or by its
+ * release under vmt_steps_lock. xchg(): stop may release a pending slot
+ * while its owner's switch marks it; the next claim clears such a mark, and
+ * the count stays that of the marks.
+ */
+static void vmt_step_expose(struct vmt_step *s, bool exposed)
+{
+	if (xchg(&s->exposed, exposed) == exposed)
+		return;
+	if (exposed)
+		atomic_inc(&vmt_steps_exposed);
+	else
+		atomic_dec(&vmt_steps_exposed);
+}
+
 /* Release @task's slot @s; @task is current, or current's exiting self. */
 static void vmt_step_release(struct vmt_step *s, struct task_struct *task)
 {
@@ -197,6 +226,9 @@ static void vmt_step_release(struct vmt_step *s, struct task_struct *task)
 	 * may have claimed the slot, and it stays that thread's.
 	 */
 	raw_spin_lock_irqsave(&vmt_steps_lock, flags);
+	/* The mark goes first: once the owner is out, the slot may be claimed. */
+	if (READ_ONCE(s->owner) == task)
+		vmt_step_expose(s, false);
 	mine = cmpxchg(&s->owner, task, NULL) == task;
 	raw_spin_unlock_irqrestore(&vmt_steps_lock, flags);
 	if (mine && atomic_dec_and_test(&vmt_steps_used) && wq_has_sleeper(&vmt_steps_idle))
@@ -237,7 +269,9 @@ static void vmt_step_hold_page(struct vmt_step *s, struct vmt_target *t, unsigne
  * the thread returns to user space (admit.c's work; @t must be current's
  * target then); and then what rseq's update mapped besides its page, before
  * the thread runs user code (without @later, the scheduler's, it waits in
- * the step). Return: whether all were protected now.
+ * the step). The pages stay in @s: one may be protnone now and mapped back
+ * after, by a fault handler under way (the thread switched out in it).
+ * Return: whether all were protected now.
  */
 static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool later)
 {
@@ -263,6 +297,24 @@ static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool late
 		s->stale_end = 0;
 	}
 	return all;
+}
+
+/*
+ * The end of @s, current's, once its pages were protected (@all) or handed
+ * to the task_work: the slot is released; or else kept, pending, with the
+ * pages still present, until the thread's next exact fault protects them.
+ * The work protects them before the thread runs user code, but the thread
+ * may be switched out before it runs: the scheduler's probe finds them in
+ * the slot then, as any step's.
+ */
+static void vmt_step_end(struct vmt_step *s, bool all)
+{
+	if (all) {
+		vmt_step_release(s, current);
+		return;
+	}
+	s->pending = true;
+	s->nr_acc = 0;
 }
 
 /* ---- The fault --------------------------------------------------------------- */
@@ -408,16 +460,24 @@ static bool vmt_exact_rseq_page(unsigned long address)
 }
 
 /*
- * A slot for current, for the instruction at @regs's ip, about to run,
- * with @page present; NULL (counted) when none is free.
+ * A step of current, target @t's thread, for the instruction at @regs's
+ * ip, about to run, with @page present: in @s, current's pending slot (the
+ * pages it holds stay in it), or else in a slot claimed now; NULL (counted)
+ * when none is free.
  */
-static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page, bool fetch)
+static struct vmt_step *vmt_step_begin(struct vmt_step *s, struct vmt_target *t,
+				       struct pt_regs *regs, unsigned long page, bool fetch)
 {
-	struct vmt_step *s = vmt_step_claim(current);
-
 	if (!s) {
-		atomic64_inc(&vmt_exact_counters.missed);
-		return NULL;
+		s = vmt_step_claim(current);
+		if (!s) {
+			atomic64_inc(&vmt_exact_counters.missed);
+			return NULL;
+		}
+		vmt_step_expose(s, false);
+		s->nr_pages = 0;
+		s->stale_start = 0;
+		s->stale_end = 0;
 	}
 	s->mm = current->mm;
 	s->ip = instruction_pointer(regs);
@@ -429,10 +489,7 @@ static struct vmt_step *vmt_step_begin(struct pt_regs *regs, unsigned long page,
 	s->decoded = false;
 	s->len = 0;
 	s->nr_acc = 0;
-	s->nr_pages = 0;
-	s->stale_start = 0;
-	s->stale_end = 0;
-	vmt_step_add_page(s, page);
+	vmt_step_hold_page(s, t, page);
 	vmt_step_save_regs(s, regs);
 	return s;
 }
@@ -466,7 +523,7 @@ static void vmt_exact_rseq_fault(struct vmt_target *t, unsigned long address,
 
 	vmt_exact_emit_kernel(address, error_code);
 	if (!s) {
-		s = vmt_step_begin(task_pt_regs(current), page, false);
+		s = vmt_step_begin(NULL, t, task_pt_regs(current), page, false);
 		if (!s) {
 			/* No slot (counted as missed): the loop above it may be. */
 			if (t)
@@ -523,12 +580,13 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 	}
 	s = vmt_step_find(current);
 	if (s && s->pending) {
-		/* What rseq's update left present: protected before this instruction. */
-		vmt_step_protect(s, t, true);
-		vmt_step_release(s, current);
-		s = NULL;
-	}
-	if (s && s->ip == instruction_pointer(regs)) {
+		/*
+		 * What rseq's update or a busy lock left present: protected
+		 * before this instruction, or else held by its step too.
+		 */
+		if (vmt_step_protect(s, t, true))
+			s->nr_pages = 0;
+	} else if (s && s->ip == instruction_pointer(regs)) {
 		/*
 		 * The same instruction faults again: on another exact page it
 		 * touches, or after its page was protected again when the
@@ -540,14 +598,12 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 			vmt_step_undecoded(s, address, error_code);
 		regs->flags |= X86_EFLAGS_TF;
 		return true;
-	}
-	if (s) {
+	} else if (s) {
 		/* A step whose trap never came (the instruction faulted for good). */
-		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
-		vmt_step_release(s, current);
+		vmt_step_protect(s, t, true);
 		atomic64_inc(&vmt_exact_counters.cancelled);
 	}
-	s = vmt_step_begin(regs, address & PAGE_MASK, error_code & X86_PF_INSTR);
+	s = vmt_step_begin(s, t, regs, address & PAGE_MASK, error_code & X86_PF_INSTR);
 	if (!s)
 		return false;
 	/* A fetch's bytes cannot be read yet: the trap decodes them. */
@@ -683,6 +739,7 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 	unsigned long *dr6 = (unsigned long *)args->err;
 	struct pt_regs *regs = args->regs;
 	struct vmt_step *s;
+	bool all;
 
 	if (val != DIE_DEBUG || !user_mode(regs) || !(*dr6 & DR_STEP))
 		return NOTIFY_DONE;
@@ -700,15 +757,15 @@ static int vmt_exact_die(struct notifier_block *nb, unsigned long val, void *dat
 			vmt_exact_emit_fetch(s, NULL, 0);
 		vmt_step_log(s);
 	}
-	vmt_step_protect(s, vmt_target_lookup(current->mm), true);
+	all = vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	/* After popf the flags are the program's, its trap flag included. */
 	if (!s->tf && !s->popf)
 		regs->flags &= ~X86_EFLAGS_TF;
 	if (s->tf) {
-		vmt_step_release(s, current);
+		vmt_step_end(s, all);
 		return NOTIFY_DONE;
 	}
-	vmt_step_release(s, current);
+	vmt_step_end(s, all);
 	*dr6 &= ~DR_STEP;
 	current->thread.virtual_dr6 &= ~DR_STEP;
 	return *dr6 & DR_TRAP_BITS ? NOTIFY_DONE : NOTIFY_STOP;
@@ -739,18 +796,75 @@ static void vmt_exact_probe_signal(void *data, int sig, struct kernel_siginfo *i
 		return;
 	if (!s->tf && !s->pending)
 		task_pt_regs(current)->flags &= ~X86_EFLAGS_TF;
-	if (s->mm == current->mm)
-		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	if (!s->pending)
 		atomic64_inc(&vmt_exact_counters.cancelled);
-	vmt_step_release(s, current);
+	vmt_step_end(s, s->mm != current->mm ||
+		     vmt_step_protect(s, vmt_target_lookup(current->mm), true));
 }
+
+/*
+ * The exposed steps of @mm's threads other than @task: with @protect, each
+ * has its pages protected again (current runs @mm: this CPU's TLB entries
+ * are the ones to flush) and is no longer exposed once they all are.
+ * Return: whether one is left exposed.
+ */
+static bool vmt_steps_cover(struct mm_struct *mm, struct task_struct *task, bool protect)
+{
+	bool left = false;
+	u32 i;
+
+	for (i = 0; i < VMT_STEPS; i++) {
+		struct vmt_step *s = &vmt_steps[i];
+		struct task_struct *owner = READ_ONCE(s->owner);
+
+		if (!owner || owner == task || !READ_ONCE(s->exposed) || READ_ONCE(s->mm) != mm)
+			continue;
+		if (protect && vmt_step_protect(s, NULL, false))
+			vmt_step_expose(s, false);
+		else
+			left = true;
+	}
+	return left;
+}
+
+/*
+ * Covering an exposed step when another thread of its process is switched
+ * in: from an irq_work on this CPU, which runs as soon as the switch has
+ * enabled interrupts, before the thread can run user code, with its address
+ * space loaded. It tries the PTE locks again and, while one is still busy,
+ * queues itself again: each round ends with interrupts enabled, so a TLB
+ * flush IPI the lock's holder waits for (a higher vector) is answered in
+ * between. After VMT_COVER_TRIES rounds (a lock held for that long, or a
+ * page table being changed all along) it gives up: an unsafe switch.
+ */
+#define VMT_COVER_TRIES		1000
+
+static DEFINE_PER_CPU(unsigned int, vmt_cover_tries);
+
+static void vmt_exact_cover(struct irq_work *work)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!mm || !vmt_steps_cover(mm, current, true))
+		return;
+	if (this_cpu_inc_return(vmt_cover_tries) < VMT_COVER_TRIES)
+		irq_work_queue(work);
+	else
+		atomic64_inc(&vmt_exact_counters.unsafe);
+}
+
+static DEFINE_PER_CPU(struct irq_work, vmt_cover_work);
 
 /*
  * sched:sched_switch, run-queue lock held: a thread switched out between
  * its fault and its trap has its pages protected again, so that no other
  * thread reaches them meanwhile. Its registers keep the trap flag; the
  * instruction faults again when it runs, and the step goes on.
+ *
+ * A page whose PTE lock is busy stays present, and the step is marked
+ * exposed until its trap or until it is covered. That is harmless while no
+ * other thread of the address space runs: when one is switched in, the
+ * irq_work above covers the step before that thread runs user code.
  */
 static void vmt_exact_probe_switch(void *data, bool preempt, struct task_struct *prev,
 				   struct task_struct *next, unsigned int prev_state)
@@ -758,8 +872,12 @@ static void vmt_exact_probe_switch(void *data, bool preempt, struct task_struct 
 	struct vmt_step *s = vmt_step_find(prev);
 
 	/* Not once exec has put a new address space in the old one's place. */
-	if (s && s->mm == prev->mm && !vmt_step_protect(s, NULL, false))
-		atomic64_inc(&vmt_exact_counters.unsafe);
+	if (s && s->mm == prev->mm)
+		vmt_step_expose(s, !vmt_step_protect(s, NULL, false));
+	if (atomic_read(&vmt_steps_exposed) && next->mm && vmt_steps_cover(next->mm, next, false)) {
+		this_cpu_write(vmt_cover_tries, 0);
+		irq_work_queue(this_cpu_ptr(&vmt_cover_work));
+	}
 }
 
 /*
@@ -834,11 +952,9 @@ static void vmt_exact_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	same_mm = s->mm == current->mm;
 	if (!s->pending)
 		vmt_step_log_syscall(s, same_mm);
-	if (same_mm)
-		vmt_step_protect(s, vmt_target_lookup(current->mm), true);
 	if (!s->tf && !s->pending && regs->ip == s->ip + sizeof(vmt_syscall_insn))
 		regs->flags &= ~X86_EFLAGS_TF;
-	vmt_step_release(s, current);
+	vmt_step_end(s, !same_mm || vmt_step_protect(s, vmt_target_lookup(current->mm), true));
 	local_irq_restore(flags);
 }
 
@@ -865,6 +981,29 @@ static int vmt_exact_attach(void)
 static void vmt_exact_detach(void)
 {
 	unregister_die_notifier(&vmt_exact_nb);
+}
+
+/**
+ * vmt_exact_init() - at load: the covering irq_works
+ */
+void vmt_exact_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(vmt_cover_work, cpu) = IRQ_WORK_INIT_HARD(vmt_exact_cover);
+}
+
+/**
+ * vmt_exact_exit() - at unload, once the probes are detached: no covering
+ * irq_work left queued or running
+ */
+void vmt_exact_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&vmt_cover_work, cpu));
 }
 
 static struct vmt_tracepoint_probe vmt_exact_probes[] = {
@@ -914,6 +1053,7 @@ void vmt_exact_quiesce(void)
 				continue;
 			/* A pending slot has no trap flag to take back: it just goes. */
 			if (READ_ONCE(s->pending)) {
+				vmt_step_expose(s, false);
 				if (cmpxchg(&s->owner, owner, NULL) == owner)
 					atomic_dec(&vmt_steps_used);
 				continue;
@@ -924,6 +1064,7 @@ void vmt_exact_quiesce(void)
 			}
 			if (!s->tf)
 				task_pt_regs(owner)->flags &= ~X86_EFLAGS_TF;
+			vmt_step_expose(s, false);
 			WRITE_ONCE(s->owner, NULL);
 			atomic_dec(&vmt_steps_used);
 			atomic64_inc(&vmt_exact_counters.cancelled);

@@ -17,5 +17,7 @@ extern struct vmt_hooks vmt_exact_hooks;
 bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long error_code,
 		     bool kernel_mode, unsigned long stale_start, unsigned long stale_end);
 void vmt_exact_quiesce(void);
+void vmt_exact_init(void);
+void vmt_exact_exit(void);
 
 #endif /* _VMTRACE_EXACT_H */

@@ -35,6 +35,8 @@
  * Dirty bit the hardware sets concurrently is not lost, as mprotect does.
  * The caller flushes the TLB before it counts a page as protected.
  */
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/fs.h>
 #include <linux/lockdep.h>
 #include <linux/magic.h>
@@ -401,6 +403,53 @@ bool vmt_protect_page(struct mm_struct *mm, unsigned long addr, pte_t *old, bool
 	return walk.changed || walk.huge_changed;
 }
 
+/*
+ * With the kernel's fault injection (the debug kernel), vmt_protect_page_atomic()
+ * finds a page table's lock busy as often as /sys/kernel/debug/fail_vmtrace_ptl
+ * says (docs/fault-injection.rst): its callers' ways around a busy lock are
+ * tested there, which real contention takes too rarely to test.
+ */
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(vmt_fail_ptl);
+static struct dentry *vmt_fail_ptl_dir;
+
+/**
+ * vmt_protect_init() - at load: the fault-injection point, where the kernel has one
+ */
+void vmt_protect_init(void)
+{
+	vmt_fail_ptl_dir = fault_create_debugfs_attr("fail_vmtrace_ptl", NULL, &vmt_fail_ptl);
+	if (IS_ERR(vmt_fail_ptl_dir))
+		vmt_fail_ptl_dir = NULL;	/* no injection: nothing else depends on it */
+}
+
+/**
+ * vmt_protect_exit() - at unload: the fault-injection point goes
+ */
+void vmt_protect_exit(void)
+{
+	debugfs_remove_recursive(vmt_fail_ptl_dir);
+}
+
+static bool vmt_ptl_trylock(spinlock_t *ptl)
+{
+	return !should_fail(&vmt_fail_ptl, 1) && spin_trylock(ptl);
+}
+#else
+void vmt_protect_init(void)
+{
+}
+
+void vmt_protect_exit(void)
+{
+}
+
+static bool vmt_ptl_trylock(spinlock_t *ptl)
+{
+	return spin_trylock(ptl);
+}
+#endif
+
 /**
  * vmt_protect_page_atomic() - protect one page again without sleeping, for
  * exact mode's debug trap and its scheduler probe
@@ -428,14 +477,14 @@ bool vmt_protect_page_atomic(struct mm_struct *mm, unsigned long addr)
 	pmd = READ_ONCE(*pmdp);
 	if (vmt_pmd_thp(pmd)) {
 		ptl = pmd_lockptr(mm, pmdp);
-		if (!spin_trylock(ptl))
+		if (!vmt_ptl_trylock(ptl))
 			return false;
 		__vmt_protect_huge(pmdp, addr, &walk);
 		spin_unlock(ptl);
 	} else if (vmt_pmd_table(pmd)) {
 		/* Interrupts off: the table cannot be freed while it is looked at. */
 		ptl = pte_lockptr(mm, &pmd);
-		if (!spin_trylock(ptl))
+		if (!vmt_ptl_trylock(ptl))
 			return false;
 		/* Under the lock, the PMD must still point to that table. */
 		locked = pmd_same(READ_ONCE(*pmdp), pmd);

@@ -17,6 +17,8 @@ struct vmt_protect_counts {
 	u64 migrating;		/* entries of pages under migration, passed over */
 };
 
+void vmt_protect_init(void);
+void vmt_protect_exit(void);
 void vmt_protect_mm(struct mm_struct *mm, struct vmt_protect_counts *counts);
 void vmt_protect_range(struct mm_struct *mm, unsigned long start, unsigned long end,
 		       struct vmt_protect_counts *counts);

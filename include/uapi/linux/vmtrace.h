@@ -646,8 +646,10 @@ struct vmt_marker_arg {
  * present for one thread's step would not be seen: the process's threads
  * must run on one CPU (vmtrace record --exact pins them: steps of threads
  * allowed on more CPUs are counted in @unpinned), and a thread switched out
- * in the middle of its step has the page protected again first (a switch
- * that finds the page table's lock held counts in @unsafe_switches).
+ * in the middle of its step has the page protected again first (if the
+ * page table's lock is held then, before another thread of the process
+ * runs user code; a switch to one that finds the lock held for long counts
+ * in @unsafe_switches).
  *
  * A range may also be given by a mapping's name, as /proc/PID/maps names
  * it (a file's path, "[heap]", "[stack]", "[vdso]"), or as the anonymous

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kernels: debug
+# timeout: 900
+# Exact mode when a page table's lock is busy: the trap and the scheduler's
+# probe only try it (kernel/exact/exact.c, "Locks"). Real contention is too
+# rare to test, so the kernel's fault injection makes a quarter of the
+# module's tries fail (/sys/kernel/debug/fail_vmtrace_ptl, an injection
+# budget whose use is read back). The trap then protects the pages from a
+# task_work, the scheduler leaves them present, and a thread of the process
+# switched in meanwhile has them covered first (an irq_work that tries
+# again). Nothing may be missed:
+# - vmt-exact-threads, one worker: as many exact records as it counted;
+# - 4 workers with signals arriving all along: each thread's exact records
+#   as many as it counted (exact-threads.sh's check), no unsafe switch.
+. /opt/vmtrace/tests/vm/lib.sh
+cd /tmp
+D=/sys/kernel/debug
+mountpoint -q $D || mount -t debugfs nodev $D
+insmod "$VMT_LIB/vmtrace.ko"
+F=$D/fail_vmtrace_ptl
+[ -d $F ] || fail "no $F: the module's fault-injection point"
+budget=100000000
+echo 0 >$F/verbose
+echo 25 >$F/probability
+
+# run NAME WORKERS [SIGNALS]: record vmt-exact-threads under injection and
+# check its exact records, thread by thread, and the counters.
+run() {
+	local name=$1 injected
+	shift
+	echo $budget >$F/times
+	vmtrace record -r 262144 -o "$name.vmt" --exact 10000000000-10000002000 -- \
+		/opt/vmtrace/bin/vmt-exact-threads "$1" 20000 ${2:+"$2"} >"$name-counts.txt" \
+		2>"$name-record.txt" || { cat "$name-record.txt"; fail "$name: vmtrace record --exact"; }
+	injected=$((budget - $(cat $F/times)))
+	cat "$name-record.txt"
+	echo "$name: busy locks injected: $injected"
+	[ "$injected" -gt 0 ] || fail "$name: no busy lock was injected"
+	grep -q ' 0 lost' "$name-record.txt" || fail "$name: records were lost"
+	vmtrace dump "$name.vmt" | awk '$2 == "exact" { sub("tid=", "", $5); n[$5]++ }
+		END { for (t in n) print "tid " t " accesses " n[t] }' | sort >"$name-traced.txt"
+	sort "$name-counts.txt" | diff - "$name-traced.txt" ||
+		fail "$name: exact records per thread differ from the threads' own counts"
+	grep -q '\[ exact: .* 0 missed, 0 unpinned, 0 unsafe switches' "$name-record.txt" ||
+		fail "$name: exact mode's counters: $(grep -m1 '\[ exact:' "$name-record.txt")"
+	echo "$name: $(awk '{ s += $4 } END { print s }' "$name-counts.txt") accesses, each in the trace, with $injected busy locks"
+}
+
+run one 1
+run four 4 1
+echo 0 >$F/probability

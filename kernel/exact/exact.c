@@ -269,21 +269,29 @@ static void vmt_step_hold_page(struct vmt_step *s, struct vmt_target *t, unsigne
  * the thread returns to user space (admit.c's work; @t must be current's
  * target then); and then what rseq's update mapped besides its page, before
  * the thread runs user code (without @later, the scheduler's, it waits in
- * the step). The pages stay in @s: one may be protnone now and mapped back
- * after, by a fault handler under way (the thread switched out in it).
+ * the step). With @later (the thread itself: no fault of its own is under
+ * way on these pages but the one it handles, whose page its step holds
+ * again), the pages protected leave @s, the ones left present stay: a
+ * pending slot holds no more than those. Without, the scheduler's, they all
+ * stay: one may be protnone now and mapped back after, by a fault handler
+ * under way (the thread switched out in it).
  * Return: whether all were protected now.
  */
 static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool later)
 {
 	bool all = true;
-	u8 i;
+	u8 i, left = 0;
 
 	for (i = 0; i < s->nr_pages; i++) {
-		if (vmt_protect_page_atomic(s->mm, s->pages[i]))
+		if (vmt_protect_page_atomic(s->mm, s->pages[i])) {
+			if (!later)
+				s->pages[left++] = s->pages[i];
 			continue;
+		}
 		all = false;
 		if (later && t)
 			vmt_target_stale_before_user(t, s->pages[i], s->pages[i] + PAGE_SIZE);
+		s->pages[left++] = s->pages[i];
 	}
 	/*
 	 * The rseq page is protected by now (or its work is queued): the span
@@ -296,6 +304,7 @@ static bool vmt_step_protect(struct vmt_step *s, struct vmt_target *t, bool late
 		s->stale_start = 0;
 		s->stale_end = 0;
 	}
+	s->nr_pages = left;
 	return all;
 }
 
@@ -584,8 +593,7 @@ bool vmt_exact_fault(unsigned long address, struct pt_regs *regs, unsigned long 
 		 * What rseq's update or a busy lock left present: protected
 		 * before this instruction, or else held by its step too.
 		 */
-		if (vmt_step_protect(s, t, true))
-			s->nr_pages = 0;
+		vmt_step_protect(s, t, true);
 	} else if (s && s->ip == instruction_pointer(regs)) {
 		/*
 		 * The same instruction faults again: on another exact page it

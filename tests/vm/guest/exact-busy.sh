@@ -12,7 +12,9 @@
 # again). Nothing may be missed:
 # - vmt-exact-threads, one worker: as many exact records as it counted;
 # - 4 workers with signals arriving all along: each thread's exact records
-#   as many as it counted (exact-threads.sh's check), no unsafe switch.
+#   as many as it counted (exact-threads.sh's check), no unsafe switch;
+# - 2 workers on a transparent huge page (stepped at PMD level, under the
+#   PMD's lock): the same.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 D=/sys/kernel/debug
@@ -24,14 +26,14 @@ budget=100000000
 echo 0 >$F/verbose
 echo 25 >$F/probability
 
-# run NAME WORKERS [SIGNALS]: record vmt-exact-threads under injection and
-# check its exact records, thread by thread, and the counters.
+# run NAME RANGE WORKERS ACCESSES [SIGNALS]: record vmt-exact-threads under
+# injection and check its exact records, thread by thread, and the counters.
 run() {
-	local name=$1 injected
-	shift
+	local name=$1 range=$2 injected
+	shift 2
 	echo $budget >$F/times
-	vmtrace record -r 262144 -o "$name.vmt" --exact 10000000000-10000002000 -- \
-		/opt/vmtrace/bin/vmt-exact-threads "$1" 20000 ${2:+"$2"} >"$name-counts.txt" \
+	vmtrace record -r 262144 -o "$name.vmt" --exact "$range" -- \
+		/opt/vmtrace/bin/vmt-exact-threads "$1" "$2" ${3:+"$3"} >"$name-counts.txt" \
 		2>"$name-record.txt" || { cat "$name-record.txt"; fail "$name: vmtrace record --exact"; }
 	injected=$((budget - $(cat $F/times)))
 	cat "$name-record.txt"
@@ -47,6 +49,8 @@ run() {
 	echo "$name: $(awk '{ s += $4 } END { print s }' "$name-counts.txt") accesses, each in the trace, with $injected busy locks"
 }
 
-run one 1
-run four 4 1
+run one 10000000000-10000002000 1 20000
+run four 10000000000-10000002000 4 20000 1
+echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
+VMT_EXACT_HUGE=1 run huge 10000000000-10000200000 2 5000
 echo 0 >$F/probability

@@ -7,7 +7,7 @@
  * trap, the probes and the quiescing at stop; the ranges, their names and
  * counters, and their control are exact_ranges.c's.
  *
- * Outline, in order (about 1,070 lines):
+ * Outline, in order (about 1,080 lines):
  * - step slots: claimed by hashing the task, the pages a step holds, and
  *   protecting them again (vmt_step_protect()); a step that ends with a
  *   page left present (its lock busy) keeps its slot, pending

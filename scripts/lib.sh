@@ -112,3 +112,37 @@ bench_section() {
 	rm -f "$tmp"
 	printf '\n%s\n' "$2" >>"$doc"
 }
+
+# seed_row NAME FILE [accesses]: a table row of `vmtrace compare`'s outputs in
+# FILE (one a seed, one after another): per level the least to the most of
+# the mean and of the worst |B - A| over the seeds, and the seeds whose
+# synthetic trace meets issue 33's bar (per level, mean at most 1.0 point,
+# worst at most 3.5). With "accesses", A's accesses come second.
+seed_row() {
+	awk -v p="$1" -v with_n="${3:-}" '
+		function span(lo, hi) { return lo == hi ? sprintf("%.2f", lo) : sprintf("%.2f to %.2f", lo, hi) }
+		/^# vmtrace compare: A / && match($0, /\([0-9,]+ exact accesses/) {
+			n = substr($0, RSTART + 1, RLENGTH - 1)
+			sub(/ .*/, "", n)
+		}
+		/^# per level/ { s++ }
+		$1 ~ /^L[1-3]$/ && $2 == "mean" && $4 == "worst" {
+			l = $1
+			if ($3 > 1.0 || $5 > 3.5) bad[s] = 1
+			if (!(l in seen) || $3 < mlo[l]) mlo[l] = $3
+			if (!(l in seen) || $3 > mhi[l]) mhi[l] = $3
+			if (!(l in seen) || $5 < wlo[l]) wlo[l] = $5
+			if (!(l in seen) || $5 > whi[l]) whi[l] = $5
+			seen[l] = 1
+		}
+		END {
+			row = "| " p (with_n == "accesses" ? " | " n : "")
+			for (k = 1; k <= 3; k++)
+				row = row (("L" k) in seen ? " | " span(mlo["L" k], mhi["L" k]) " / " \
+					   span(wlo["L" k], whi["L" k]) : " | –")
+			ok = 0
+			for (i = 1; i <= s; i++)
+				ok += !(i in bad)
+			print row " | " ok " of " s " |"
+		}' "$2"
+}

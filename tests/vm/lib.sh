@@ -99,3 +99,17 @@ timed_run() {
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$name.wall"
 }
+# The sqlite3 workload of the exact-mode tests and benchmarks (loops-real.sh,
+# profile.sh, bench/record-real-programs.sh): ROWS rows of pseudo-random
+# keys, an index on them, a grouping sorted. sqlite3_workload ROWS prints
+# the statements; the first answer line begins "ROWS|".
+sqlite3_workload() {
+	cat <<SQL
+create table t(a integer primary key, b text, c integer);
+with recursive s(x) as (select 1 union all select x + 1 from s where x < $1)
+insert into t(b, c) select printf('%08x', (x * 2654435761) % 4294967296), x % 7 from s;
+create index tb on t(b);
+select count(*), min(b), max(b), sum(c) from t;
+select c, count(*), max(b) from t group by c order by 3;
+SQL
+}

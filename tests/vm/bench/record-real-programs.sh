@@ -48,10 +48,5 @@ for i in range(3000): d[(i * 7919) % 10007] = str(i)
 print(sum(len(v) for k, v in sorted(d.items())))'
 record awk awk '{ n[$1]++ } END { for (k in n) s += n[k]; print s }' in20k.txt
 record sort sort in20k.txt
-sql="create table t(a integer primary key, b text, c integer);
-with recursive s(x) as (select 1 union all select x + 1 from s where x < 200)
-insert into t(b, c) select printf('%08x', (x * 2654435761) % 4294967296), x % 7 from s;
-create index tb on t(b);
-select count(*), min(b), max(b), sum(c) from t;
-select c, count(*), max(b) from t group by c order by 3;"
+sql=$(sqlite3_workload 200)
 record sqlite3 sqlite3 :memory: "$sql"

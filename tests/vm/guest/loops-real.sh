@@ -118,12 +118,7 @@ one() {
 # sqlite3: 50 rows of pseudo-random keys (a multiplicative hash: the same every
 # run), an index on them, a grouping sorted: 215,000 accesses, most of them
 # parsing and building the schema.
-sql="create table t(a integer primary key, b text, c integer);
-with recursive s(x) as (select 1 union all select x + 1 from s where x < 50)
-insert into t(b, c) select printf('%08x', (x * 2654435761) % 4294967296), x % 7 from s;
-create index tb on t(b);
-select count(*), min(b), max(b), sum(c) from t;
-select c, count(*), max(b) from t group by c order by 3;"
+sql=$(sqlite3_workload 50)
 one sqlite3 '[heap]' sqlite3 :memory: "$sql"
 grep -q "^50|" sqlite3.out || { cat sqlite3.out; fail "sqlite3: wrong answer"; }
 for n in $sizes; do

@@ -126,12 +126,7 @@ one nbody $range $loops nbody "$n_nbody"
 one chase $range $loops chase "$n_chase" 3
 # sqlite3 (loops-real.sh's): rows of pseudo-random keys, an index on them, a
 # grouping sorted.
-sql="create table t(a integer primary key, b text, c integer);
-with recursive s(x) as (select 1 union all select x + 1 from s where x < $n_rows)
-insert into t(b, c) select printf('%08x', (x * 2654435761) % 4294967296), x % 7 from s;
-create index tb on t(b);
-select count(*), min(b), max(b), sum(c) from t;
-select c, count(*), max(b) from t group by c order by 3;"
+sql=$(sqlite3_workload $n_rows)
 short="accuracy size"
 [ "$n_rows" -eq 0 ] || one sqlite3 '[heap]' sqlite3 :memory: "$sql"
 # xz: its match finder's and range coder's tables, malloc()ed in [heap] (a

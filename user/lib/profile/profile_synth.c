@@ -26,7 +26,7 @@
  * Outline, in file order: smooth weighted round robin (swrr()); the
  * schedule of a node's edges (sched_*(), pick(), note()); a thread's
  * lines by a dense index (struct lines, snap()); its LRU stack of lines
- * (lru_*(): a bit a time, a Fenwick tree over words of bits); one
+ * (lru_*(): a bit a time, a 16-way tree of sums over words of bits); one
  * thread's generator (anchored(): which instructions begin a run where
  * its kind's last began; gen_init(), random_line(), gen_next(): each
  * instruction's state what most accesses touch, struct gen_hot, and the
@@ -342,10 +342,14 @@ static uint64_t snap(const struct lines *x, uint64_t addr, uint32_t *span, uint6
 /* ---- The thread's LRU stack of lines, by depth ---- */
 
 /*
- * A bit at each line's last access time (in words of 64 times) and a
- * Fenwick tree over the words' counts, so the line at depth d is the one
- * whose time has (lines - d) bits up to it: the tree finds its word, the
- * word's bits the time. When time reaches the end the live times are
+ * A bit at each line's last access time (in words of 64 times) and, over
+ * the words' counts, a tree of 16-way nodes, each holding its children's
+ * counts summed up to each child (so the child a rank falls in is the
+ * number of sums below it: 16 compares at once, no chain of loads); the
+ * line at depth d is the one whose time has (lines - d) bits up to it: the
+ * tree finds its word, the word's bits the time. A binary (Fenwick) tree
+ * took 10 to 12 dependent loads a look for the same, a third of a pointer
+ * chase's synthesis. When time reaches the end the live times are
  * renumbered 1..lines and it restarts at twice that: memory grows with the
  * lines, not the accesses (analysis/stack_distance.c does the same, a bit
  * a time). Lines are their indices (struct lines). An access sets and
@@ -354,24 +358,33 @@ static uint64_t snap(const struct lines *x, uint64_t addr, uint32_t *span, uint6
  * same few words between two draws.
  */
 #define NO_INDEX	UINT32_MAX
+#define FAN_SHIFT	4
+#define FAN		(1u << FAN_SHIFT)	/* a node's children */
+#define MAX_LEVELS	8			/* 16^8 words: more than 2^32 times */
 
 struct lru {
 	uint32_t *time_of;		/* line -> its last time, 0: never touched */
 	uint32_t *line_at;		/* time -> its line, or NO_INDEX */
 	uint64_t *live;			/* bit t % 64 of word t / 64: time t is a line's last */
-	uint32_t *tree;			/* over the words' counts: word w at w + 1 */
+	uint32_t *sums[MAX_LEVELS];	/* level k's nodes: FAN sums each, over 16^(k+1) words */
 	uint8_t *held;			/* each word's count in the tree, CHANGED: listed */
 	uint32_t *changed;		/* the words changed since the tree took their counts */
 	uint32_t nchanged;
-	uint32_t cap, words, top, now, lines;	/* top: the largest power of 2 up to words */
+	uint32_t cap, words, levels, now, lines;
 };
 
 #define CHANGED		0x80
 
-static void tree_add(uint32_t *tree, uint32_t n, uint32_t at, uint32_t delta)
+/* Word @w's count changed by @delta (unsigned: -1 wraps to a decrement): each level's node. */
+static void tree_add(struct lru *l, uint32_t w, uint32_t delta)
 {
-	for (; at <= n; at += at & -at)
-		tree[at] += delta;	/* unsigned: -1 as delta wraps to a decrement */
+	for (uint32_t k = 0; k < l->levels; k++, w >>= FAN_SHIFT) {
+		uint32_t *node = l->sums[k] + (w & ~(FAN - 1)), from = w & (FAN - 1);
+
+		/* The sums from the child on: a fixed 16, which the compiler makes vector adds. */
+		for (uint32_t j = 0; j < FAN; j++)
+			node[j] += j >= from ? delta : 0;
+	}
 }
 
 /* The bits of each byte of @x counted, the count of bytes 0..i in byte i. */
@@ -407,31 +420,38 @@ static unsigned int select_bit(uint64_t x, uint32_t k)
 	return 8 * byte + first_reaching(ones * BYTES_OF(1ULL), k - below);
 }
 
+static void lru_free_tree(struct lru *l)
+{
+	for (uint32_t k = 0; k < MAX_LEVELS; k++) {
+		free(l->sums[k]);
+		l->sums[k] = NULL;
+	}
+}
+
 static int lru_resize(struct lru *l, uint32_t cap)
 {
-	uint32_t words = cap / 64 + 1, top;
+	uint32_t words = cap / 64 + 1, levels = 0;
 	uint32_t *line_at = malloc(((size_t)cap + 1) * sizeof(*line_at));
 	uint64_t *live = calloc(words, sizeof(*live));
-	uint32_t *tree;
+	uint32_t *sums[MAX_LEVELS] = { NULL };
 	uint8_t *held = malloc(words);
 	uint32_t *changed = malloc(words * sizeof(*changed));
 	uint32_t t = 0;
+	bool ok = line_at && live && held && changed;
 
-	/*
-	 * The tree padded to 2 * top - 1 nodes, those past words too large
-	 * to step over: lru_time_at() looks without a bound check.
-	 */
-	for (top = 1; (top << 1) <= words; top <<= 1)
-		;
-	tree = calloc((size_t)top * 2, sizeof(*tree));
-	for (uint32_t i = words + 1; tree && i < top * 2; i++)
-		tree[i] = UINT32_MAX;
-	if (!line_at || !live || !tree || !held || !changed) {
+	/* Levels up to a single node; each node's FAN sums, the last node's padded. */
+	for (uint32_t n = words; ok && (levels == 0 || n > 1); levels++) {
+		n = (n + FAN - 1) / FAN;
+		sums[levels] = calloc((size_t)n * FAN, sizeof(uint32_t));
+		ok = sums[levels] != NULL;
+	}
+	if (!ok) {
 		free(line_at);
 		free(live);
-		free(tree);
 		free(held);
 		free(changed);
+		for (uint32_t k = 0; k < levels; k++)
+			free(sums[k]);
 		return -ENOMEM;
 	}
 	for (uint32_t old = 1; old <= l->now; old++) {
@@ -443,30 +463,38 @@ static int lru_resize(struct lru *l, uint32_t cap)
 	}
 	for (uint32_t i = t + 1; i <= cap; i++)
 		line_at[i] = NO_INDEX;
-	/* Linear build: each node passes its sum up to its parent. */
-	for (uint32_t i = 1; i <= words; i++) {
-		uint32_t up = i + (i & -i);
-
-		held[i - 1] = (uint8_t)(byte_counts_upto(live[i - 1]) >> 56);
-		tree[i] += held[i - 1];
-		if (up <= words)
-			tree[up] += tree[i];
-	}
 	free(l->line_at);
 	free(l->live);
-	free(l->tree);
+	lru_free_tree(l);
 	free(l->held);
 	free(l->changed);
 	l->line_at = line_at;
 	l->live = live;
-	l->tree = tree;
+	memcpy(l->sums, sums, sizeof(sums));
 	l->held = held;
 	l->changed = changed;
 	l->nchanged = 0;
 	l->cap = cap;
 	l->words = words;
-	l->top = top;
+	l->levels = levels;
 	l->now = t;
+	/*
+	 * Linear build: each level's totals (a node's last sum) are the next
+	 * level's counts, summed up in its nodes in turn.
+	 */
+	for (uint32_t w = 0, c; w < words; w++) {
+		held[w] = c = (uint8_t)(byte_counts_upto(live[w]) >> 56);
+		sums[0][w] = c + (w % FAN ? sums[0][w - 1] : 0);
+	}
+	for (uint32_t k = 0, n = words; k < levels; k++) {
+		uint32_t nodes = (n + FAN - 1) / FAN;
+
+		for (uint32_t i = n; i < nodes * FAN; i++)	/* the padding: as the last sum */
+			sums[k][i] = sums[k][i - 1] * (i % FAN != 0);
+		for (uint32_t i = 0; k + 1 < levels && i < nodes; i++)
+			sums[k + 1][i] = sums[k][i * FAN + FAN - 1] + (i % FAN ? sums[k + 1][i - 1] : 0);
+		n = nodes;
+	}
 	return 0;
 }
 
@@ -487,7 +515,7 @@ static void lru_free(struct lru *l)
 	free(l->time_of);
 	free(l->line_at);
 	free(l->live);
-	free(l->tree);
+	lru_free_tree(l);
 	free(l->held);
 	free(l->changed);
 }
@@ -509,7 +537,7 @@ static void lru_sync(struct lru *l)
 		uint8_t n = (uint8_t)(byte_counts_upto(l->live[w]) >> 56);
 
 		if (n != (l->held[w] & ~CHANGED))
-			tree_add(l->tree, l->words, w + 1, (uint32_t)n - (l->held[w] & ~CHANGED));
+			tree_add(l, w, (uint32_t)n - (l->held[w] & ~CHANGED));
 		l->held[w] = n;
 	}
 	l->nchanged = 0;
@@ -544,13 +572,15 @@ static uint32_t lru_time_at(struct lru *l, uint64_t d)
 
 	if (l->nchanged)
 		lru_sync(l);
-	/* The word of the want-th live time: the most words with fewer before them. */
-	for (uint32_t step = l->top; step; step >>= 1) {
-		uint32_t n = l->tree[pos + step], go = -(uint32_t)(n < want);
+	/* From the root down: the child the want-th live time is in, the sums before it taken. */
+	for (uint32_t k = l->levels; k--;) {
+		const uint32_t *node = l->sums[k] + pos * FAN;
+		uint32_t j = 0;
 
-		/* Without a branch: which way is as likely as not. */
-		pos += step & go;
-		want -= n & go;
+		for (uint32_t i = 0; i < FAN; i++)
+			j += node[i] < want;
+		want -= j ? node[j - 1] : 0;
+		pos = pos * FAN + j;
 	}
 	return pos * 64 + select_bit(l->live[pos], want);
 }

@@ -15,6 +15,12 @@
 #   as many as it counted (exact-threads.sh's check), no unsafe switch;
 # - 2 workers on a transparent huge page (stepped at PMD level, under the
 #   PMD's lock): the same.
+# Then every try fails: the irq_work gives up after its 1,000 rounds, each
+# time counted as an unsafe switch (a page of a switched-out step left
+# present while another thread of the process runs). 2 workers with
+# signals: the kernel unharmed (KASAN, lockdep), no record lost, unsafe
+# switches counted (what may be missed is then said), each thread with
+# exact records, none with more than the accesses it counted.
 . /opt/vmtrace/tests/vm/lib.sh
 cd /tmp
 D=/sys/kernel/debug
@@ -53,4 +59,27 @@ run one 10000000000-10000002000 1 20000
 run four 10000000000-10000002000 4 20000 1
 echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
 VMT_EXACT_HUGE=1 run huge 10000000000-10000200000 2 5000
+
+# Every try failing: the give-up, counted (about 1,200 unsafe switches in 6,000
+# accesses when this was written).
+echo 100 >$F/probability
+echo $budget >$F/times
+vmtrace record -r 262144 -o all.vmt --exact 10000000000-10000002000 -- \
+	/opt/vmtrace/bin/vmt-exact-threads 2 3000 1 >all-counts.txt 2>all-record.txt ||
+	{ cat all-record.txt; fail "all: vmtrace record --exact"; }
 echo 0 >$F/probability
+cat all-record.txt
+grep -q ' 0 lost' all-record.txt || fail "all: records were lost"
+unsafe=$(sed -n 's/.*\[ exact: .* \([0-9][0-9]*\) unsafe switches.*/\1/p' all-record.txt)
+[ -n "$unsafe" ] || fail "all: no counters: $(grep -m1 '\[ exact:' all-record.txt)"
+[ "$unsafe" -gt 0 ] || fail "all: every lock try failed, and no switch was counted unsafe"
+vmtrace dump all.vmt | awk '$2 == "exact" { sub("tid=", "", $5); n[$5]++ }
+	END { for (t in n) print "tid " t " accesses " n[t] }' | sort -k2,2 >all-traced.txt
+join -j 2 -o 1.2,1.4,2.4 <(sort -k2,2 all-counts.txt) all-traced.txt >all-both.txt
+[ "$(wc -l <all-both.txt)" -eq "$(wc -l <all-counts.txt)" ] ||
+	{ cat all-counts.txt all-traced.txt; fail "all: a thread with no exact record"; }
+while read -r tid counted traced; do
+	echo "all: thread $tid: $traced of its $counted accesses traced"
+	[ "$traced" -le "$counted" ] || fail "all: thread $tid has more exact records than accesses"
+done <all-both.txt
+echo "all: $unsafe unsafe switches counted, with every lock try failing"

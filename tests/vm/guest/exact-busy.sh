@@ -55,17 +55,17 @@ run() {
 	echo "$name: $(awk '{ s += $4 } END { print s }' "$name-counts.txt") accesses, each in the trace, with $injected busy locks"
 }
 
-run one 10000000000-10000002000 1 20000
-run four 10000000000-10000002000 4 20000 1
+run one 10000000000-10000002000 1 10000
+run four 10000000000-10000002000 4 10000 1
 echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
 VMT_EXACT_HUGE=1 run huge 10000000000-10000200000 2 5000
 
-# Every try failing: the give-up, counted (about 1,200 unsafe switches in 6,000
+# Every try failing: the give-up, counted (386 unsafe switches in these 2,000
 # accesses when this was written).
 echo 100 >$F/probability
 echo $budget >$F/times
 vmtrace record -r 262144 -o all.vmt --exact 10000000000-10000002000 -- \
-	/opt/vmtrace/bin/vmt-exact-threads 2 3000 1 >all-counts.txt 2>all-record.txt ||
+	/opt/vmtrace/bin/vmt-exact-threads 2 1000 1 >all-counts.txt 2>all-record.txt ||
 	{ cat all-record.txt; fail "all: vmtrace record --exact"; }
 echo 0 >$F/probability
 cat all-record.txt

@@ -23,11 +23,11 @@
  * as they did by smooth weighted round robin (nginx's). The seed drives
  * the draws within a reuse bin and the untouched lines.
  *
- * Outline, in file order: smooth weighted round robin (swrr()); the
- * schedule of a node's edges (sched_*(), pick(), note()); a thread's
- * lines by a dense index (struct lines, snap()); its LRU stack of lines
- * (lru_*(): a bit a time, a 16-way tree of sums over words of bits); one
- * thread's generator (anchored(): which instructions begin a run where
+ * Outline, in file order (about 1,100 lines): smooth weighted round robin
+ * (swrr()); the schedule of a node's edges (sched_*(), pick(), note()); a
+ * thread's lines by a dense index (struct lines, snap()); its LRU stack of
+ * lines (lru_*(): a bit a time, a 16-way tree of sums over words of bits);
+ * one thread's generator (anchored(): which instructions begin a run where
  * its kind's last began; gen_init(), random_line(), gen_next(): each
  * instruction's state what most accesses touch, struct gen_hot, and the
  * rest); the slices, and vmt_profile_synth(), which hands the writer its

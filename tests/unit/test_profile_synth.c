@@ -14,6 +14,9 @@
  *   restarting at twice the lines) and a tree of 1, 2 and 3 levels;
  * - the same profile and seed give the same accesses, another seed others
  *   in the same bins;
+ * - an access drawn at a depth where the stack holds other instructions'
+ *   lines takes its own instruction's nearest line, however deep (600
+ *   lines here), not a line of its span no access has touched;
  * - a thread of 2^32 - 1 lines or more: -EFBIG and a message (the stack
  *   indexes lines with 32 bits), before its tables are allocated.
  */
@@ -83,8 +86,8 @@ static void make(struct made *m, uint64_t lines, unsigned int last_bin, uint64_t
 				     .nslices = 1, .slices = &m->slices, .mixed = &m->mixed };
 }
 
-/* The synthetic trace of @m (seed @seed) into @path, its accesses' lines into *@out. */
-static uint64_t synth_lines(const struct made *m, uint64_t seed, uint64_t **out)
+/* The synthetic trace of @p (seed @seed) into @path, its accesses' lines into *@out. */
+static uint64_t synth_lines(const struct vmt_profile *p, uint64_t seed, uint64_t **out)
 {
 	struct vmt_trace_writer_options o = { .codec = VMT_CODEC_NONE };
 	struct vmt_profile_synth_options so = { .seed = seed };
@@ -98,9 +101,9 @@ static uint64_t synth_lines(const struct made *m, uint64_t seed, uint64_t **out)
 	uint64_t *lines;
 
 	assert_int_equal(vmt_trace_writer_create(&w, path, &o, &err), 0);
-	assert_int_equal(vmt_profile_synth(&m->p, &so, w, &written, &err), 0);
+	assert_int_equal(vmt_profile_synth(p, &so, w, &written, &err), 0);
 	assert_int_equal(vmt_trace_writer_close(w, &err), 0);
-	assert_int_equal(written, m->t.accesses);
+	assert_int_equal(written, p->threads[0].accesses);
 	lines = malloc(written * sizeof(*lines));
 	assert_non_null(lines);
 	assert_int_equal(vmt_trace_open(&t, path, 0, &err), 0);
@@ -108,7 +111,7 @@ static uint64_t synth_lines(const struct made *m, uint64_t seed, uint64_t **out)
 	while (vmt_trace_cursor_next(c, &r, &stream) == 1) {
 		assert_true(n < written);
 		assert_int_equal(r->hdr.type, VMT_REC_EXACT);
-		assert_int_equal(r->exact.ip, 0x401000);
+		assert_int_not_equal(pm_insn_find(&p->threads[0], r->exact.ip), PM_NONE);
 		lines[n++] = r->exact.addr >> 6;
 	}
 	vmt_trace_cursor_free(c);
@@ -154,7 +157,7 @@ static void check_bins(uint64_t lines, unsigned int last_bin, uint64_t per_bin)
 
 	assert_non_null(m);
 	make(m, lines, last_bin, per_bin);
-	n = synth_lines(m, 5, &got);
+	n = synth_lines(&m->p, 5, &got);
 	bin_counts(got, n, lines, count);
 	assert_int_equal(count[PM_REUSE_COLD], lines);
 	for (unsigned int b = 0; b < PM_REUSE_BINS; b++)
@@ -193,10 +196,10 @@ static void test_seeds(void **state)
 	(void)state;
 	assert_non_null(m);
 	make(m, 1000, pm_reuse_bin(999), 100);
-	n = synth_lines(m, 3, &a);
-	assert_int_equal(synth_lines(m, 3, &a2), n);
+	n = synth_lines(&m->p, 3, &a);
+	assert_int_equal(synth_lines(&m->p, 3, &a2), n);
 	assert_memory_equal(a, a2, n * sizeof(*a));
-	assert_int_equal(synth_lines(m, 4, &b), n);
+	assert_int_equal(synth_lines(&m->p, 4, &b), n);
 	assert_memory_not_equal(a, b, n * sizeof(*a));
 	bin_counts(a, n, 1000, a_count);
 	bin_counts(b, n, 1000, b_count);
@@ -205,6 +208,60 @@ static void test_seeds(void **state)
 	free(a2);
 	free(b);
 	free(m);
+}
+
+/*
+ * Two instructions: the second reads a span of 4 lines, first its first
+ * line, then, after the first instruction's 600 first touches of its own
+ * span, 10 times at distance 0 (the pattern buffer sets this order). The
+ * line at depth 0, and the next 256 either side, are the first's: the
+ * second's line is 600 deep, and its draws take it, every time.
+ */
+static void test_far_in_span(void **state)
+{
+	enum { X = 600, DRAWS = 10, N = 1 + X + DRAWS };
+	const uint64_t y = FIRST_LINE + 100000;	/* the second's span, far above the first's */
+	struct pm_edge reuse[2] = {
+		{ .to = PM_REUSE_COLD, .count = X - 1, .first = 0, .last = X - 2 },
+		{ .to = 0, .count = DRAWS, .first = 0, .last = DRAWS - 1 },
+	};
+	struct pm_edge next0[2] = { { .to = 0, .count = X - 1 }, { .to = 1, .count = 1 } };
+	struct pm_edge next1[2] = { { .to = 0, .count = 1 }, { .to = 1, .count = DRAWS - 1 } };
+	struct pm_span spans[2] = { { .lo = FIRST_LINE, .n = X }, { .lo = y, .n = 4 } };
+	struct pm_insn in[2] = {
+		{ .ip = 0x401000, .count = X, .reads = X, .size = 8, .loop = PM_NONE,
+		  .first = FIRST_LINE << 6, .lo = FIRST_LINE << 6, .hi = ((FIRST_LINE + X) << 6) - 1,
+		  .first_token = PM_NONE, .random = X - 1,
+		  .reuse = { .n = 1, .e = &reuse[0], .visits = X - 1 },
+		  .next = { .n = 2, .e = next0, .visits = X } },
+		{ .ip = 0x402000, .count = 1 + DRAWS, .reads = 1 + DRAWS, .size = 8, .loop = PM_NONE,
+		  .first = y << 6, .lo = y << 6, .hi = ((y + 4) << 6) - 1,
+		  .first_token = PM_NONE, .random = DRAWS,
+		  .reuse = { .n = 1, .e = &reuse[1], .visits = DRAWS },
+		  .next = { .n = 2, .e = next1, .visits = DRAWS } },
+	};
+	uint32_t pattern[N];
+	struct pm_thread t = { .pid = 7, .tid = 7, .accesses = N, .npattern = N,
+			       .pattern = pattern, .ninsns = 2, .insns = in, .nspans = 2,
+			       .spans = spans };
+	struct pm_edge slice = { .to = 0, .count = N };
+	struct pm_edges slices = { .n = 1, .e = &slice, .visits = N };
+	uint8_t mixed = 0;
+	struct vmt_profile p = { .nthreads = 1, .threads = &t, .slice_len = N, .nslices = 1,
+				 .slices = &slices, .mixed = &mixed };
+	uint64_t *got, n;
+
+	(void)state;
+	for (uint32_t i = 0; i < N; i++)
+		pattern[i] = i >= 1 && i <= X ? 0 : 1;
+	n = synth_lines(&p, 1, &got);
+	assert_int_equal(n, N);
+	for (uint32_t i = 1; i <= X; i++)
+		assert_true(got[i] >= FIRST_LINE && got[i] < FIRST_LINE + X);
+	assert_int_equal(got[0], y);
+	for (uint32_t i = X + 1; i < N; i++)
+		assert_int_equal(got[i], y);
+	free(got);
 }
 
 /* A span of 2^32 - 1 lines: refused with a message, not allocated (16 GiB of times). */
@@ -237,6 +294,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bins_renumbered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bins_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seeds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_far_in_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_many_lines, setup, teardown),
 	};
 

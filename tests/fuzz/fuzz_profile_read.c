@@ -7,11 +7,12 @@
  *     40-byte header, its compressed body and the varints in it. Built with
  *     FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, the reader takes any CRC,
  *     but a mutation of a compressed body seldom still decompresses;
- *   - the input taken as the body alone, the varints, twice: compressed
- *     as version 1 (ZSTD_compress()) and as version 2 (raw LZMA2, whose
- *     body codes some fields against others) and put behind a header made
- *     here with its CRC (vmt_crc32()), so that mutations reach both
- *     versions' parsers.
+ *   - the input taken as the body alone, the varints, three times:
+ *     compressed as version 1 (ZSTD_compress()), as version 2 (raw LZMA2,
+ *     whose body codes some fields against others) and as version 3 (the
+ *     same, and each instruction's steps back and ahead), and put behind a
+ *     header made here with its CRC (vmt_crc32()), so that mutations reach
+ *     every version's parser.
  *
  * A file is refused with a message, or read; then (abort() otherwise):
  *   - every accessor answers for every thread, region, loop and loop's
@@ -23,7 +24,8 @@
  *     thread before it with the same tid;
  *   - its instructions (profile_model.h) are in increasing ip order, and
  *     each holds what the generator follows without a check: count, size
- *     and runs not 0, lo <= hi, pattern and first run in range,
+ *     and runs not 0, lo <= hi, steps back and ahead no more than its
+ *     accesses after its first, pattern and first run in range,
  *     reuse edges to a bin or PM_REUSE_COLD, edges to a node in range taken 1 to last - first + 1 times;
  *   - vmt_profile_loop_of() of each instruction's ip is its loop (an index
  *     below the thread's loops) or -ENOENT when in none, and of an ip no
@@ -40,8 +42,9 @@
  * Seeds (tests/fuzz/corpus/fuzz_profile_read/): *.prof, files `vmtrace
  * profile` made of small lackey traces (a stream and a pointer chase, a
  * loop nest, random loads, two threads), of version 1; nbody-v2.prof, of
- * version 2 (vmt-loops' nbody recorded in the VM); *.body, three of their
- * bodies (the bytes after the header, decompressed).
+ * version 2 (vmt-loops' nbody recorded in the VM); stream-chase-v3.prof and
+ * sweep-v3.prof, of version 3 (tests/unit/profile.sh's traces); *.body,
+ * four of their bodies (the bytes after the header, decompressed).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -96,7 +99,8 @@ static void walk_insns(const struct vmt_profile *p, uint32_t k, const struct pm_
 
 		if (i && in->ip <= t->insns[i - 1].ip)
 			abort();
-		if (!in->count || !in->size || in->hi < in->lo)
+		if (!in->count || !in->size || in->hi < in->lo || in->back > in->count - 1 ||
+		    in->ahead > in->count - 1 - in->back)
 			abort();
 		if (pm_insn_find(t, in->ip) != i)
 			abort();
@@ -275,7 +279,7 @@ static void as_file(const uint8_t *data, size_t size)
 	free(file);
 }
 
-/* @size bytes compressed as version 1 (zstd) or 2 (raw LZMA2, the dictionary the reader assumes). */
+/* @size bytes compressed as version 1 (zstd) or 2 and 3 (raw LZMA2, the dictionary the reader assumes). */
 static size_t compress_body(const uint8_t *data, size_t size, uint8_t *tmp, size_t bound,
 			    uint32_t version)
 {
@@ -332,5 +336,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	as_file(data, size);
 	as_body(data, size, 1);
 	as_body(data, size, 2);
+	as_body(data, size, 3);
 	return 0;
 }

@@ -14,8 +14,11 @@
 # the trace's on average and 3.5 at worst, per level (the issue's bar);
 # damaged, empty and foreign files get a message and exit 1, bad options 2.
 # A profile of version 1 (tests/unit/data/profile1-c4edf38.prof: commit
-# c4edf38's profile of this trace, zstd) reads as the one of version 2 made
-# here: the same --show and, synthesized, the same trace.
+# c4edf38's profile of this trace, zstd) and one of version 2
+# (tests/unit/data/profile2-d5d9ca5.prof, LZMA2) read as the one of version 3
+# made here: the same --show and, synthesized, the same trace (no instruction
+# here is a sweep, which only version 3 tells). A sweep that never steps back
+# keeps to that in its synthetic trace.
 set -uo pipefail
 bin=$1
 tmp=$(mktemp -d)
@@ -69,12 +72,17 @@ grep -q 'region 1: 16384 accesses, working set 4096 lines; strides +64:16380 ran
 grep -q 'loop 1: ip 0x402000-0x402000, 1 instructions, 12288 accesses' "$tmp/show" && ok ||
 	fail "the chase's loop: $(grep loop "$tmp/show")"
 
-# Version 1 (c4edf38's) and version 2 (this tree's) of the same profile: the same model.
+# Version 1 (c4edf38's), 2 (d5d9ca5's) and 3 (this tree's) of the same profile: the same model.
 old1=$(dirname "$0")/data/profile1-c4edf38.prof
 if cmp -s <("$bin" profile --show "$old1" | tail -n +2) <("$bin" profile --show "$tmp/p" | tail -n +2) &&
-	"$bin" synth "$old1" -o "$tmp/old1.vmt" >/dev/null 2>&1 && "$bin" synth "$tmp/p" -o "$tmp/new2.vmt" >/dev/null 2>&1 &&
-	cmp -s <("$bin" dump "$tmp/old1.vmt") <("$bin" dump "$tmp/new2.vmt"); then ok
-else fail "a version 1 profile does not read as this tree's version 2 of the same trace"; fi
+	"$bin" synth "$old1" -o "$tmp/old1.vmt" >/dev/null 2>&1 && "$bin" synth "$tmp/p" -o "$tmp/new3.vmt" >/dev/null 2>&1 &&
+	cmp -s <("$bin" dump "$tmp/old1.vmt") <("$bin" dump "$tmp/new3.vmt"); then ok
+else fail "a version 1 profile does not read as this tree's version 3 of the same trace"; fi
+old2=$(dirname "$0")/data/profile2-d5d9ca5.prof
+if cmp -s <("$bin" profile --show "$old2" | tail -n +2) <("$bin" profile --show "$tmp/p" | tail -n +2) &&
+	"$bin" synth "$old2" -o "$tmp/old2.vmt" >/dev/null 2>&1 &&
+	cmp -s <("$bin" dump "$tmp/old2.vmt") <("$bin" dump "$tmp/new3.vmt"); then ok
+else fail "a version 2 profile does not read as this tree's version 3 of the same trace"; fi
 
 # The generator's stream pinned: c4edf38's profile synthesized (seed 3) gives the accesses
 # commit b154396's generator gave, every one (a change made for speed must keep them all; one
@@ -83,6 +91,45 @@ else fail "a version 1 profile does not read as this tree's version 2 of the sam
 	[ "$("$bin" dump --type exact "$tmp/pin.vmt" | sha256sum | cut -c1-64)" = \
 	  95c1beb429d866b14a52343b2f15c43f5d473c1d3057f2bbe128dfd1fc508b28 ] && ok ||
 	fail "c4edf38's profile, seed 3: not b154396's accesses"
+
+# A sweep (a version 3 profile's steps back and ahead): S reads a buffer forward, 4 to 240
+# bytes a step at random (more kinds of runs than a profile keeps: most of its accesses are
+# drawn by reuse distance), R reads it back at random behind S. S never steps back in the
+# trace; in the synthetic one it steps back a line or more only where a run wraps round at
+# its span's end (without the steps, drawn among R's lines: 3,979 times of 20,000).
+python3 - >"$tmp/sweep.lackey" <<'PY'
+X = 0x40000000
+out = []
+pos, x = 0, 777
+for i in range(20000):
+    x = (x * 6364136223846793005 + 1442695040888963407) % 2**64
+    pos += 4 * (1 + (x >> 33) % 60)
+    out.append("I  00403000,4\n L %x,4\n" % (X + pos))
+    out.append("I  00403010,4\n L %x,4\n" % (X + (x >> 40) % (pos + 1)))
+print("".join(out), end="")
+PY
+steps_back() {
+	"$bin" dump --type exact "$1" | python3 -c '
+import sys
+last, back = None, 0
+for line in sys.stdin:
+    f = dict(x.split("=", 1) for x in line.split()[2:] if "=" in x)
+    if f.get("ip") != "0x403000" or f.get("access") == "X":
+        continue
+    a = int(f["addr"], 16)
+    back += last is not None and a <= last - 64
+    last = a
+print(back)'
+}
+if "$bin" convert --from lackey "$tmp/sweep.lackey" -o "$tmp/sweep.vmt" >/dev/null 2>&1 &&
+   "$bin" profile "$tmp/sweep.vmt" -o "$tmp/sweep.prof" >/dev/null 2>&1 &&
+   "$bin" synth "$tmp/sweep.prof" -o "$tmp/sweep-s.vmt" >/dev/null 2>&1; then
+	[ "$(steps_back "$tmp/sweep.vmt")" = 0 ] && ok || fail "the sweep's trace: S steps back"
+	n=$(steps_back "$tmp/sweep-s.vmt")
+	[ "$n" -le 5 ] && ok || fail "the sweep's synthetic trace: S steps back a line or more $n times"
+else
+	fail "the sweep: convert, profile or synth failed"
+fi
 
 # Synthesis: counts, determinism, --accesses.
 per_insn() { "$bin" dump --type exact "$1" | awk '$8 != "access=X" { print $10, $8 }' | sort | uniq -c; }

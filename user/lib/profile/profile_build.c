@@ -510,6 +510,8 @@ known:
 	if (in->count > 1) {
 		int64_t stride = (int64_t)(e->addr - rs->last);
 
+		in->back += e->addr < rs->last;
+		in->ahead += e->addr > rs->last;
 		if (rs->run && stride != rs->stride) {
 			if (tok_add(&b->tokens, i, (uint64_t)rs->stride, rs->run, &rs->tok_hint))
 				return -ENOMEM;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Profiles in memory and in their file (docs/FORMAT.md, "Profiles"): a
- * 40-byte header, then the body of varints compressed (version 2: raw
- * LZMA2, some fields coded against what the reader knows already;
- * version 1, still read: a zstd frame), every count and index checked on
+ * 40-byte header, then the body of varints compressed (version 2 and 3:
+ * raw LZMA2, some fields coded against what the reader knows already;
+ * version 3 adds each instruction's steps back and ahead; version 1, still
+ * read: a zstd frame), every count and index checked on
  * the way in so that a damaged file is refused, never followed. Also the
  * accessors of vmtrace/profile.h and PSnAP's stride bins.
  *
@@ -195,7 +196,10 @@ static void put_edges(struct out *o, const struct pm_edges *e, int64_t self)
 	}
 }
 
-/* Instruction @i (version 2: its lo from the one before's, *@prev_lo; its first from its lo). */
+/*
+ * Instruction @i (version 2: its lo from the one before's, *@prev_lo; its first
+ * from its lo; version 3: then its steps back and ahead).
+ */
 static void put_insn(struct out *o, const struct pm_insn *in, uint32_t i, uint64_t prev_ip,
 		     uint64_t *prev_lo)
 {
@@ -209,6 +213,8 @@ static void put_insn(struct out *o, const struct pm_insn *in, uint32_t i, uint64
 	put_signed(o, (int64_t)(in->lo - *prev_lo));
 	put(o, in->first - in->lo);
 	put(o, in->hi - in->lo);
+	put(o, in->back);
+	put(o, in->ahead);
 	*prev_lo = in->lo;
 	put(o, in->ntokens);
 	for (uint32_t k = 0; k < in->ntokens; k++) {
@@ -387,7 +393,7 @@ int vmt_profile_write(const struct vmt_profile *p, const char *path, struct vmt_
 struct in {
 	const uint8_t *p, *end;
 	int bad;
-	uint32_t version;	/* the file's: 1 or 2 */
+	uint32_t version;	/* the file's: 1 to 3 */
 };
 
 static uint64_t get(struct in *in)
@@ -494,6 +500,10 @@ static void get_insn(struct in *in, struct pm_insn *x, uint32_t i, uint64_t prev
 		x->lo = get(in);
 	}
 	x->hi = x->lo + get(in);
+	if (in->version >= 3) {
+		x->back = get(in);
+		x->ahead = get(in);
+	}
 	x->ntokens = (uint32_t)get_count(in, 4);
 	x->tokens = get_array(in, x->ntokens, sizeof(*x->tokens));
 	for (uint32_t k = 0; k < x->ntokens && !in->bad; k++) {
@@ -512,7 +522,7 @@ static void get_insn(struct in *in, struct pm_insn *x, uint32_t i, uint64_t prev
 	/* Its kinds add up to its count, and no count is past the generator's sums. */
 	if (!x->count || x->count > PM_MAX_COUNT || x->reads > x->count ||
 	    x->writes > x->count - x->reads || x->rmws != x->count - x->reads - x->writes ||
-	    !x->size || x->hi < x->lo)
+	    !x->size || x->hi < x->lo || x->back > x->count - 1 || x->ahead > x->count - 1 - x->back)
 		in->bad = 1;
 }
 

@@ -82,6 +82,11 @@ struct pm_insn {
 	uint32_t loop;			/* PM_NONE: in none */
 	uint64_t first;			/* its first access's address */
 	uint64_t lo, hi;		/* the span of its addresses: [lo, hi] */
+	/*
+	 * Its accesses below and above its last one (version 3; 0 and 0 in
+	 * an older file): a sweep that never stepped back, or forward.
+	 */
+	uint64_t back, ahead;
 	uint32_t ntokens;
 	struct pm_token *tokens;	/* kept runs; token index ntokens is "random" */
 	uint32_t first_token;		/* the run its second access began */

@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-#define VMT_PROFILE_VERSION	2
+#define VMT_PROFILE_VERSION	3
 
 /* PSnAP's stride bins: 0, -256..-1 and 1..256 by powers of two, then the rest. */
 #define VMT_PROFILE_STRIDE_BINS	20

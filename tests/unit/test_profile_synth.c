@@ -17,6 +17,9 @@
  * - an access drawn at a depth where the stack holds other instructions'
  *   lines takes its own instruction's nearest line, however deep (600
  *   lines here), not a line of its span no access has touched;
+ * - a sweep (an instruction that never stepped back, or never ahead, in
+ *   the trace) keeps its way: its first touches one line after the other
+ *   from its first, every line of its span, and its draws no line behind;
  * - a thread of 2^32 - 1 lines or more: -EFBIG and a message (the stack
  *   indexes lines with 32 bits), before its tables are allocated.
  */
@@ -264,6 +267,48 @@ static void test_far_in_span(void **state)
 	free(got);
 }
 
+/*
+ * The profile of make() as a sweep up (@dir 1: its first access at its
+ * lowest line, no step back) or down (-1: at its highest, no step ahead):
+ * its first touches go one line after the other its way, and its draws,
+ * which no line behind it may take, stay on its last line.
+ */
+static void check_sweep(int dir)
+{
+	const uint64_t lines = 200;
+	struct made *m = malloc(sizeof(*m));
+	uint64_t *got, n;
+
+	assert_non_null(m);
+	make(m, lines, pm_reuse_bin(lines - 1), 20);
+	if (dir > 0) {
+		m->in.ahead = m->in.count - 1;
+	} else {
+		m->in.back = m->in.count - 1;
+		m->in.first = (FIRST_LINE + lines - 1) << 6;
+	}
+	n = synth_lines(&m->p, 5, &got);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t want = i < lines ? i : lines - 1;
+
+		assert_int_equal(got[i], dir > 0 ? FIRST_LINE + want : FIRST_LINE + lines - 1 - want);
+	}
+	free(got);
+	free(m);
+}
+
+static void test_sweep_up(void **state)
+{
+	(void)state;
+	check_sweep(1);
+}
+
+static void test_sweep_down(void **state)
+{
+	(void)state;
+	check_sweep(-1);
+}
+
 /* A span of 2^32 - 1 lines: refused with a message, not allocated (16 GiB of times). */
 static void test_too_many_lines(void **state)
 {
@@ -295,6 +340,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bins_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seeds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_far_in_span, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_down, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_many_lines, setup, teardown),
 	};
 

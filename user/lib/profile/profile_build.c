@@ -21,7 +21,7 @@
  * run that was not kept; which thread ran in each slice of the trace; and,
  * per loop and region, PSnAP's stride histogram and working set.
  *
- * Outline, in order:
+ * Outline, in order (about 1,430 lines):
  *   a hash table of (a, b, c) -> count      tok_add(): runs and backward
  *                                           steps, pass 1
  *   edges with counts                       edge_add_n(): count, first, last visit

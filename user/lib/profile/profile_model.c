@@ -8,8 +8,8 @@
  * the way in so that a damaged file is refused, never followed. Also the
  * accessors of vmtrace/profile.h and PSnAP's stride bins.
  *
- * Outline, in order: the stride bins; freeing a profile and finding an
- * instruction (pm_insn_find()); writing (put() and put_signed() varints,
+ * Outline, in order (about 900 lines): the stride bins; freeing a profile
+ * and finding an instruction (pm_insn_find()); writing (put() and put_signed() varints,
  * an edge list, an instruction, a thread, vmt_profile_encode() and
  * vmt_profile_write()); reading, each count held to the bytes left
  * (get_count(), get_index(), get_array(), then edges, instructions,

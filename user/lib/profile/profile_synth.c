@@ -30,7 +30,8 @@
  * thread's lines by a dense index (struct lines, snap()); its LRU stack of
  * lines (lru_*(): a bit a time, a 16-way tree of sums over words of bits);
  * one thread's generator (anchored(): which instructions begin a run where
- * its kind's last began; gen_init(), random_line(), gen_next(): each
+ * its kind's last began; gen_init(); may_take(): a sweep's lines, not behind
+ * it; random_line(), gen_next(): each
  * instruction's state what most accesses touch, struct gen_hot, and the
  * rest); the slices, and vmt_profile_synth(), which hands the writer its
  * records BATCH at a time.
@@ -883,10 +884,12 @@ static uint64_t random_line(struct gen *gn, const struct pm_insn *in, struct gen
 	 */
 	if (g->lines_hi > g->lines_lo) {
 		const uint32_t *time_of = gn->lru.time_of;
-		uint64_t n = g->lines_hi - g->lines_lo, i = g->lines_lo + splitmix(&gn->rng) % n;
+		uint64_t n = g->lines_hi - g->lines_lo, i;
 
 		if (g->dir)
 			i = at < g->lines_lo ? g->lines_lo : at >= g->lines_hi ? g->lines_hi - 1 : at;
+		else
+			i = g->lines_lo + splitmix(&gn->rng) % n;
 		for (uint64_t k = n < NEW_LINE_TRIES ? n : NEW_LINE_TRIES; k--;) {
 			if (!time_of[i])
 				return line_of(&gn->lines, i, hint);
